@@ -1,0 +1,39 @@
+# One entry point for people and CI. `make run` and `make test` create .venv when it is
+# missing and install the project (with its test extras) into it first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test lint unit bench screens serve clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/aicr-tui --demo
+
+serve: $(STAMP)
+	$(VENV)/bin/aicr-tui serve
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy --strict core
+
+unit: $(STAMP)
+	$(PY) -m pytest -p no:cacheprovider
+
+test: lint unit
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+screens: $(STAMP)
+	$(PY) -m tests.make_screens
+
+clean:
+	rm -rf $(VENV) artifacts .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+from aicr_tui.cli import main
+
+raise SystemExit(main())

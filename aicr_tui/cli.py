@@ -1,0 +1,88 @@
+"""``aicr-tui`` command line: the wizard with no arguments, subcommands for scripts and CI.
+
+Each subcommand lives in ``aicr_tui/commands/<name>.py`` and exposes ``register(sub)``
+(adds its argparse parser) and ``run(args) -> int``. Command modules import ``core``
+lazily inside ``run`` so that ``--help`` and unrelated commands stay fast.
+
+Every failure is one line on stderr and an exit code: 2 for invalid input (argparse
+errors included), the upstream code table for structured errors, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+COMMANDS: dict[str, str] = {
+    "snapshot": "aicr_tui.commands.snapshot",
+    "recipe": "aicr_tui.commands.recipe",
+    "query": "aicr_tui.commands.query",
+    "bundle": "aicr_tui.commands.bundle",
+    "validate": "aicr_tui.commands.validate",
+    "serve": "aicr_tui.commands.serve",
+}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are a single line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {' '.join(message.split())}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="aicr-tui",
+        description="Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE.",
+    )
+    parser.add_argument("--demo", action="store_true", help="open the wizard on the shipped sample captures")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
+    for name, module_path in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_path)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_path:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from core.errors import AicrError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from core import __version__
+
+        print(f"aicr-tui {__version__}")
+        return 0
+    try:
+        if args.command is None:
+            from aicr_tui.app import run_wizard
+
+            return run_wizard(demo=args.demo)
+        module = importlib.import_module(COMMANDS[args.command])
+        return int(module.run(args))
+    except AicrError as err:
+        sys.stderr.write(f"aicr-tui: error: {err.render()}\n")
+        return err.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("aicr-tui: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # last line of defence: one line, never a traceback
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+        sys.stderr.write(f"aicr-tui: error: [INTERNAL] unexpected failure: {detail}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

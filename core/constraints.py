@@ -1,0 +1,251 @@
+"""Constraint evaluation against a snapshot.
+
+A constraint is ``{name, value}``: ``name`` is a measurement path ``{Type}.{Subtype}.{Key}``
+and ``value`` an expression (``>= 1.34``, ``== v24.6.0``, ``!= x`` or a bare exact value).
+One call, :func:`evaluate_constraint`, returns a structured :class:`ConstraintResult` that
+the recipe engine, validation and the screens all read. A missing reading is never a pass:
+it is ``unavailable``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from core.errors import AicrError, ErrorCode, invalid, not_found
+from core.versions import compare_versions, looks_like_version, parse_version, versions_equal
+
+if TYPE_CHECKING:
+    from core.snapshot import Scalar, Snapshot
+
+MEASUREMENT_TYPES = ("K8s", "GPU", "OS", "SystemD", "NodeTopology", "NetworkTopology")
+
+# Subtypes whose key set is closed: a name outside it can never be produced, so a typo is
+# an error with a hint rather than a silent "unavailable".
+CLOSED_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("K8s", "server"): ("version", "platform", "goVersion"),
+    ("K8s", "aks-gpu-pools"): ("gpu-pool-count", "gpu-pools", "gpu-driver"),
+    ("K8s", "oke-addons"): ("addon-count", "nvidia-gpu-plugin"),
+    ("K8s", "oke-legacy-plugin"): ("nvidia-gpu-device-plugin", "daemonset"),
+    ("GPU", "hardware"): ("gpu-present", "gpu-count", "driver-loaded", "detection-source", "model"),
+    ("NodeTopology", "summary"): ("node-count", "taint-count", "label-count"),
+}
+
+_OPERATORS = (">=", "<=", "!=", "==", ">", "<", "=")
+_ITEM_FORM = re.compile(r"^(?P<sub>[^.\[\]]+)\[(?P<sel>[^\]]*)\]\.(?P<key>.+)$")
+
+
+class Op(StrEnum):
+    GE = ">="
+    LE = "<="
+    NE = "!="
+    EQ = "=="
+    GT = ">"
+    LT = "<"
+    EXACT = ""
+
+
+class ConstraintStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    UNAVAILABLE = "unavailable"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class ConstraintPath:
+    mtype: str
+    subtype: str
+    key: str
+    selector: str | None = None
+
+    def __str__(self) -> str:
+        sel = f"[{self.selector}]" if self.selector is not None else ""
+        return f"{self.mtype}.{self.subtype}{sel}.{self.key}"
+
+
+@dataclass(frozen=True)
+class Expression:
+    op: Op
+    value: str
+    version: bool
+
+    def __str__(self) -> str:
+        return f"{self.op.value} {self.value}" if self.op is not Op.EXACT else self.value
+
+
+@dataclass(frozen=True)
+class ConstraintResult:
+    """The outcome of one constraint: what was expected, what was seen, and why."""
+
+    name: str
+    expected: str
+    actual: str | None
+    status: ConstraintStatus
+    message: str
+    error: AicrError | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status is ConstraintStatus.PASSED
+
+
+def parse_path(name: str) -> ConstraintPath:
+    """Split a constraint name into type, subtype and key (SystemD splits at the last dot)."""
+    if not name or not name.strip():
+        raise invalid("constraint name is required for snapshot evaluation")
+    mtype, sep, rest = name.partition(".")
+    if not sep or mtype not in MEASUREMENT_TYPES:
+        hint = difflib.get_close_matches(mtype, MEASUREMENT_TYPES, n=1)
+        extra = f'; did you mean "{hint[0]}"?' if hint else f"; expected one of {', '.join(MEASUREMENT_TYPES)}"
+        raise invalid(f'invalid constraint path "{name}": unknown measurement type "{mtype}"{extra}')
+    item = _ITEM_FORM.match(rest)
+    if item:
+        return ConstraintPath(mtype, item.group("sub"), item.group("key"), item.group("sel"))
+    if mtype == "SystemD":
+        subtype, sep, key = rest.rpartition(".")
+    else:
+        subtype, sep, key = rest.partition(".")
+    if not sep or not subtype or not key:
+        raise invalid(f'invalid constraint path "{name}": expected {{Type}}.{{Subtype}}.{{Key}}')
+    closed = CLOSED_KEYS.get((mtype, subtype))
+    if closed is not None and key not in closed:
+        hint = difflib.get_close_matches(key, closed, n=1)
+        extra = f'; did you mean "{mtype}.{subtype}.{hint[0]}"?' if hint else f"; known keys: {', '.join(closed)}"
+        raise invalid(f'invalid constraint path "{name}": no producer emits key "{key}"{extra}')
+    return ConstraintPath(mtype, subtype, key)
+
+
+def parse_expression(text: str) -> Expression:
+    s = text.strip() if isinstance(text, str) else str(text).strip()
+    if not s:
+        raise invalid("constraint expression cannot be empty")
+    if s.startswith("!") and not s.startswith("!=") and len(s) > 1 and not s[1].isspace():
+        raise invalid("bare '!' prefix is invalid; use '!=' or the separate node-set form")
+    for token in _OPERATORS:
+        if s.startswith(token):
+            value = s[len(token):].strip()
+            if not value:
+                raise invalid("constraint value cannot be empty after operator")
+            op = Op.EQ if token == "=" else Op(token)
+            version = op in (Op.GE, Op.LE, Op.GT, Op.LT) or looks_like_version(value)
+            if op in (Op.GE, Op.LE, Op.GT, Op.LT):
+                try:
+                    v = parse_version(value)
+                    _ = v.gke_build
+                except AicrError as exc:
+                    if "gke" in str(exc):
+                        raise
+            return Expression(op, value, version)
+    return Expression(Op.EXACT, s, looks_like_version(s))
+
+
+def format_scalar(value: Scalar) -> str:
+    """Render a reading the way Go's %v would."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def evaluate_expression(expr: Expression, actual_text: str) -> bool:
+    actual = actual_text.strip()
+    if expr.op is Op.EXACT:
+        return actual == expr.value
+    if expr.op in (Op.EQ, Op.NE):
+        equal: bool
+        if expr.version:
+            try:
+                equal = versions_equal(parse_version(actual), parse_version(expr.value))
+            except AicrError:
+                equal = actual == expr.value
+        else:
+            equal = actual == expr.value
+        return equal if expr.op is Op.EQ else not equal
+    try:
+        expected_v = parse_version(expr.value)
+    except AicrError as exc:
+        raise invalid(f'cannot parse expected version "{expr.value}"', exc) from exc
+    try:
+        actual_v = parse_version(actual)
+    except AicrError as exc:
+        raise invalid(f'cannot parse actual version "{actual}"', exc) from exc
+    c = compare_versions(actual_v, expected_v)
+    return {Op.GE: c >= 0, Op.LE: c <= 0, Op.GT: c > 0, Op.LT: c < 0}[expr.op]
+
+
+def extract(snapshot: Snapshot, path: ConstraintPath) -> Scalar:
+    if path.selector is None:
+        return snapshot.reading(path.mtype, path.subtype, path.key)
+    sub = snapshot.subtype(path.mtype, path.subtype)
+    if sub is None:
+        raise not_found("subtype not found in measurement", f"{path.mtype}.{path.subtype}")
+    items = sub.items or []
+    sel = path.selector
+    if sel.isdigit():
+        idx = int(sel)
+        if idx >= len(items):
+            raise not_found("item index out of range", f"{path}")
+        matches = [items[idx]]
+    else:
+        k, eq, v = sel.partition("=")
+        if not eq:
+            raise invalid(f'invalid item selector "[{sel}]" in "{path}"; expected an index or key=value')
+        matches = [
+            it for it in items
+            if (it.data and k in it.data and format_scalar(it.data[k]) == v)
+            or (it.context and it.context.get(k) == v)
+        ]
+    if not matches:
+        raise not_found("no item matches selector", f"{path}")
+    if len(matches) > 1:
+        raise AicrError(ErrorCode.CONFLICT, f'selector "[{sel}]" matches {len(matches)} items in "{path}"')
+    item = matches[0]
+    if item.data and path.key in item.data:
+        return item.data[path.key]
+    if item.context and path.key in item.context:
+        return item.context[path.key]
+    raise not_found("key not found in item", f"{path}")
+
+
+def evaluate_constraint(name: str, expected: str, snapshot: Snapshot | None) -> ConstraintResult:
+    """Evaluate one constraint; never raises for data problems, always returns a result."""
+    expected_text = "" if expected is None else str(expected)
+    try:
+        path = parse_path(name)
+    except AicrError as exc:
+        return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR,
+                                f"invalid constraint path: {exc.message}", exc)
+    try:
+        expr = parse_expression(expected_text)
+    except AicrError as exc:
+        return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR,
+                                f"invalid constraint expression: {exc.message}", exc)
+    if snapshot is None:
+        err = not_found("no snapshot to evaluate against", name)
+        return ConstraintResult(name, expected_text, None, ConstraintStatus.UNAVAILABLE,
+                                f'reading "{name}" is unavailable: no snapshot was supplied', err)
+    try:
+        raw = extract(snapshot, path)
+    except AicrError as exc:
+        if exc.has_code(ErrorCode.NOT_FOUND):
+            wrapped = not_found("value not found in snapshot", exc)
+            return ConstraintResult(name, expected_text, None, ConstraintStatus.UNAVAILABLE,
+                                    f'reading "{name}" is unavailable: {exc.message}', wrapped)
+        return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR, exc.message, exc)
+    actual = format_scalar(raw)
+    try:
+        ok = evaluate_expression(expr, actual)
+    except AicrError as exc:
+        return ConstraintResult(name, expected_text, actual, ConstraintStatus.ERROR, exc.render(), exc)
+    if ok:
+        return ConstraintResult(name, expected_text, actual, ConstraintStatus.PASSED,
+                                f"expected {expected_text}, got {actual}")
+    return ConstraintResult(name, expected_text, actual, ConstraintStatus.FAILED,
+                            f"expected {expected_text}, got {actual}")

@@ -1,0 +1,221 @@
+"""The Snapshot document: measurements of a cluster, in the upstream format.
+
+``kind: Snapshot``; ``apiVersion: aicr.run/v1`` is written; ``aicr.run/v1`` and
+``aicr.run/v1alpha2`` (and an empty value, for old files) are accepted on read.
+Measurements are ``{type, subtypes: [{subtype, data, context?, items?}]}``. Unknown
+fields at every level are kept so a snapshot from a newer tool survives a round trip.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core import __version__
+from core.errors import invalid, not_found
+from core.fileio import atomic_write_text, read_document
+from core.yamlio import dump_json, dump_yaml, load_yaml_plain, sort_keys_deep, to_plain
+
+SNAPSHOT_KIND = "Snapshot"
+SNAPSHOT_API_VERSION = "aicr.run/v1"
+ACCEPTED_API_VERSIONS = ("aicr.run/v1", "aicr.run/v1alpha2", "")
+MEASUREMENT_TYPES = ("K8s", "GPU", "OS", "SystemD", "NodeTopology", "NetworkTopology")
+
+Scalar = str | int | float | bool
+
+
+def _scalarise(value: Any) -> Scalar:
+    if isinstance(value, bool | int | float | str):
+        return value
+    if value is None:
+        return ""
+    return json.dumps(to_plain(value), sort_keys=True) if isinstance(value, dict | list) else str(value)
+
+
+class Item(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    context: dict[str, str] | None = None
+    data: dict[str, Scalar] | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _data(cls, v: Any) -> Any:
+        return None if v is None else {str(k): _scalarise(x) for k, x in dict(v).items()}
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _ctx(cls, v: Any) -> Any:
+        return None if v is None else {str(k): str(x) for k, x in dict(v).items()}
+
+
+class Subtype(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    subtype: str
+    data: dict[str, Scalar] = Field(default_factory=dict)
+    context: dict[str, str] | None = None
+    items: list[Item] | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _data(cls, v: Any) -> Any:
+        return {} if v is None else {str(k): _scalarise(x) for k, x in dict(v).items()}
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _ctx(cls, v: Any) -> Any:
+        return None if v is None else {str(k): str(x) for k, x in dict(v).items()}
+
+
+class Measurement(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    subtypes: list[Subtype] = Field(default_factory=list)
+
+    @field_validator("subtypes", mode="before")
+    @classmethod
+    def _subtypes(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+
+class Snapshot(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    kind: str = SNAPSHOT_KIND
+    apiVersion: str = SNAPSHOT_API_VERSION
+    metadata: dict[str, str] = Field(default_factory=dict)
+    measurements: list[Measurement] = Field(default_factory=list)
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _meta(cls, v: Any) -> Any:
+        return {} if v is None else {str(k): str(x) for k, x in dict(v).items()}
+
+    # -- look-ups ---------------------------------------------------------------------
+    def measurement(self, mtype: str) -> Measurement | None:
+        """The first measurement of ``mtype`` (consumers always take the first)."""
+        return next((m for m in self.measurements if m.type == mtype), None)
+
+    def subtype(self, mtype: str, name: str) -> Subtype | None:
+        m = self.measurement(mtype)
+        if m is None:
+            return None
+        return next((s for s in m.subtypes if s.subtype == name), None)
+
+    def reading(self, mtype: str, subtype: str, key: str) -> Scalar:
+        """The value at ``{mtype}.{subtype}.{key}``; NOT_FOUND names what was missing."""
+        m = self.measurement(mtype)
+        if m is None:
+            raise not_found("measurement type not found in snapshot", f"type {mtype}")
+        s = next((x for x in m.subtypes if x.subtype == subtype), None)
+        if s is None:
+            raise not_found("subtype not found in measurement", f"{mtype}.{subtype}")
+        if key not in s.data:
+            raise not_found("key not found in subtype", f"{mtype}.{subtype}.{key}")
+        return s.data[key]
+
+    # -- edits -------------------------------------------------------------------------
+    def attach(self, mtype: str, subtype: Subtype) -> None:
+        """Attach ``subtype`` to the first ``mtype`` measurement, creating it when absent.
+
+        Product decision (upstream unconfirmed): a subtype of the same name is replaced, so
+        a recapture never leaves two readings where consumers would only see the first.
+        """
+        m = self.measurement(mtype)
+        if m is None:
+            self.measurements.append(Measurement(type=mtype, subtypes=[subtype]))
+            return
+        for i, existing in enumerate(m.subtypes):
+            if existing.subtype == subtype.subtype:
+                m.subtypes[i] = subtype
+                return
+        m.subtypes.append(subtype)
+
+    def to_document(self) -> dict[str, Any]:
+        doc = self.model_dump(mode="json", exclude_none=True)
+        ordered: dict[str, Any] = {
+            "kind": doc.pop("kind"),
+            "apiVersion": doc.pop("apiVersion"),
+            "metadata": sort_keys_deep(doc.pop("metadata")),
+            "measurements": [
+                {
+                    "type": m["type"],
+                    "subtypes": [
+                        {"subtype": s.pop("subtype"), **sort_keys_deep(s)} for s in m["subtypes"]
+                    ],
+                    **{k: v for k, v in m.items() if k not in ("type", "subtypes")},
+                }
+                for m in doc.pop("measurements")
+            ],
+        }
+        ordered.update(doc)
+        return ordered
+
+
+def new_snapshot(source_node: str = "") -> Snapshot:
+    return Snapshot(
+        metadata={
+            "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "version": f"aicr-tui/{__version__}",
+            "source-node": source_node,
+        }
+    )
+
+
+def parse_snapshot(text: str, source: str) -> Snapshot:
+    """Parse and gate a snapshot document (YAML or JSON)."""
+    raw = load_yaml_plain(text, f'snapshot file "{source}"')
+    if not isinstance(raw, dict):
+        raise invalid(
+            f'file "{source}" is not a snapshot: expected a mapping with kind, apiVersion and measurements'
+        )
+    kind = raw.get("kind") or ""
+    if kind and kind != SNAPSHOT_KIND:
+        raise invalid(
+            f'file "{source}" has kind "{kind}", but a "Snapshot" is required; '
+            "capture one with `aicr-tui snapshot`"
+        )
+    api = raw.get("apiVersion") or ""
+    if api not in ACCEPTED_API_VERSIONS:
+        raise invalid(
+            f'snapshot file "{source}" has apiVersion "{api}", which this build does not support '
+            f'(expected "{SNAPSHOT_API_VERSION}" or "aicr.run/v1alpha2"); recapture the snapshot'
+        )
+    measurements = raw.get("measurements")
+    usable = [
+        m for m in (measurements if isinstance(measurements, list) else [])
+        if isinstance(m, dict) and isinstance(m.get("type"), str) and m.get("type")
+    ]
+    if not usable:
+        raise invalid(
+            f'file "{source}" contains no usable measurements and is not a valid snapshot; '
+            "recapture it with `aicr-tui snapshot`"
+        )
+    raw = dict(raw)
+    raw["measurements"] = usable
+    raw["kind"] = SNAPSHOT_KIND
+    raw["apiVersion"] = api or SNAPSHOT_API_VERSION
+    try:
+        return Snapshot.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise invalid(f'snapshot file "{source}" is malformed at {where or "top level"}', first.get("msg", "")) from exc
+
+
+def load_snapshot(path: str) -> Snapshot:
+    return parse_snapshot(read_document(path, "snapshot"), path)
+
+
+def render_snapshot(snapshot: Snapshot, fmt: str = "yaml") -> str:
+    doc = snapshot.to_document()
+    if fmt == "json":
+        return dump_json(doc)
+    if fmt == "yaml":
+        return dump_yaml(doc)
+    raise invalid(f'--format "{fmt}" is not supported; expected yaml or json')
+
+
+def save_snapshot(snapshot: Snapshot, path: str, fmt: str = "yaml") -> None:
+    atomic_write_text(path, render_snapshot(snapshot, fmt))

@@ -1,0 +1,42 @@
+"""Shared fixtures: the repository paths and a runner for the installed ``aicr-tui``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+RECIPES = REPO / "recipes"
+SAMPLES = RECIPES / "samples"
+TEST_DATA = REPO / "tests" / "data"
+
+
+def _cli_path() -> list[str]:
+    exe = shutil.which("aicr-tui", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "aicr_tui"]
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            input_text: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``aicr-tui`` in a subprocess, as a user would."""
+    full_env = dict(os.environ)
+    full_env.pop("AICR_AKS_GPU_POOLS_PATH", None)
+    full_env.pop("AICR_OKE_ADDONS_PATH", None)
+    full_env["NO_COLOR"] = "1"
+    full_env["TERM"] = "dumb"
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [*_cli_path(), *args], cwd=cwd, env=full_env, input=input_text,
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
