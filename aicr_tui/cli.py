@@ -39,10 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="aicr-tui",
         description="Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE.",
     )
-    parser.add_argument("--demo", action="store_true", help="open the wizard on the shipped sample captures")
+    parser.add_argument(
+        "--demo", action="store_true", help="open the wizard on the shipped sample captures"
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
-    for name, module_path in COMMANDS.items():
+    for module_path in COMMANDS.values():
         try:
             module = importlib.import_module(module_path)
         except ModuleNotFoundError as exc:

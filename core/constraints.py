@@ -100,8 +100,14 @@ def parse_path(name: str) -> ConstraintPath:
     mtype, sep, rest = name.partition(".")
     if not sep or mtype not in MEASUREMENT_TYPES:
         hint = difflib.get_close_matches(mtype, MEASUREMENT_TYPES, n=1)
-        extra = f'; did you mean "{hint[0]}"?' if hint else f"; expected one of {', '.join(MEASUREMENT_TYPES)}"
-        raise invalid(f'invalid constraint path "{name}": unknown measurement type "{mtype}"{extra}')
+        extra = (
+            f'; did you mean "{hint[0]}"?'
+            if hint
+            else f"; expected one of {', '.join(MEASUREMENT_TYPES)}"
+        )
+        raise invalid(
+            f'invalid constraint path "{name}": unknown measurement type "{mtype}"{extra}'
+        )
     item = _ITEM_FORM.match(rest)
     if item:
         return ConstraintPath(mtype, item.group("sub"), item.group("key"), item.group("sel"))
@@ -114,7 +120,11 @@ def parse_path(name: str) -> ConstraintPath:
     closed = CLOSED_KEYS.get((mtype, subtype))
     if closed is not None and key not in closed:
         hint = difflib.get_close_matches(key, closed, n=1)
-        extra = f'; did you mean "{mtype}.{subtype}.{hint[0]}"?' if hint else f"; known keys: {', '.join(closed)}"
+        extra = (
+            f'; did you mean "{mtype}.{subtype}.{hint[0]}"?'
+            if hint
+            else f"; known keys: {', '.join(closed)}"
+        )
         raise invalid(f'invalid constraint path "{name}": no producer emits key "{key}"{extra}')
     return ConstraintPath(mtype, subtype, key)
 
@@ -127,7 +137,7 @@ def parse_expression(text: str) -> Expression:
         raise invalid("bare '!' prefix is invalid; use '!=' or the separate node-set form")
     for token in _OPERATORS:
         if s.startswith(token):
-            value = s[len(token):].strip()
+            value = s[len(token) :].strip()
             if not value:
                 raise invalid("constraint value cannot be empty after operator")
             op = Op.EQ if token == "=" else Op(token)
@@ -196,16 +206,21 @@ def extract(snapshot: Snapshot, path: ConstraintPath) -> Scalar:
     else:
         k, eq, v = sel.partition("=")
         if not eq:
-            raise invalid(f'invalid item selector "[{sel}]" in "{path}"; expected an index or key=value')
+            raise invalid(
+                f'invalid item selector "[{sel}]" in "{path}"; expected an index or key=value'
+            )
         matches = [
-            it for it in items
+            it
+            for it in items
             if (it.data and k in it.data and format_scalar(it.data[k]) == v)
             or (it.context and it.context.get(k) == v)
         ]
     if not matches:
         raise not_found("no item matches selector", f"{path}")
     if len(matches) > 1:
-        raise AicrError(ErrorCode.CONFLICT, f'selector "[{sel}]" matches {len(matches)} items in "{path}"')
+        raise AicrError(
+            ErrorCode.CONFLICT, f'selector "[{sel}]" matches {len(matches)} items in "{path}"'
+        )
     item = matches[0]
     if item.data and path.key in item.data:
         return item.data[path.key]
@@ -220,32 +235,68 @@ def evaluate_constraint(name: str, expected: str, snapshot: Snapshot | None) -> 
     try:
         path = parse_path(name)
     except AicrError as exc:
-        return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR,
-                                f"invalid constraint path: {exc.message}", exc)
+        return ConstraintResult(
+            name,
+            expected_text,
+            None,
+            ConstraintStatus.ERROR,
+            f"invalid constraint path: {exc.message}",
+            exc,
+        )
     try:
         expr = parse_expression(expected_text)
     except AicrError as exc:
-        return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR,
-                                f"invalid constraint expression: {exc.message}", exc)
+        return ConstraintResult(
+            name,
+            expected_text,
+            None,
+            ConstraintStatus.ERROR,
+            f"invalid constraint expression: {exc.message}",
+            exc,
+        )
     if snapshot is None:
         err = not_found("no snapshot to evaluate against", name)
-        return ConstraintResult(name, expected_text, None, ConstraintStatus.UNAVAILABLE,
-                                f'reading "{name}" is unavailable: no snapshot was supplied', err)
+        return ConstraintResult(
+            name,
+            expected_text,
+            None,
+            ConstraintStatus.UNAVAILABLE,
+            f'reading "{name}" is unavailable: no snapshot was supplied',
+            err,
+        )
     try:
         raw = extract(snapshot, path)
     except AicrError as exc:
         if exc.has_code(ErrorCode.NOT_FOUND):
             wrapped = not_found("value not found in snapshot", exc)
-            return ConstraintResult(name, expected_text, None, ConstraintStatus.UNAVAILABLE,
-                                    f'reading "{name}" is unavailable: {exc.message}', wrapped)
+            return ConstraintResult(
+                name,
+                expected_text,
+                None,
+                ConstraintStatus.UNAVAILABLE,
+                f'reading "{name}" is unavailable: {exc.message}',
+                wrapped,
+            )
         return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR, exc.message, exc)
     actual = format_scalar(raw)
     try:
         ok = evaluate_expression(expr, actual)
     except AicrError as exc:
-        return ConstraintResult(name, expected_text, actual, ConstraintStatus.ERROR, exc.render(), exc)
+        return ConstraintResult(
+            name, expected_text, actual, ConstraintStatus.ERROR, exc.render(), exc
+        )
     if ok:
-        return ConstraintResult(name, expected_text, actual, ConstraintStatus.PASSED,
-                                f"expected {expected_text}, got {actual}")
-    return ConstraintResult(name, expected_text, actual, ConstraintStatus.FAILED,
-                            f"expected {expected_text}, got {actual}")
+        return ConstraintResult(
+            name,
+            expected_text,
+            actual,
+            ConstraintStatus.PASSED,
+            f"expected {expected_text}, got {actual}",
+        )
+    return ConstraintResult(
+        name,
+        expected_text,
+        actual,
+        ConstraintStatus.FAILED,
+        f"expected {expected_text}, got {actual}",
+    )

@@ -79,7 +79,9 @@ class AicrError(Exception):
         return False
 
 
-def invalid(message: str, cause: BaseException | str | None = None, *, remedy: str | None = None) -> AicrError:
+def invalid(
+    message: str, cause: BaseException | str | None = None, *, remedy: str | None = None
+) -> AicrError:
     return AicrError(ErrorCode.INVALID_REQUEST, message, cause, remedy=remedy)
 
 

@@ -83,7 +83,9 @@ def read_bounded(
                 time.sleep(0.001)
                 continue
             except OSError as exc:
-                raise invalid(f'failed to read {description} file "{p}"', exc.strerror or str(exc)) from exc
+                raise invalid(
+                    f'failed to read {description} file "{p}"', exc.strerror or str(exc)
+                ) from exc
             if not chunk:
                 break
             total += len(chunk)
@@ -95,7 +97,9 @@ def read_bounded(
         os.close(fd)
 
 
-def read_document(path: str | os.PathLike[str], description: str, *, cap: int = MAX_DOCUMENT_BYTES) -> str:
+def read_document(
+    path: str | os.PathLike[str], description: str, *, cap: int = MAX_DOCUMENT_BYTES
+) -> str:
     """Read a YAML/JSON document we accept from users (recipes, snapshots, catalogs).
 
     Symlinks are followed (users keep recipes in symlinked repos), but the target must be a
@@ -159,9 +163,7 @@ def staged_directory(
     if dest.is_symlink():
         raise invalid(f'output path "{dest}" is a symlink; refusing to write through it')
     if dest.is_dir() and not directory_is_empty(dest) and not force:
-        raise invalid(
-            f'output directory "{dest}" is not empty; pass --force to replace it'
-        )
+        raise invalid(f'output directory "{dest}" is not empty; pass --force to replace it')
     parent = dest.parent if str(dest.parent) else Path(".")
     if not parent.is_dir():
         raise invalid(f'output parent directory "{parent}" does not exist')

@@ -32,7 +32,11 @@ def _scalarise(value: Any) -> Scalar:
         return value
     if value is None:
         return ""
-    return json.dumps(to_plain(value), sort_keys=True) if isinstance(value, dict | list) else str(value)
+    return (
+        json.dumps(to_plain(value), sort_keys=True)
+        if isinstance(value, dict | list)
+        else str(value)
+    )
 
 
 class Item(BaseModel):
@@ -184,7 +188,8 @@ def parse_snapshot(text: str, source: str) -> Snapshot:
         )
     measurements = raw.get("measurements")
     usable = [
-        m for m in (measurements if isinstance(measurements, list) else [])
+        m
+        for m in (measurements if isinstance(measurements, list) else [])
         if isinstance(m, dict) and isinstance(m.get("type"), str) and m.get("type")
     ]
     if not usable:
@@ -201,7 +206,9 @@ def parse_snapshot(text: str, source: str) -> Snapshot:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ()))
-        raise invalid(f'snapshot file "{source}" is malformed at {where or "top level"}', first.get("msg", "")) from exc
+        raise invalid(
+            f'snapshot file "{source}" is malformed at {where or "top level"}', first.get("msg", "")
+        ) from exc
 
 
 def load_snapshot(path: str) -> Snapshot:

@@ -22,7 +22,7 @@ def _yaml(typ: str = "rt") -> YAML:
     y.allow_duplicate_keys = False
     y.width = 4096
     y.indent(mapping=2, sequence=4, offset=2)
-    y.representer.ignore_aliases = lambda *_: True  # type: ignore[method-assign]
+    y.representer.ignore_aliases = lambda *_: True
     return y
 
 
@@ -35,9 +35,9 @@ def load_yaml(text: str, source: str) -> Any:
     try:
         docs = list(_LOADER.load_all(text))
     except YAMLError as exc:
-        raise invalid(f'{source} is not valid YAML', _first_line(str(exc))) from exc
+        raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     except Exception as exc:  # ruamel raises assorted errors on hostile input
-        raise invalid(f'{source} is not valid YAML', _first_line(str(exc))) from exc
+        raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     if len(docs) > 1:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
     return docs[0] if docs else None
@@ -48,7 +48,7 @@ def load_yaml_plain(text: str, source: str) -> Any:
     try:
         docs = list(_SAFE.load_all(text))
     except Exception as exc:
-        raise invalid(f'{source} is not valid YAML', _first_line(str(exc))) from exc
+        raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     if len(docs) > 1:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
     return docs[0] if docs else None

@@ -21,8 +21,13 @@ def _cli_path() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "aicr_tui"]
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            input_text: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input_text: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """Run the installed ``aicr-tui`` in a subprocess, as a user would."""
     full_env = dict(os.environ)
     full_env.pop("AICR_AKS_GPU_POOLS_PATH", None)
@@ -32,8 +37,14 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     if env:
         full_env.update(env)
     return subprocess.run(
-        [*_cli_path(), *args], cwd=cwd, env=full_env, input=input_text,
-        capture_output=True, text=True, timeout=timeout, check=False,
+        [*_cli_path(), *args],
+        cwd=cwd,
+        env=full_env,
+        input=input_text,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 
