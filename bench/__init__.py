@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): each module measures against a floor taken in the same run."""
