@@ -1,0 +1,244 @@
+"""Bundle-time overrides: ``--set``, ``--set-json``, ``--set-file`` and ``--dynamic``.
+
+Parsing follows upstream: ``component:path=value`` split at the first ``:`` and then the
+first ``=``; every path segment must match ``[a-zA-Z0-9][a-zA-Z0-9._-]*``. A scalar
+``--set`` value is typed the way upstream types it: exactly ``true``/``false`` become a
+bool, a base-10 int64 an int, anything ``strconv.ParseFloat`` accepts a float, the rest a
+string. ``--set-json`` carries JSON, ``--set-file`` a YAML (or JSON) file. The component
+``enabled`` toggle is only accepted through scalar ``--set``.
+
+Parsing is pure (it reads ``--set-file`` files but resolves nothing against a recipe), so the
+wizard can call :func:`parse_overrides` on every keystroke.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from core.bundler.paths import validate_path
+from core.errors import AicrError, invalid
+
+OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
+
+FLAG_OF: dict[str, str] = {
+    "set": "--set",
+    "set-json": "--set-json",
+    "set-file": "--set-file",
+    "dynamic": "--dynamic",
+}
+
+MAX_SET_FILE_BYTES = 1_048_576
+
+_INT_RE = re.compile(r"^[+-]?[0-9]+$")
+_FLOAT_RE = re.compile(
+    r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$",
+    re.IGNORECASE,
+)
+_TRUE_WORDS = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_FALSE_WORDS = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+class OverrideEntry(BaseModel):
+    """One bundle-time override as the user typed it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: OverrideKind
+    key: str
+    """The component prefix exactly as typed (a name or a registry alias)."""
+    path: str
+    value: Any = None
+    """The typed value (``None`` for ``--dynamic``)."""
+    text: str = ""
+    """The raw value text (scalar ``--set``) or the file name (``--set-file``)."""
+
+    @property
+    def flag(self) -> str:
+        return FLAG_OF[self.kind]
+
+    @property
+    def typed(self) -> bool:
+        return self.kind in ("set-json", "set-file")
+
+    def display(self) -> str:
+        if self.kind == "dynamic":
+            return f"{self.flag} {self.key}:{self.path}"
+        return f"{self.flag} {self.key}:{self.path}={self.text}"
+
+
+class BundleOverrides(BaseModel):
+    """All bundle-time overrides, in the order given per flag."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sets: tuple[OverrideEntry, ...] = ()
+    set_json: tuple[OverrideEntry, ...] = ()
+    set_file: tuple[OverrideEntry, ...] = ()
+    dynamic: tuple[OverrideEntry, ...] = ()
+
+    def all_entries(self) -> tuple[OverrideEntry, ...]:
+        return self.sets + self.set_file + self.set_json + self.dynamic
+
+    def typed_entries(self) -> tuple[OverrideEntry, ...]:
+        """Typed entries in application order: files first, then JSON (JSON wins)."""
+        return self.set_file + self.set_json
+
+    @property
+    def empty(self) -> bool:
+        return not self.all_entries()
+
+
+def type_scalar(text: str) -> Any:
+    """Type a scalar ``--set`` value like upstream ``ConvertMapValue``."""
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if _INT_RE.match(text):
+        number = int(text)
+        if -(2**63) <= number < 2**63:
+            return number
+    if _FLOAT_RE.match(text):
+        try:
+            value = float(text)
+        except ValueError:
+            return text
+        if math.isinf(value) and not text.lstrip("+-").lower().startswith("inf"):
+            return text  # Go ParseFloat reports a range error for overflow
+        return value
+    return text
+
+
+def parse_bool_go(text: str) -> bool | None:
+    """``strconv.ParseBool``: the accepted spellings, or None when unparseable."""
+    if text in _TRUE_WORDS:
+        return True
+    if text in _FALSE_WORDS:
+        return False
+    return None
+
+
+def _split(kind: OverrideKind, entry: str) -> tuple[str, str, str | None]:
+    flag = FLAG_OF[kind]
+    if ":" not in entry:
+        raise invalid(
+            f"{flag} {entry!r}: expected component:path" + ("" if kind == "dynamic" else "=value")
+        )
+    key, rest = entry.split(":", 1)
+    value: str | None = None
+    if kind == "dynamic":
+        if "=" in rest:
+            raise invalid(f"{flag} {entry!r}: expected component:path without a value")
+        path = rest
+    else:
+        if "=" not in rest:
+            raise invalid(f"{flag} {entry!r}: expected component:path=value")
+        path, value = rest.split("=", 1)
+    if not key:
+        raise invalid(f"{flag} {entry!r}: the component before ':' is empty")
+    if not path:
+        raise invalid(f"{flag} {entry!r}: the value path after ':' is empty")
+    if kind != "dynamic" and value == "":
+        raise invalid(f"{flag} {entry!r}: the value after '=' is empty")
+    if key == "deployer":
+        raise invalid(
+            f"{flag} {entry!r}: deployer options apply only to the argocd deployers; "
+            "this tool writes helm bundles"
+        )
+    validate_path(path, flag, entry)
+    return key, path, value
+
+
+def parse_set(entry: str) -> OverrideEntry:
+    key, path, value = _split("set", entry)
+    assert value is not None
+    return OverrideEntry(kind="set", key=key, path=path, value=type_scalar(value), text=value)
+
+
+def parse_set_json(entry: str) -> OverrideEntry:
+    key, path, value = _split("set-json", entry)
+    assert value is not None
+    if path == "enabled":
+        raise invalid(f"--set-json {entry!r}: enabled must be set with --set, not a typed override")
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise invalid(f"--set-json {entry!r}: the value is not valid JSON", exc.msg) from exc
+    return OverrideEntry(kind="set-json", key=key, path=path, value=parsed, text=value)
+
+
+def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry:
+    from core.fileio import read_bounded
+    from core.yamlio import load_yaml_plain, to_plain
+
+    key, path, value = _split("set-file", entry)
+    assert value is not None
+    if path == "enabled":
+        raise invalid(f"--set-file {entry!r}: enabled must be set with --set, not a typed override")
+    file_path = Path(value)
+    if base_dir is not None and not file_path.is_absolute():
+        file_path = base_dir / file_path
+    if not os.path.exists(file_path):
+        raise invalid(f'--set-file {entry!r}: file "{value}" does not exist')
+    data = read_bounded(
+        file_path, f"--set-file {key}:{path}", cap=MAX_SET_FILE_BYTES, follow_symlinks=True
+    )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise invalid(f'--set-file {entry!r}: file "{value}" is not UTF-8 text') from exc
+    parsed = to_plain(load_yaml_plain(text, f'--set-file {key}:{path} file "{value}"'))
+    return OverrideEntry(kind="set-file", key=key, path=path, value=parsed, text=value)
+
+
+def parse_dynamic(entry: str) -> OverrideEntry:
+    key, path, _ = _split("dynamic", entry)
+    return OverrideEntry(kind="dynamic", key=key, path=path, text="")
+
+
+def parse_overrides(
+    set_: list[str] | tuple[str, ...] = (),
+    set_json: list[str] | tuple[str, ...] = (),
+    set_file: list[str] | tuple[str, ...] = (),
+    dynamic: list[str] | tuple[str, ...] = (),
+    *,
+    base_dir: Path | None = None,
+) -> BundleOverrides:
+    """Parse every flag; the first bad entry raises an AicrError naming the flag and entry."""
+    return BundleOverrides(
+        sets=tuple(parse_set(e) for e in set_),
+        set_json=tuple(parse_set_json(e) for e in set_json),
+        set_file=tuple(parse_set_file(e, base_dir=base_dir) for e in set_file),
+        dynamic=tuple(parse_dynamic(e) for e in dynamic),
+    )
+
+
+def parse_entry(kind: str, text: str, *, base_dir: Path | None = None) -> OverrideEntry:
+    """Parse one entry of the given kind (``set``, ``set-json``, ``set-file``, ``dynamic``)."""
+    if kind == "set":
+        return parse_set(text)
+    if kind == "set-json":
+        return parse_set_json(text)
+    if kind == "set-file":
+        return parse_set_file(text, base_dir=base_dir)
+    if kind == "dynamic":
+        return parse_dynamic(text)
+    raise invalid(f"unknown override kind {kind!r}; expected set, set-json, set-file or dynamic")
+
+
+__all__ = [
+    "AicrError",
+    "BundleOverrides",
+    "OverrideEntry",
+    "parse_bool_go",
+    "parse_entry",
+    "parse_overrides",
+    "type_scalar",
+]

@@ -1,0 +1,149 @@
+"""Dotted value paths (``driver.rdma.enabled``) over plain nested dicts.
+
+A path is a list of segments; intersection follows upstream: two paths intersect when they
+are equal or one is an ancestor of the other, compared segment by segment, so
+``resources`` intersects ``resources.gpus.enabled`` while ``resourcesFoo`` does not.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from core.errors import AicrError, invalid
+
+SEGMENT_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*$")
+
+# Three-state observation of a path in a values tree.
+ABSENT = "absent"
+BLOCKED = "blocked"
+PRESENT = "present"
+
+
+def split_path(path: str) -> list[str]:
+    return path.split(".")
+
+
+def paths_intersect(a: str, b: str) -> bool:
+    sa, sb = split_path(a), split_path(b)
+    n = min(len(sa), len(sb))
+    return sa[:n] == sb[:n]
+
+
+def observe(values: dict[str, Any], path: str) -> tuple[str, Any]:
+    """Return (state, value): present with the value, absent, or blocked by a non-map ancestor."""
+    node: Any = values
+    segments = split_path(path)
+    for i, seg in enumerate(segments):
+        if not isinstance(node, dict):
+            return BLOCKED, None
+        if seg not in node:
+            return ABSENT, None
+        node = node[seg]
+        if i == len(segments) - 1:
+            return PRESENT, node
+    return PRESENT, node
+
+
+def get_path(values: dict[str, Any], path: str, default: Any = None) -> Any:
+    state, value = observe(values, path)
+    return value if state == PRESENT else default
+
+
+def set_path(values: dict[str, Any], path: str, value: Any, *, where: str) -> None:
+    """Set ``path`` creating intermediate maps; a non-map intermediate is an error naming ``where``."""
+    segments = split_path(path)
+    node: Any = values
+    for depth, seg in enumerate(segments[:-1]):
+        nxt = node.get(seg)
+        if nxt is None:
+            nxt = {}
+            node[seg] = nxt
+        elif not isinstance(nxt, dict):
+            walked = ".".join(segments[: depth + 1])
+            raise invalid(
+                f"{where}: cannot set {path} because {walked} holds a {type_name(nxt)}, not a map"
+            )
+        node = nxt
+    node[segments[-1]] = value
+
+
+def delete_path(values: dict[str, Any], path: str) -> bool:
+    segments = split_path(path)
+    node: Any = values
+    for seg in segments[:-1]:
+        if not isinstance(node, dict) or seg not in node:
+            return False
+        node = node[seg]
+    if isinstance(node, dict) and segments[-1] in node:
+        del node[segments[-1]]
+        return True
+    return False
+
+
+def deep_merge_typed(dst: dict[str, Any], src: dict[str, Any]) -> None:
+    """Typed-override merge: maps recurse, a null deletes the key, other values replace."""
+    for key, value in src.items():
+        if value is None:
+            dst.pop(key, None)
+        elif isinstance(value, dict) and isinstance(dst.get(key), dict):
+            deep_merge_typed(dst[key], value)
+        elif isinstance(value, dict):
+            fresh: dict[str, Any] = {}
+            deep_merge_typed(fresh, value)
+            dst[key] = fresh
+        else:
+            dst[key] = copy.deepcopy(value)
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def leaf_paths(value: Any, prefix: str = "") -> list[str]:
+    """Dotted leaf paths of a nested map (a list or scalar is one leaf)."""
+    if isinstance(value, dict) and value:
+        out: list[str] = []
+        for k, v in value.items():
+            out.extend(leaf_paths(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    return [prefix] if prefix else []
+
+
+def validate_path(path: str, flag: str, entry: str) -> None:
+    for seg in split_path(path):
+        if not SEGMENT_RE.match(seg):
+            raise invalid(f"{flag} {entry!r}: path segment {seg!r} must match {SEGMENT_RE.pattern}")
+
+
+__all__ = [
+    "ABSENT",
+    "BLOCKED",
+    "PRESENT",
+    "AicrError",
+    "deep_merge_typed",
+    "delete_path",
+    "get_path",
+    "leaf_paths",
+    "observe",
+    "paths_intersect",
+    "set_path",
+    "split_path",
+    "type_name",
+    "validate_path",
+]
