@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from core.errors import invalid, timeout
+from core.errors import AicrError, invalid, timeout
 
 MAX_PROVIDER_DUMP_BYTES = 1_048_576
 MAX_DOCUMENT_BYTES = 10 * 1_048_576
@@ -95,6 +95,17 @@ def read_bounded(
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_dump(path: str | os.PathLike[str], description: str, command: str) -> bytes:
+    """:func:`read_bounded` for a provider dump; every error also names ``command``, the
+    command whose output the file should hold, so the user knows what to re-run."""
+    try:
+        return read_bounded(path, description)
+    except AicrError as exc:
+        raise AicrError(
+            exc.code, exc.message, exc.cause, remedy=f"expected the output of `{command}`"
+        ) from exc
 
 
 def read_document(

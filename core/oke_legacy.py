@@ -1,0 +1,231 @@
+"""The ``K8s.oke-legacy-plugin`` reading: Oracle's pre-add-on device-plugin DaemonSet.
+
+Older OKE clusters run NVIDIA's device plugin as the DaemonSet
+``kube-system/nvidia-gpu-device-plugin``, reconciled by the legacy addon-manager (label
+``addonmanager.kubernetes.io/mode: Reconcile``). ``list-addons`` cannot see it, so it is
+read from the cluster (live) or from a ``kubectl get ... -o json`` dump (offline).
+
+Collapse, in order: could not look → ``unknown``/``unknown``; not there →
+``none``/``absent``; same name without the Reconcile label → ``none``/``unrelated``
+(product decision: an unrelated workload that happens to share the name); labelled with
+0 desired nodes → ``none``/``disabled``; labelled with 1 or more → ``active``/``active``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from core.errors import AicrError, invalid
+from core.fileio import read_dump
+from core.snapshot import Subtype
+from core.yamlio import GoDecodeError, json_kind, load_json_pairs, pairs_to_plain
+
+DESCRIPTION = "OKE legacy device-plugin DaemonSet"
+SUBTYPE = "oke-legacy-plugin"
+NAMESPACE = "kube-system"
+NAME = "nvidia-gpu-device-plugin"
+MANAGER_LABEL = "addonmanager.kubernetes.io/mode"
+MANAGER_RECONCILE = "Reconcile"
+SOURCE_COMMANDS = (
+    f"kubectl get daemonsets -n {NAMESPACE} -o json",
+    f"kubectl get daemonset -n {NAMESPACE} {NAME} -o json",
+)
+
+PLUGIN_NONE = "none"
+PLUGIN_ACTIVE = "active"
+PLUGIN_UNKNOWN = "unknown"
+
+DETAIL_ABSENT = "absent"
+DETAIL_UNRELATED = "unrelated"
+DETAIL_DISABLED = "disabled"
+DETAIL_ACTIVE = "active"
+DETAIL_UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class LegacyPluginProjection:
+    """The collapsed reading, its detail, and a sentence saying why."""
+
+    plugin: str
+    daemonset: str
+    reason: str
+    subtype: Subtype
+    desired: int | None = None
+    source: str | None = None
+
+
+def _projection(
+    plugin: str, detail: str, reason: str, desired: int | None, source: str | None
+) -> LegacyPluginProjection:
+    subtype = Subtype(
+        subtype=SUBTYPE, data={"nvidia-gpu-device-plugin": plugin, "daemonset": detail}
+    )
+    return LegacyPluginProjection(plugin, detail, reason, subtype, desired, source)
+
+
+def _labels(obj: dict[str, Any]) -> dict[str, Any]:
+    metadata = obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return labels if isinstance(labels, dict) else {}
+
+
+def _desired(obj: dict[str, Any]) -> int:
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        return 0
+    value = status.get("desiredNumberScheduled", status.get("desired_number_scheduled", 0))
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise invalid(
+            f"DaemonSet {NAMESPACE}/{NAME} status.desiredNumberScheduled is {value!r}, "
+            "expected an integer"
+        )
+    return value
+
+
+def classify_legacy_daemonset(
+    obj: dict[str, Any] | None, *, error: str | None = None, source: str | None = None
+) -> LegacyPluginProjection:
+    """Collapse the DaemonSet (``None`` when it does not exist) into the reading.
+
+    ``error`` is the reason the API could not be consulted (RBAC, timeout, transport): it
+    always reads ``unknown``, never ``none``. ``obj`` is the DaemonSet in its API JSON
+    shape (camelCase keys).
+    """
+    if error is not None:
+        return _projection(
+            PLUGIN_UNKNOWN,
+            DETAIL_UNKNOWN,
+            f"could not read DaemonSet {NAMESPACE}/{NAME}: {' '.join(error.split())}",
+            None,
+            source,
+        )
+    if obj is None:
+        return _projection(
+            PLUGIN_NONE,
+            DETAIL_ABSENT,
+            f"no DaemonSet {NAMESPACE}/{NAME}: the legacy device plugin is not installed",
+            None,
+            source,
+        )
+    labels = _labels(obj)
+    desired = _desired(obj)
+    if labels.get(MANAGER_LABEL) != MANAGER_RECONCILE:
+        return _projection(
+            PLUGIN_NONE,
+            DETAIL_UNRELATED,
+            f"DaemonSet {NAMESPACE}/{NAME} lacks the label {MANAGER_LABEL}={MANAGER_RECONCILE}: "
+            "an unrelated workload sharing the name, not Oracle's legacy plugin",
+            desired,
+            source,
+        )
+    if desired == 0:
+        return _projection(
+            PLUGIN_NONE,
+            DETAIL_DISABLED,
+            f"the legacy device plugin DaemonSet {NAMESPACE}/{NAME} targets no node "
+            "(disabled on every GPU pool)",
+            desired,
+            source,
+        )
+    if desired < 0:
+        raise invalid(
+            f"DaemonSet {NAMESPACE}/{NAME} status.desiredNumberScheduled is {desired}, "
+            "expected zero or more"
+        )
+    return _projection(
+        PLUGIN_ACTIVE,
+        DETAIL_ACTIVE,
+        f"the legacy device plugin DaemonSet {NAMESPACE}/{NAME} targets {desired} node(s)",
+        desired,
+        source,
+    )
+
+
+def _decode_failure(source: str, reason: str) -> Exception:
+    return invalid(
+        f'failed to decode {DESCRIPTION} file "{source}": expected the JSON emitted by '
+        f"`{SOURCE_COMMANDS[0]}` or `{SOURCE_COMMANDS[1]}`",
+        reason,
+    )
+
+
+def _identity(obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        return None, None
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    return (
+        name if isinstance(name, str) else None,
+        namespace if isinstance(namespace, str) else None,
+    )
+
+
+def _is_target(obj: dict[str, Any]) -> bool:
+    name, namespace = _identity(obj)
+    return name == NAME and namespace in (None, NAMESPACE)
+
+
+def _check_shape(obj: dict[str, Any], source: str, where: str) -> None:
+    metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise _decode_failure(source, f"{where}.metadata is a {json_kind(metadata)}, not an object")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if labels is not None and not (
+        isinstance(labels, dict) and all(isinstance(v, str) for v in labels.values())
+    ):
+        raise _decode_failure(source, f"{where}.metadata.labels is not a map of strings")
+    status = obj.get("status")
+    if status is not None and not isinstance(status, dict):
+        raise _decode_failure(source, f"{where}.status is not an object")
+
+
+def project_legacy_daemonset(raw: bytes, source: str) -> LegacyPluginProjection:
+    """Classify a ``kubectl get daemonset(s) -o json`` dump (a List or one DaemonSet)."""
+    try:
+        document = pairs_to_plain(load_json_pairs(raw))
+    except GoDecodeError as exc:
+        raise _decode_failure(source, str(exc)) from exc
+    if not isinstance(document, dict):
+        raise _decode_failure(source, f"got a JSON {json_kind(document)}, expected an object")
+    kind = document.get("kind")
+    items = document.get("items")
+    if kind in ("List", "DaemonSetList") or (kind is None and "items" in document):
+        if not isinstance(items, list):
+            raise _decode_failure(source, "the List has no items array")
+        found: dict[str, Any] | None = None
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise _decode_failure(source, f"items[{index}] is a {json_kind(item)}")
+            if item.get("kind", "DaemonSet") != "DaemonSet" or not _is_target(item):
+                continue
+            _check_shape(item, source, f"items[{index}]")
+            found = item
+            break
+        return _classify_file(found, source)
+    if kind == "DaemonSet":
+        _check_shape(document, source, "the DaemonSet")
+        if not _is_target(document):
+            name, namespace = _identity(document)
+            raise invalid(
+                f'{DESCRIPTION} file "{source}" holds DaemonSet '
+                f'"{namespace or "?"}/{name or "?"}", expected "{NAMESPACE}/{NAME}"'
+            )
+        return _classify_file(document, source)
+    raise _decode_failure(source, f'kind is "{kind}", expected List, DaemonSetList or DaemonSet')
+
+
+def _classify_file(obj: dict[str, Any] | None, source: str) -> LegacyPluginProjection:
+    try:
+        return classify_legacy_daemonset(obj, source=source)
+    except AicrError as exc:
+        raise invalid(f'{DESCRIPTION} file "{source}": {exc.message}') from exc
+
+
+def load_legacy_daemonset(path: str | os.PathLike[str]) -> LegacyPluginProjection:
+    """Read a ``kubectl get ... -o json`` dump with the bounded-read rules and classify it."""
+    p = os.path.normpath(os.fspath(path))
+    return project_legacy_daemonset(read_dump(p, DESCRIPTION, SOURCE_COMMANDS[0]), p)
