@@ -1,0 +1,598 @@
+"""Validation dashboard: phases, a live table of checks, gates, per-check logs, reports.
+
+The screen reads one validation event stream, from a live run or a replayed recording.
+The stream is consumed in a thread worker that only appends events to a bounded queue; a
+timer on the UI thread drains the queue in batches, applies each batch to a
+:class:`DashboardModel` and repaints just what changed inside ``app.batch_update()``. A
+batch is cut off after a small time budget, so however fast events arrive the event loop
+gets back to the keyboard within a frame or two. The queue is bounded: when the screen
+falls behind, the producer waits instead of memory growing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, RichLog, Static
+
+from core.validation.events import Event
+from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.validate_model import (
+    LOG_LINES_PER_CHECK,
+    PHASE_ORDER,
+    TERMINAL_STATUSES,
+    CheckRow,
+    DashboardModel,
+    PhaseProgress,
+    RetainedEvents,
+)
+
+# A drain pass stops after this long so keys are answered between passes.
+APPLY_BUDGET_S = 0.012
+DRAIN_INTERVAL_S = 1 / 30
+QUEUE_CAPACITY = 20_000
+
+STATUS_STYLE = {
+    "queued": "dim",
+    "running": "bold yellow",
+    "passed": "bold green",
+    "failed": "bold red",
+    "skipped": "cyan",
+    "other": "bold magenta",
+}
+VERDICT_STYLE = {
+    "pass": "green",
+    "fail": "bold red",
+    "not-applicable": "cyan",
+    "unmeasured": "magenta",
+    "info": "dim",
+}
+COLUMNS = (
+    ("phase", "Phase"),
+    ("check", "Check"),
+    ("status", "Status"),
+    ("measured", "Measured"),
+    ("threshold", "Threshold"),
+    ("duration", "Time"),
+)
+
+
+class EventSource(Protocol):
+    """Where the dashboard's events come from."""
+
+    label: str
+
+    def events(self, cancel: threading.Event) -> AsyncIterator[Event]: ...
+
+
+@dataclass(frozen=True)
+class ReplaySource:
+    """A recorded run (``--record`` JSONL) replayed with its pacing scaled by ``speed``.
+
+    ``speed`` 1.0 is the original pacing, 10.0 ten times faster, 0 as fast as possible.
+    """
+
+    path: Path
+    speed: float = 1.0
+    label: str = field(default="replay", compare=False)
+
+    def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
+        from core.validation.recording import replay_events
+
+        return replay_events(self.path, speed=self.speed, cancel=cancel)
+
+
+@dataclass(frozen=True)
+class LiveRunSource:
+    """A validation run against a cluster (or ``no_cluster``) from a recipe and snapshot."""
+
+    recipe: Any  # core.recipe_result.RecipeResult
+    snapshot: Any | None = None  # core.snapshot.Snapshot
+    phases: tuple[str, ...] = ()
+    kubeconfig: str | None = None
+    no_cluster: bool = False
+    data_dir: Path | None = None
+    label: str = field(default="live", compare=False)
+
+    def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
+        from core.validation.runner import run_events
+
+        return run_events(
+            self.recipe,
+            snapshot=self.snapshot,
+            phases=self.phases,
+            kubeconfig=self.kubeconfig,
+            no_cluster=self.no_cluster,
+            data_dir=self.data_dir,
+            cancel=cancel,
+        )
+
+
+_END = object()
+
+
+@dataclass(frozen=True)
+class _StreamFailed:
+    message: str
+
+
+class ReportSaved(Message):
+    def __init__(self, kind: str, path: Path) -> None:
+        super().__init__()
+        self.kind = kind
+        self.path = path
+
+
+class ReportFailed(Message):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__()
+        self.kind = kind
+        self.message = message
+
+
+class ValidationDashboardScreen(Screen[None]):
+    """Watch a validation run (live or replayed) and save its CTRF / JUnit reports."""
+
+    CSS_PATH = "validate_dashboard.tcss"
+
+    BINDINGS = [
+        Binding("s", "save_ctrf", "Save CTRF", id="validate.save_ctrf"),
+        Binding("j", "save_junit", "Save JUnit", id="validate.save_junit"),
+        Binding("f", "toggle_follow", "Follow", id="validate.follow"),
+        Binding("slash", "filter", "Filter", id="validate.filter"),
+        Binding("l", "focus_log", "Log", id="validate.focus_log", show=False),
+        Binding("t", "focus_table", "Table", id="validate.focus_table", show=False),
+        Binding("escape", "back", "Back", id="validate.back"),
+    ]
+
+    def __init__(
+        self,
+        source: EventSource,
+        *,
+        report_dir: Path | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.source = source
+        self.model = DashboardModel()
+        self.report_dir = report_dir if report_dir is not None else Path.cwd()
+        self.follow = True
+        self.filter_text = ""
+        self.selected = ""
+        self._shown_seq = 0
+        self._queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CAPACITY)
+        self._cancel = threading.Event()
+        self._ended = False
+        self._retained = RetainedEvents()  # what the CTRF / JUnit writers need
+        self._report_lock = threading.Lock()
+        self.events_applied = 0
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Static("", id="run-banner", markup=False)
+        with Grid(id="phases"):
+            for name in PHASE_ORDER:
+                yield Static(name, id=f"phase-{name}", classes="phase", markup=False)
+        yield Input(placeholder="filter checks (phase, name, status)", id="filter")
+        table: DataTable[Any] = DataTable(id="checks", cursor_type="row", zebra_stripes=True)
+        yield table
+        with Horizontal(id="detail"):
+            with Vertical(id="log-box"):
+                yield Static("log", id="log-title", markup=False)
+                yield RichLog(id="log", max_lines=LOG_LINES_PER_CHECK, wrap=False, markup=False)
+            with Vertical(id="gates-box"):
+                yield Static("gates", id="gates-title", markup=False)
+                yield Static("", id="gates", markup=False)
+        yield Static("", id="summary", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#checks", DataTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        self.query_one("#filter", Input).display = False
+        self._paint_banner()
+        self._paint_phases(set(PHASE_ORDER))
+        self._paint_gates()
+        self.set_interval(DRAIN_INTERVAL_S, self.drain, name="validate-drain")
+        self._pump()
+        table.focus()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 100, "narrow")
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # --------------------------------------------------------------- the pump
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="validate-stream",
+        description="read the validation event stream",
+    )
+    def _pump(self) -> None:
+        try:
+            asyncio.run(self._consume())
+        except Exception as exc:  # reported on screen, never a traceback
+            self._put(_StreamFailed(_one_line(exc)))
+        self._put(_END)
+
+    async def _consume(self) -> None:
+        retained = self._retained
+        async for event in self.source.events(self._cancel):
+            if self._cancel.is_set():
+                break
+            with self._report_lock:
+                retained.add(event)
+            if not self._put(event):
+                break
+
+    def _put(self, item: object) -> bool:
+        """Queue ``item``; wait while the queue is full (back-pressure), unless cancelled."""
+        while not self._cancel.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def drain(self) -> int:
+        """Apply queued events for up to APPLY_BUDGET_S, then repaint what changed."""
+        if self._ended:
+            return 0
+        model = self.model
+        deadline = time.perf_counter() + APPLY_BUDGET_S
+        applied = 0
+        get = self._queue.get_nowait
+        while True:
+            try:
+                item = get()
+            except queue.Empty:
+                break
+            if item is _END:
+                self._ended = True
+                if model.state == "running" or model.state == "waiting":
+                    if model.state == "waiting" and not model.error:
+                        model.fail("the event stream ended before the run started")
+                break
+            if isinstance(item, _StreamFailed):
+                model.fail(item.message)
+                continue
+            model.apply(item)  # type: ignore[arg-type]
+            applied += 1
+            if applied & 63 == 0 and time.perf_counter() > deadline:
+                break
+        self.events_applied += applied
+        changes = model.take_changes()
+        if changes or applied:
+            with self.app.batch_update():
+                self._repaint(changes)
+        return applied
+
+    # ---------------------------------------------------------------- painting
+    def _repaint(self, changes: Any) -> None:
+        table = self.query_one("#checks", DataTable)
+        for key in changes.new_rows:
+            row = self.model.rows[key]
+            if self._visible(row):
+                table.add_row(*self._cells(row), key=key)
+        for key in changes.rows:
+            if key in changes.new_rows:
+                continue
+            row = self.model.rows[key]
+            if key in table.rows:
+                for (column, _), value in zip(COLUMNS, self._cells(row), strict=True):
+                    table.update_cell(key, column, value)
+        if self.follow and changes.started:
+            target = changes.started[-1]
+            if target in table.rows:
+                table.move_cursor(row=table.get_row_index(target), scroll=True)
+        if changes.phases:
+            self._paint_phases(changes.phases)
+        if changes.run:
+            self._paint_phases({name for name in PHASE_ORDER if name not in self.model.phases})
+            self._paint_banner()
+            self._paint_summary()
+        if changes.gates or (self.selected and self.selected in changes.rows):
+            self._paint_gates()
+        if self.selected in changes.rows:
+            self._paint_log_title()
+        if not self.selected and table.row_count:
+            self._select(str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value))
+        self._paint_log()
+
+    def _cells(self, row: CheckRow) -> tuple[Any, ...]:
+        return (
+            row.phase,
+            row.name,
+            Text(row.status, style=STATUS_STYLE.get(row.status, "")),
+            row.measured,
+            row.threshold,
+            row.duration,
+        )
+
+    def _visible(self, row: CheckRow) -> bool:
+        needle = self.filter_text.lower()
+        if not needle:
+            return True
+        return needle in f"{row.phase} {row.name} {row.status}".lower()
+
+    def _paint_banner(self) -> None:
+        model = self.model
+        mode = model.mode or self.source.label
+        parts = [f"validation · {mode}"]
+        if model.recipe:
+            parts.append(model.recipe)
+        if model.run_id:
+            parts.append(f"run {model.run_id}")
+        parts.append(model.state)
+        if model.error:
+            parts.append(model.error)
+        banner = self.query_one("#run-banner", Static)
+        banner.update(" · ".join(parts))
+        banner.set_class(model.state == "error", "error")
+
+    def _paint_phases(self, names: set[str]) -> None:
+        started = self.model.state != "waiting"
+        for name in names:
+            phase = self.model.phases.get(name)
+            try:
+                widget = self.query_one(f"#phase-{name}", Static)
+            except NoMatches:
+                continue
+            if phase is None:
+                widget.update(_phase_text(PhaseProgress(name), in_run=not started))
+                continue
+            widget.update(_phase_text(phase, in_run=True))
+            for status in ("queued", "running", "passed", "failed", "skipped", "other"):
+                widget.set_class(phase.status == status, f"-{status}")
+
+    def _paint_summary(self) -> None:
+        summary = self.query_one("#summary", Static)
+        if self.model.summary is None:
+            summary.update("")
+            return
+        summary.update(f"summary: {self.model.summary.line()}")
+        blocking = self.model.summary.failed + self.model.summary.other
+        summary.set_class(blocking > 0, "-failed")
+        summary.set_class(blocking == 0, "-passed")
+
+    def _paint_gates(self) -> None:
+        text = Text()
+        gates = self.model.gates()
+        if not gates:
+            text.append("no gates measured yet", style="dim")
+        last_check = ""
+        for row, gate in gates:
+            selected = row.key == self.selected
+            if row.key != last_check:
+                if text:
+                    text.append("\n")
+                text.append(("▶ " if selected else "  ") + row.name, style="bold")
+                last_check = row.key
+            label = "" if gate.name == row.name else f"{gate.name}: "
+            text.append(f"\n    {label}{gate.measured} vs {gate.threshold or '—'} ")
+            text.append(gate.verdict, style=VERDICT_STYLE.get(gate.verdict, ""))
+            if gate.note and selected:
+                text.append(f"\n    {gate.note}", style="dim")
+        self.query_one("#gates", Static).update(text)
+
+    def _paint_log(self, *, reset: bool = False) -> None:
+        log = self.query_one("#log", RichLog)
+        row = self.model.rows.get(self.selected)
+        if row is None:
+            if reset:
+                log.clear()
+            return
+        fresh = row.log_seq - self._shown_seq
+        if reset or fresh > len(row.logs) or fresh < 0:
+            log.clear()
+            lines = list(row.logs)
+            if row.message and not lines:
+                lines = [row.message]
+        elif fresh == 0:
+            return
+        else:
+            lines = list(row.logs)[-fresh:]
+        self._shown_seq = row.log_seq
+        for line in lines:
+            log.write(Text(line))
+
+    def _paint_log_title(self) -> None:
+        row = self.model.rows.get(self.selected)
+        title = "log"
+        if row is not None:
+            title = f"log · {row.phase}/{row.name} · {row.status}"
+            if row.message:
+                title += f" · {row.message}"
+        self.query_one("#log-title", Static).update(title)
+
+    def _select(self, key: str) -> None:
+        if key == self.selected:
+            return
+        self.selected = key
+        self._paint_log_title()
+        self._shown_seq = 0
+        self._paint_log(reset=True)
+        self._paint_gates()
+
+    # ----------------------------------------------------------------- events
+    @on(DataTable.RowHighlighted, "#checks")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._select(str(event.row_key.value))
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value.strip()
+        self._rebuild_table()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one("#checks", DataTable).focus()
+
+    def _rebuild_table(self) -> None:
+        table = self.query_one("#checks", DataTable)
+        with self.app.batch_update():
+            table.clear()
+            for row in self.model.rows.values():
+                if self._visible(row):
+                    table.add_row(*self._cells(row), key=row.key)
+
+    def on_report_saved(self, message: ReportSaved) -> None:
+        self.notify(f"{message.kind} report written to {message.path}", title="Saved")
+
+    def on_report_failed(self, message: ReportFailed) -> None:
+        self.notify(message.message, title=f"{message.kind} not saved", severity="error")
+
+    # ---------------------------------------------------------------- actions
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        self.notify("following the running check" if self.follow else "follow off")
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_focus_log(self) -> None:
+        self.query_one("#log", RichLog).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#checks", DataTable).focus()
+
+    def action_back(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.display and (box.has_focus or self.filter_text):
+            box.value = ""
+            box.display = False
+            self.query_one("#checks", DataTable).focus()
+            return
+        if len(self.app.screen_stack) > 1:
+            self.dismiss(None)
+
+    def action_save_ctrf(self) -> None:
+        self._ask_and_save("CTRF", "validation-report.json")
+
+    def action_save_junit(self) -> None:
+        self._ask_and_save("JUnit", "validation-junit.xml")
+
+    def _ask_and_save(self, kind: str, filename: str) -> None:
+        if self.model.state != "finished":
+            self.notify(
+                f"the run has not finished; the {kind} report can be saved once it does",
+                severity="warning",
+            )
+            return
+
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                return
+            if path.exists():
+
+                def confirmed(yes: bool | None) -> None:
+                    if yes:
+                        self._write_report(kind, path)
+
+                self.app.push_screen(
+                    ConfirmModal(
+                        f"Replace {path.name}?",
+                        f'"{path}" already exists. Replace it with this run\'s {kind} report?',
+                        yes_label="Replace",
+                    ),
+                    confirmed,
+                )
+                return
+            self._write_report(kind, path)
+
+        self.app.push_screen(
+            PathPromptModal(
+                f"Save the {kind} report",
+                self.report_dir / filename,
+                help_text="The file is written atomically; escape cancels.",
+            ),
+            chosen,
+        )
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="validate-report",
+        description="write a validation report",
+    )
+    def _write_report(self, kind: str, path: Path) -> None:
+        from core.errors import AicrError
+        from core.fileio import atomic_write_text
+
+        try:
+            with self._report_lock:
+                builder = self._report
+                if builder is None:
+                    raise RuntimeError("no events were received")
+                text = builder.ctrf_json() if kind == "CTRF" else builder.junit_xml()
+            atomic_write_text(path, text)
+        except AicrError as err:
+            self.post_message(ReportFailed(kind, err.render()))
+            return
+        except OSError as exc:
+            self.post_message(ReportFailed(kind, f'cannot write "{path}": {exc.strerror or exc}'))
+            return
+        self.post_message(ReportSaved(kind, path))
+
+
+def _phase_text(phase: PhaseProgress, *, in_run: bool) -> Text:
+    text = Text()
+    text.append(f"{phase.name:<11} ", style="bold" if in_run else "dim")
+    if not in_run:
+        text.append("not in this run", style="dim")
+        return text
+    width = 8
+    total = phase.total or phase.seen
+    filled = width if total == 0 and phase.status in TERMINAL_STATUSES else 0
+    if total:
+        filled = min(width, round(width * phase.done / total))
+    text.append("█" * filled, style=STATUS_STYLE.get(phase.status, ""))
+    text.append("░" * (width - filled), style="dim")
+    text.append(f" {phase.done}/{total} " if total else " –/– ")
+    text.append(phase.status, style=STATUS_STYLE.get(phase.status, ""))
+    return text
+
+
+def _one_line(exc: BaseException) -> str:
+    render: Callable[[], str] | None = getattr(exc, "render", None)
+    text = render() if callable(render) else f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split())
+
+
+def replay_screen(path: Path, *, speed: float = 1.0) -> ValidationDashboardScreen:
+    """The dashboard on a recorded run, as ``aicr-tui validate --replay`` shows it."""
+    return ValidationDashboardScreen(ReplaySource(Path(path), speed=speed))
+
+
+__all__: Sequence[str] = (
+    "EventSource",
+    "LiveRunSource",
+    "ReplaySource",
+    "ValidationDashboardScreen",
+    "replay_screen",
+)

@@ -1,0 +1,386 @@
+"""The validation dashboard's state: events in, rows, phases, gates and capped logs out.
+
+This module holds no widgets. The dashboard screen feeds it events in batches and then asks
+what changed (``take_changes``) so it touches only the rows, phases and log lines that moved.
+Memory stays bounded however long the run: each check keeps at most ``LOG_LINES_PER_CHECK``
+log lines (the same cap the CTRF report applies to ``stdout``) and lines are cut to
+``LOG_LINE_CHARS`` characters.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.validation.events import (
+    PHASES,
+    CheckFinished,
+    CheckStarted,
+    Event,
+    LogLine,
+    Measurement,
+    PhaseFinished,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+)
+
+LOG_LINES_PER_CHECK = 1000
+LOG_LINE_CHARS = 512
+
+# Canonical phase order (validate.md §3.3); readiness is the pre-flight and shows first.
+PHASE_ORDER: tuple[str, ...] = PHASES
+
+TERMINAL_STATUSES = frozenset({"passed", "failed", "skipped", "other"})
+BLOCKING_STATUSES = frozenset({"failed", "other"})
+
+
+def row_key(phase: str, check: str) -> str:
+    return f"{phase}/{check}"
+
+
+@dataclass
+class Gate:
+    """One measured value against its threshold (a Measurement event)."""
+
+    name: str
+    value: str
+    unit: str
+    threshold: str
+    verdict: str  # pass | fail | not-applicable | unmeasured | info
+    note: str = ""
+
+    @property
+    def measured(self) -> str:
+        return f"{self.value} {self.unit}".strip()
+
+
+@dataclass
+class CheckRow:
+    phase: str
+    name: str
+    status: str = "queued"
+    message: str = ""
+    duration_ms: int | None = None
+    timeout_s: float = 0.0
+    gates: list[Gate] = field(default_factory=list)
+    logs: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES_PER_CHECK))
+    log_seq: int = 0  # lines ever appended; lets a viewer know how many it has not shown
+
+    @property
+    def key(self) -> str:
+        return row_key(self.phase, self.name)
+
+    def headline_gate(self) -> Gate | None:
+        """The gate to show in the table: the first failing one, else the first."""
+        for gate in self.gates:
+            if gate.verdict == "fail":
+                return gate
+        return self.gates[0] if self.gates else None
+
+    @property
+    def measured(self) -> str:
+        gate = self.headline_gate()
+        if gate is None:
+            return ""
+        extra = f" +{len(self.gates) - 1}" if len(self.gates) > 1 else ""
+        return f"{gate.measured}{extra}"
+
+    @property
+    def threshold(self) -> str:
+        gate = self.headline_gate()
+        return gate.threshold if gate else ""
+
+    @property
+    def duration(self) -> str:
+        return format_duration(self.duration_ms)
+
+
+@dataclass
+class PhaseProgress:
+    name: str
+    status: str = "queued"
+    total: int = 0
+    seen: int = 0
+    done: int = 0
+    duration_ms: int | None = None
+
+    def bar(self, width: int) -> str:
+        if self.total <= 0:
+            filled = width if self.status in TERMINAL_STATUSES else 0
+        else:
+            filled = min(width, round(width * self.done / self.total))
+        return "█" * filled + "░" * (width - filled)
+
+
+@dataclass
+class RunSummary:
+    tests: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    other: int = 0
+    exit_code: int | None = None
+    message: str = ""
+
+    def line(self) -> str:
+        text = (
+            f"{self.tests} checks: {self.passed} passed, {self.failed} failed, "
+            f"{self.skipped} skipped, {self.other} other"
+        )
+        if self.exit_code is not None:
+            text += f" — exit {self.exit_code}"
+        if self.message:
+            text += f" — {self.message}"
+        return text
+
+
+@dataclass
+class Changes:
+    """What moved since the last ``take_changes``; the screen repaints only this."""
+
+    new_rows: list[str] = field(default_factory=list)
+    started: list[str] = field(default_factory=list)
+    rows: set[str] = field(default_factory=set)
+    phases: set[str] = field(default_factory=set)
+    run: bool = False
+    gates: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.new_rows or self.rows or self.phases or self.run or self.gates)
+
+
+def format_duration(ms: int | float | None) -> str:
+    if ms is None:
+        return ""
+    seconds = float(ms) / 1000.0
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def format_value(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if float(value).is_integer() and abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
+
+
+class DashboardModel:
+    """Applies validation events to the dashboard state, remembering what changed."""
+
+    def __init__(self) -> None:
+        self.run_id = ""
+        self.mode = ""
+        self.recipe = ""
+        self.current = ""
+        self.state = "waiting"  # waiting → running → finished | error
+        self.error = ""
+        self.phases: dict[str, PhaseProgress] = {}
+        self.rows: dict[str, CheckRow] = {}
+        self.summary: RunSummary | None = None
+        self.applied = 0
+        self._changes = Changes()
+
+    # ----------------------------------------------------------------- reading
+    def phase_list(self) -> list[PhaseProgress]:
+        order = {name: i for i, name in enumerate(PHASE_ORDER)}
+        return sorted(self.phases.values(), key=lambda p: order.get(p.name, len(order)))
+
+    def counts(self) -> dict[str, int]:
+        out = {"queued": 0, "running": 0, "passed": 0, "failed": 0, "skipped": 0, "other": 0}
+        for row in self.rows.values():
+            out[row.status] = out.get(row.status, 0) + 1
+        return out
+
+    def gates(self) -> list[tuple[CheckRow, Gate]]:
+        return [(row, gate) for row in self.rows.values() for gate in row.gates]
+
+    def take_changes(self) -> Changes:
+        changes, self._changes = self._changes, Changes()
+        return changes
+
+    # ---------------------------------------------------------------- applying
+    def apply_many(self, events: Iterable[Any]) -> int:
+        count = 0
+        for event in events:
+            self.apply(event)
+            count += 1
+        return count
+
+    def apply(self, event: Event) -> None:
+        self.applied += 1
+        handler = self._HANDLERS.get(event.TYPE)
+        if handler is not None:
+            handler(self, event)
+
+    def fail(self, message: str) -> None:
+        """The stream itself failed (bad recording, refused run): show it, stop waiting."""
+        self.state = "error"
+        self.error = message
+        self._changes.run = True
+
+    def _phase(self, name: str) -> PhaseProgress:
+        phase = self.phases.get(name)
+        if phase is None:
+            phase = self.phases[name] = PhaseProgress(name)
+            self._changes.phases.add(name)
+        return phase
+
+    def _row(self, phase: str, check: str) -> CheckRow:
+        key = row_key(phase, check)
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = CheckRow(phase, check)
+            self._changes.new_rows.append(key)
+            progress = self._phase(phase)
+            progress.seen += 1
+            progress.total = max(progress.total, progress.seen)
+            self._changes.phases.add(phase)
+        return row
+
+    def _on_run_started(self, event: RunStarted) -> None:
+        self.run_id = event.run_id
+        self.mode = event.mode
+        self.recipe = event.recipe
+        self.state = "running"
+        for name in event.phases:
+            self._phase(name)
+        self._changes.run = True
+
+    def _on_phase_started(self, event: PhaseStarted) -> None:
+        phase = self._phase(event.phase)
+        phase.status = "running"
+        for check in event.checks:
+            self._row(event.phase, check)
+        phase.total = max(phase.total, len(event.checks))
+        self._changes.phases.add(phase.name)
+
+    def _on_check_started(self, event: CheckStarted) -> None:
+        row = self._row(event.phase, event.check)
+        row.status = "running"
+        row.timeout_s = event.timeout_s
+        self.current = row.key
+        self._changes.rows.add(row.key)
+        self._changes.started.append(row.key)
+
+    def _on_log_line(self, event: LogLine) -> None:
+        row = self._row(event.phase, event.check)
+        row.logs.append(event.line[:LOG_LINE_CHARS])
+        row.log_seq += 1
+
+    def _on_measurement(self, event: Measurement) -> None:
+        row = self._row(event.phase, event.check)
+        gate = Gate(
+            name=event.name,
+            value=format_value(event.value),
+            unit=event.unit,
+            threshold=event.threshold,
+            verdict=event.verdict,
+            note=event.note,
+        )
+        for i, existing in enumerate(row.gates):
+            if existing.name == gate.name:
+                row.gates[i] = gate
+                break
+        else:
+            row.gates.append(gate)
+        self._changes.rows.add(row.key)
+        self._changes.gates = True
+
+    def _on_check_finished(self, event: CheckFinished) -> None:
+        row = self._row(event.phase, event.check)
+        was_done = row.status in TERMINAL_STATUSES
+        row.status = event.status
+        row.message = event.message
+        row.duration_ms = event.duration_ms
+        if not was_done:
+            progress = self._phase(row.phase)
+            progress.done += 1
+            self._changes.phases.add(row.phase)
+        self._changes.rows.add(row.key)
+
+    def _on_phase_finished(self, event: PhaseFinished) -> None:
+        phase = self._phase(event.phase)
+        phase.status = event.status
+        phase.duration_ms = event.duration_ms
+        self._changes.phases.add(phase.name)
+
+    def _on_run_finished(self, event: RunFinished) -> None:
+        self.summary = RunSummary(
+            tests=event.tests,
+            passed=event.passed,
+            failed=event.failed,
+            skipped=event.skipped,
+            other=event.other,
+            exit_code=event.exit_code,
+            message=event.message,
+        )
+        self.state = "finished"
+        self._changes.run = True
+
+    _HANDLERS: dict[str, Callable[[DashboardModel, Any], None]] = {
+        RunStarted.TYPE: _on_run_started,
+        PhaseStarted.TYPE: _on_phase_started,
+        CheckStarted.TYPE: _on_check_started,
+        LogLine.TYPE: _on_log_line,
+        Measurement.TYPE: _on_measurement,
+        CheckFinished.TYPE: _on_check_finished,
+        PhaseFinished.TYPE: _on_phase_finished,
+        RunFinished.TYPE: _on_run_finished,
+    }
+
+
+class RetainedEvents:
+    """The events a report needs, kept with bounded memory for a run of any length.
+
+    Every event but ``LogLine`` is kept (a handful per check); log lines are kept per check,
+    only the last ``LOG_LINES_PER_CHECK`` — the same cap the CTRF ``stdout`` applies, so the
+    report written from the retained events equals one written from the full stream.
+    """
+
+    def __init__(self, per_check: int = LOG_LINES_PER_CHECK) -> None:
+        self._per_check = per_check
+        self._events: list[Event] = []
+        self._logs: dict[tuple[str, str], deque[LogLine]] = {}
+
+    def add(self, event: Event) -> None:
+        if isinstance(event, LogLine):
+            key = (event.phase, event.check)
+            lines = self._logs.get(key)
+            if lines is None:
+                lines = self._logs[key] = deque(maxlen=self._per_check)
+            lines.append(event)
+            return
+        self._events.append(event)
+
+    def __len__(self) -> int:
+        return len(self._events) + sum(len(v) for v in self._logs.values())
+
+    def events(self) -> list[Event]:
+        """The retained events in stream order, each check's lines just before it finishes."""
+        out: list[Event] = []
+        placed: set[tuple[str, str]] = set()
+        for event in self._events:
+            if isinstance(event, CheckFinished):
+                key = (event.phase, event.check)
+                if key not in placed:
+                    out.extend(self._logs.get(key, ()))
+                    placed.add(key)
+            elif isinstance(event, RunFinished):
+                for key, lines in self._logs.items():
+                    if key not in placed:
+                        out.extend(lines)
+                        placed.add(key)
+            out.append(event)
+        for key, lines in self._logs.items():
+            if key not in placed:
+                out.extend(lines)
+        return out
