@@ -1,0 +1,651 @@
+"""The recipe catalog: overlays, mixins, the component registry and values files.
+
+Layout (upstream schema): ``registry.yaml`` (ComponentRegistry), ``overlays/base.yaml``
+(the root), ``overlays/*.yaml`` (RecipeMetadata keyed by ``metadata.name``),
+``mixins/*.yaml`` (RecipeMixin), ``components/<name>/values*.yaml`` and manifests.
+
+:func:`load_catalog` parses and checks everything once per directory and process, and
+precomputes every overlay's inheritance chain. Parsed documents are also kept in a small
+on-disk cache keyed by file sizes and modification times, because the pure-Python YAML
+parser would otherwise dominate the start-up of a one-shot ``aicr-tui recipe``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core import __version__
+from core.constraints import parse_path
+from core.criteria import DIMENSIONS, Criteria, overlay_criteria
+from core.errors import AicrError, invalid, not_found
+from core.fileio import MAX_DOCUMENT_BYTES, read_document
+from core.profiles import ProfileDeclaration, owned_paths, validate_declaration
+from core.recipe_result import (
+    API_AUTHORING,
+    API_PROFILE,
+    ComponentRef,
+    Constraint,
+    Validation,
+)
+from core.yamlio import load_yaml_plain
+
+OVERLAY_KIND = "RecipeMetadata"
+MIXIN_KIND = "RecipeMixin"
+REGISTRY_KIND = "ComponentRegistry"
+AUTHORING_VERSIONS = (API_AUTHORING, "aicr.run/v1alpha2")
+PROFILE_VERSIONS = (API_PROFILE, "aicr.run/v1alpha3")
+KNOWN_KINDS = (
+    OVERLAY_KIND,
+    MIXIN_KIND,
+    REGISTRY_KIND,
+    "RecipeResult",
+    "RecipeCriteria",
+    "Snapshot",
+    "BundleInfo",
+    "AICRConfig",
+    "ValidatorCatalog",
+)
+CACHE_FORMAT = 1
+
+
+# ----------------------------------------------------------------------------- models
+class OverlaySpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base: str = ""
+    criteria: dict[str, Any] | None = None
+    mixins: list[str] = Field(default_factory=list)
+    constraints: list[Constraint] = Field(default_factory=list)
+    componentRefs: list[ComponentRef] = Field(default_factory=list)
+    validation: Validation | None = None
+    profile: ProfileDeclaration | None = None
+
+    @field_validator("mixins", "constraints", "componentRefs", mode="before")
+    @classmethod
+    def _lists(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+    @field_validator("base", mode="before")
+    @classmethod
+    def _base(cls, v: Any) -> Any:
+        return "" if v is None else v
+
+
+class MixinSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    constraints: list[Constraint] = Field(default_factory=list)
+    componentRefs: list[ComponentRef] = Field(default_factory=list)
+
+    @field_validator("constraints", "componentRefs", mode="before")
+    @classmethod
+    def _lists(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+
+@dataclass
+class Overlay:
+    name: str
+    api_version: str
+    spec: OverlaySpec
+    path: str
+    criteria: Criteria | None = None
+    chain: tuple[str, ...] = ()
+    owned_paths: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Mixin:
+    name: str
+    spec: MixinSpec
+    path: str
+
+
+class HelmDefaults(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    defaultRepository: str = ""
+    defaultChart: str = ""
+    defaultVersion: str = ""
+    defaultNamespace: str = ""
+
+
+class KustomizeDefaults(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    defaultSource: str = ""
+    defaultPath: str = ""
+    defaultTag: str = ""
+
+
+class SchedulingGroup(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    nodeSelectorPaths: list[str] = Field(default_factory=list)
+    tolerationPaths: list[str] = Field(default_factory=list)
+    taintStrPaths: list[str] = Field(default_factory=list)
+    requireNodeSelector: bool = False
+    requireNodeSelectorIfStorageClassSet: bool = False
+
+
+class NodeScheduling(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    system: SchedulingGroup | None = None
+    accelerated: SchedulingGroup | None = None
+    nodeCountPaths: list[str] = Field(default_factory=list)
+
+
+class ComponentValidation(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    function: str
+    severity: str = ""
+    conditions: dict[str, list[str]] = Field(default_factory=dict)
+    message: str = ""
+
+
+class RegistryComponent(BaseModel):
+    """One registry entry: aliases, chart defaults, scheduling paths, bundle checks."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    displayName: str = ""
+    valueOverrideKeys: list[str] = Field(default_factory=list)
+    helm: HelmDefaults | None = None
+    kustomize: KustomizeDefaults | None = None
+    manifestFiles: list[str] = Field(default_factory=list)
+    healthCheck: dict[str, Any] | None = None
+    nodeScheduling: NodeScheduling | None = None
+    podScheduling: dict[str, Any] | None = None
+    storageClassPaths: list[str] = Field(default_factory=list)
+    sharedStorageClassPaths: list[str] = Field(default_factory=list)
+    validations: list[ComponentValidation] = Field(default_factory=list)
+    mixinSafeOverridePaths: list[str] = Field(default_factory=list)
+
+    @property
+    def type(self) -> str:
+        if self.kustomize is not None and self.kustomize.defaultSource:
+            return "Kustomize"
+        return "Helm"
+
+    @property
+    def namespace(self) -> str:
+        return self.helm.defaultNamespace if self.helm else ""
+
+    @property
+    def manifest_only(self) -> bool:
+        return self.type == "Helm" and not (self.helm and self.helm.defaultRepository)
+
+    @property
+    def workload_selector_paths(self) -> list[str]:
+        work = (self.podScheduling or {}).get("workload") or {}
+        paths = work.get("workloadSelectorPaths") if isinstance(work, dict) else None
+        return [str(p) for p in paths] if isinstance(paths, list) else []
+
+    def keys(self) -> list[str]:
+        """The name and every alias usable as a ``--set`` prefix."""
+        return [self.name, *self.valueOverrideKeys]
+
+
+class Registry(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    apiVersion: str = ""
+    kind: str = REGISTRY_KIND
+    components: list[RegistryComponent] = Field(default_factory=list)
+
+    def get(self, name: str) -> RegistryComponent | None:
+        return next((c for c in self.components if c.name == name), None)
+
+    def find(self, key: str) -> RegistryComponent | None:
+        """Match a component by its name or any of its ``valueOverrideKeys`` aliases."""
+        exact = self.get(key)
+        if exact is not None:
+            return exact
+        return next((c for c in self.components if key in c.valueOverrideKeys), None)
+
+    def names(self) -> list[str]:
+        return [c.name for c in self.components]
+
+
+# ---------------------------------------------------------------------------- catalog
+@dataclass
+class Catalog:
+    """A loaded catalog. Trees it returns are shared: treat them as read-only."""
+
+    data_dir: Path
+    external: Path | None
+    base: Overlay
+    overlays: dict[str, Overlay]
+    mixins: dict[str, Mixin]
+    registry: Registry
+    files: dict[str, Path]
+    registered: dict[str, set[str]]
+    _docs: dict[str, Any] = field(default_factory=dict, repr=False)
+    _values: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def overlay(self, name: str) -> Overlay:
+        if name == "base":
+            return self.base
+        found = self.overlays.get(name)
+        if found is None:
+            raise not_found(f'overlay "{name}" is not in the catalog')
+        return found
+
+    def has_file(self, rel: str) -> bool:
+        return rel in self.files
+
+    def file_path(self, rel: str) -> Path:
+        """The on-disk file for a catalog-relative path (``--data`` layer first)."""
+        _check_rel(rel)
+        path = self.files.get(rel)
+        if path is None:
+            raise invalid(f'catalog file "{rel}" does not exist in {self.data_dir}')
+        return path
+
+    def read_text(self, rel: str) -> str:
+        return read_document(self.file_path(rel), "catalog", cap=MAX_DOCUMENT_BYTES)
+
+    def read_values_file(self, rel: str) -> dict[str, Any]:
+        """A parsed values file (cached; read-only: copy before editing)."""
+        cached = self._values.get(rel)
+        if cached is not None:
+            return cached
+        doc = self._docs.get(rel)
+        if doc is None:
+            doc = load_yaml_plain(self.read_text(rel), f'values file "{rel}"')
+        if doc is None:
+            doc = {}
+        if not isinstance(doc, dict):
+            raise invalid(f'values file "{rel}" is not a mapping of Helm values')
+        self._values[rel] = doc
+        return doc
+
+    def criteria_values(self, dimension: str) -> list[str]:
+        from core.criteria import valid_values
+
+        return valid_values(dimension, self.registered)
+
+
+_CATALOGS: dict[tuple[str, str], Catalog] = {}
+
+
+def default_data_dir() -> Path:
+    """The shipped ``recipes/`` directory (beside ``core/`` in the installed tree)."""
+    return Path(__file__).resolve().parent.parent / "recipes"
+
+
+def load_catalog(
+    data_dir: Path | str | None = None, *, external: Path | str | None = None
+) -> Catalog:
+    """Load (once per process) the catalog at ``data_dir``, optionally layered with ``--data``."""
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    ext = Path(external) if external is not None else None
+    key = (str(root.resolve()), str(ext.resolve()) if ext else "")
+    cached = _CATALOGS.get(key)
+    if cached is not None:
+        return cached
+    catalog = _build(root, ext)
+    _CATALOGS[key] = catalog
+    return catalog
+
+
+def clear_catalog_cache() -> None:
+    _CATALOGS.clear()
+
+
+def _check_rel(rel: str) -> None:
+    parts = Path(rel).parts
+    if not rel or os.path.isabs(rel) or ".." in parts:
+        raise invalid(f'catalog path "{rel}" must be relative and must not contain ".."')
+
+
+def _walk(root: Path, *, reject_symlinks: bool) -> dict[str, Path]:
+    files: dict[str, Path] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                if reject_symlinks:
+                    raise invalid(f'--data file "{path}" is a symlink; symlinks are not allowed')
+                continue
+            files[rel] = path
+    return files
+
+
+def _is_yaml(rel: str) -> bool:
+    return rel.endswith((".yaml", ".yml"))
+
+
+def _parsed_rels(files: dict[str, Path]) -> list[str]:
+    """Files parsed up front: registry, overlays, mixins and values files."""
+    out = []
+    for rel in files:
+        if not _is_yaml(rel) or "checks/" in rel:
+            continue
+        if rel == "registry.yaml" or rel.startswith(("overlays/", "mixins/")):
+            out.append(rel)
+        elif rel.startswith("components/") and "/manifests/" not in rel:
+            name = rel.rsplit("/", 1)[-1]
+            if name.startswith("values"):
+                out.append(rel)
+    return out
+
+
+def _cache_dir() -> Path | None:
+    if os.environ.get("AICR_TUI_NO_CACHE"):
+        return None
+    explicit = os.environ.get("AICR_TUI_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "aicr-tui"
+
+
+def _fingerprint(files: dict[str, Path], rels: Iterable[str]) -> str:
+    h = hashlib.sha256(f"{CACHE_FORMAT}:{__version__}".encode())
+    for rel in rels:
+        st = files[rel].stat()
+        h.update(f"{rel}\0{files[rel]}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:32]
+
+
+def _parse_docs(files: dict[str, Path], rels: list[str]) -> dict[str, Any]:
+    """Parse every listed YAML file, through the on-disk cache when it is valid."""
+    cache_dir = _cache_dir()
+    cache_file: Path | None = None
+    if cache_dir is not None:
+        try:
+            cache_file = cache_dir / f"catalog-{_fingerprint(files, rels)}.json"
+            docs: dict[str, Any] = json.loads(cache_file.read_text(encoding="utf-8"))
+            if isinstance(docs, dict) and set(docs) == set(rels):
+                return docs
+        except (OSError, ValueError):
+            pass
+    docs = {}
+    for rel in rels:
+        text = read_document(files[rel], "catalog", cap=MAX_DOCUMENT_BYTES)
+        docs[rel] = load_yaml_plain(text, f'catalog file "{rel}"')
+    if cache_file is not None:
+        _store_cache(cache_file, docs)
+    return docs
+
+
+def _store_cache(path: Path, docs: dict[str, Any]) -> None:
+    """Best effort: a cache that cannot be written (or is not JSON-exact) is skipped."""
+    try:
+        text = json.dumps(docs, sort_keys=True)
+        if json.loads(text) != docs:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".catalog.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except (OSError, TypeError, ValueError):
+        return
+
+
+def _one_line(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return f"{where or 'top level'}: {first.get('msg', '')}"
+
+
+def _build(root: Path, ext: Path | None) -> Catalog:
+    if not root.is_dir():
+        raise invalid(f'catalog directory "{root}" does not exist')
+    files = _walk(root, reject_symlinks=False)
+    if ext is not None:
+        if not ext.is_dir():
+            raise invalid(f'--data directory "{ext}" does not exist')
+        if not (ext / "registry.yaml").is_file():
+            raise invalid(f'--data directory "{ext}" must contain registry.yaml')
+        ext_files = _walk(ext, reject_symlinks=True)
+        for path in ext_files.values():
+            if path.stat().st_size > MAX_DOCUMENT_BYTES:
+                raise invalid(f'--data file "{path}" exceeds {MAX_DOCUMENT_BYTES} bytes')
+        ext_registry = ext_files.pop("registry.yaml")
+        files.update(ext_files)
+    else:
+        ext_files, ext_registry = {}, None
+    if "registry.yaml" not in files:
+        raise invalid(f'catalog directory "{root}" has no registry.yaml')
+    if "overlays/base.yaml" not in files:
+        raise invalid(f'catalog directory "{root}" has no overlays/base.yaml')
+
+    to_parse = _parsed_rels(files)
+    if ext_registry is not None:
+        files["@ext/registry.yaml"] = ext_registry
+        to_parse.append("@ext/registry.yaml")
+    docs = _parse_docs(files, to_parse)
+    files.pop("@ext/registry.yaml", None)
+
+    registry = _load_registry(docs["registry.yaml"], "registry.yaml")
+    if ext_registry is not None:
+        extra = _load_registry(docs.pop("@ext/registry.yaml"), f"{ext}/registry.yaml")
+        by_name = {c.name: c for c in registry.components}
+        for comp in extra.components:
+            by_name[comp.name] = comp
+        merged = [by_name[c.name] for c in registry.components]
+        merged += [c for c in extra.components if c.name not in {m.name for m in merged}]
+        registry = Registry(apiVersion=registry.apiVersion, components=merged)
+
+    overlays: dict[str, Overlay] = {}
+    origin: dict[str, str] = {}
+    base: Overlay | None = None
+    mixins: dict[str, Mixin] = {}
+    for rel in to_parse:
+        if rel.startswith("overlays/"):
+            ov = _load_overlay(docs[rel], rel, external=rel in ext_files)
+            if ov is None:
+                continue
+            if rel == "overlays/base.yaml":
+                ov.name = "base"
+                base = ov
+                continue
+            if ov.name == "base":
+                raise invalid(f'{rel}: the name "base" is reserved for overlays/base.yaml')
+            if ov.name in overlays:
+                if (rel in ext_files) == (origin[ov.name] in ext_files):
+                    raise invalid(
+                        f'{rel}: overlay "{ov.name}" is also defined in {origin[ov.name]}'
+                    )
+                if rel not in ext_files:
+                    continue
+            overlays[ov.name] = ov
+            origin[ov.name] = rel
+        elif rel.startswith("mixins/"):
+            mx = _load_mixin(docs[rel], rel)
+            if mx is None:
+                continue
+            if mx.name in mixins:
+                raise invalid(f'{rel}: mixin "{mx.name}" is also defined in {mixins[mx.name].path}')
+            mixins[mx.name] = mx
+    if base is None:
+        raise invalid(f'catalog directory "{root}": overlays/base.yaml is not a RecipeMetadata')
+
+    registered: dict[str, set[str]] = {d: set() for d in DIMENSIONS}
+    for ov in overlays.values():
+        if ov.criteria is not None:
+            for d in DIMENSIONS:
+                v = ov.criteria.value(d)
+                if v not in ("any", ""):
+                    registered[d].add(v)
+    for ov in [base, *overlays.values()]:
+        ov.chain = _chain(ov, overlays)
+        for mixin in ov.spec.mixins:
+            if mixin not in mixins:
+                raise not_found(f'{ov.path}: mixin "{mixin}" is not in the catalog')
+    _check_base_dependencies(base)
+    values_docs = {k: v for k, v in docs.items() if k.startswith("components/")}
+    return Catalog(
+        data_dir=root,
+        external=ext,
+        base=base,
+        overlays=overlays,
+        mixins=mixins,
+        registry=registry,
+        files=files,
+        registered=registered,
+        _docs=values_docs,
+    )
+
+
+def _load_registry(doc: Any, source: str) -> Registry:
+    if not isinstance(doc, dict):
+        raise invalid(f"{source}: expected a ComponentRegistry mapping")
+    kind = doc.get("kind") or REGISTRY_KIND
+    if kind != REGISTRY_KIND:
+        raise invalid(f'{source}: kind "{kind}", expected "{REGISTRY_KIND}"')
+    try:
+        reg = Registry.model_validate(doc)
+    except ValidationError as exc:
+        raise invalid(f"{source} is malformed at {_one_line(exc)}") from exc
+    seen: set[str] = set()
+    for comp in reg.components:
+        if comp.name in seen:
+            raise invalid(f'{source}: component "{comp.name}" is listed twice')
+        seen.add(comp.name)
+        if comp.helm is not None and comp.kustomize is not None and comp.kustomize.defaultSource:
+            if comp.helm.defaultRepository:
+                raise invalid(f'{source}: component "{comp.name}" sets both helm and kustomize')
+    return reg
+
+
+def _check_constraint_names(constraints: Iterable[Constraint], where: str) -> None:
+    for c in constraints:
+        if not c.name or not c.value:
+            raise invalid(f"{where}: every constraint needs a name and a value")
+        try:
+            parse_path(c.name)
+        except AicrError as exc:
+            raise invalid(f"{where}: {exc.message}") from exc
+
+
+def _load_overlay(doc: Any, rel: str, *, external: bool) -> Overlay | None:
+    if not isinstance(doc, dict):
+        return None
+    kind = doc.get("kind") or ""
+    api = str(doc.get("apiVersion") or "")
+    if kind != OVERLAY_KIND:
+        if api.startswith("aicr.run/") and kind not in KNOWN_KINDS:
+            raise invalid(f'{rel}: unknown kind "{kind}" in the aicr.run group')
+        return None
+    profiled = api in PROFILE_VERSIONS
+    if not profiled and api not in AUTHORING_VERSIONS:
+        raise invalid(
+            f'{rel}: RecipeMetadata apiVersion "{api}" is not supported '
+            f'(expected "{API_AUTHORING}", or "{API_PROFILE}" for an overlay declaring a profile)'
+        )
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    name = str((meta or {}).get("name") or "")
+    if not name and rel != "overlays/base.yaml":
+        raise invalid(f"{rel}: metadata.name is required")
+    unknown_top = sorted(set(doc) - {"kind", "apiVersion", "metadata", "spec"})
+    if unknown_top and profiled:
+        raise invalid(f"{rel}: unknown field {unknown_top[0]} in a profile-version overlay")
+    try:
+        spec = OverlaySpec.model_validate(doc.get("spec") or {})
+    except ValidationError as exc:
+        raise invalid(f"{rel} is malformed at spec.{_one_line(exc)}") from exc
+    if profiled and spec.profile is None:
+        raise invalid(f'{rel}: apiVersion "{api}" requires spec.profile (a profile declaration)')
+    if spec.profile is not None and not profiled:
+        raise invalid(f'{rel}: spec.profile requires apiVersion "{API_PROFILE}", not "{api}"')
+    criteria = None
+    if spec.criteria is not None:
+        criteria = overlay_criteria(spec.criteria, rel)
+        if external and criteria.nodes:
+            raise invalid(f"{rel}: --data overlays may not set criteria.nodes")
+    _check_constraint_names(spec.constraints, rel)
+    names = [r.name for r in spec.componentRefs]
+    for n in names:
+        if not n:
+            raise invalid(f"{rel}: a componentRef has no name")
+        if names.count(n) > 1:
+            raise invalid(f'{rel}: component "{n}" is listed twice')
+    owned: dict[str, list[str]] = {}
+    if spec.profile is not None:
+        validate_declaration(spec.profile, rel)
+        for value in spec.profile.values.values():
+            _check_constraint_names(value.constraints, f"{rel} profile value")
+            _check_constraint_names(value.readinessConstraints, f"{rel} profile value")
+        owned = owned_paths(spec.profile)
+    return Overlay(
+        name=name or "base",
+        api_version=api,
+        spec=spec,
+        path=rel,
+        criteria=criteria,
+        owned_paths=owned,
+    )
+
+
+def _load_mixin(doc: Any, rel: str) -> Mixin | None:
+    if not isinstance(doc, dict):
+        return None
+    kind = doc.get("kind") or ""
+    if kind != MIXIN_KIND:
+        if kind == OVERLAY_KIND:
+            raise invalid(f"{rel}: files under mixins/ must be RecipeMixin, not RecipeMetadata")
+        return None
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    name = str((meta or {}).get("name") or "")
+    if not name:
+        raise invalid(f"{rel}: metadata.name is required")
+    spec_raw = doc.get("spec") or {}
+    if isinstance(spec_raw, dict) and "profile" in spec_raw:
+        raise invalid(f"{rel}: mixins cannot declare profiles")
+    try:
+        spec = MixinSpec.model_validate(spec_raw)
+    except ValidationError as exc:
+        raise invalid(f"{rel} is malformed at spec.{_one_line(exc)}") from exc
+    _check_constraint_names(spec.constraints, rel)
+    names = [r.name for r in spec.componentRefs]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise invalid(f'{rel}: mixin "{name}" lists component "{dupes[0]}" twice')
+    return Mixin(name=name, spec=spec, path=rel)
+
+
+def _chain(ov: Overlay, overlays: dict[str, Overlay]) -> tuple[str, ...]:
+    """base first, then ancestors down to ``ov``; cycles and unknown parents rejected."""
+    if ov.name == "base":
+        return ("base",)
+    seen = [ov.name]
+    node = ov
+    while node.spec.base not in ("", "base"):
+        parent = overlays.get(node.spec.base)
+        if parent is None:
+            raise not_found(f'{node.path}: parent overlay "{node.spec.base}" is not in the catalog')
+        if parent.name in seen:
+            raise invalid(f"{ov.path}: circular inheritance: {' -> '.join([*seen, parent.name])}")
+        seen.append(parent.name)
+        node = parent
+    return ("base", *reversed(seen))
+
+
+def _check_base_dependencies(base: Overlay) -> None:
+    declared = {r.name for r in base.spec.componentRefs}
+    for ref in base.spec.componentRefs:
+        for dep in ref.dependencyRefs:
+            if dep not in declared:
+                raise invalid(
+                    f'overlays/base.yaml: component "{ref.name}" references unknown dependency "{dep}"'
+                )
