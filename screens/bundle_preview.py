@@ -1,0 +1,522 @@
+"""Bundle preview: components in deployment order, final values and manifests, overrides, write.
+
+The screen is a face over ``core.bundler``: every change in the overrides editor re-plans
+the bundle (``plan_bundle``) in a thread worker and shows, per editor line, whether the
+bundler accepts it, accepts it with a warning, or rejects it with the message the CLI
+would print. Blocking checks keep the write action disabled. Writing asks for the output
+directory, confirms before replacing a non-empty one, and runs ``write_bundle`` in a
+thread worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
+
+from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.bundle_overrides import PreviewResult, preview, warning_text
+
+SYNTAX_THEME = "ansi_dark"
+
+VERDICT_MARK = {
+    "accepted": ("✓", "green"),
+    "warning": ("!", "yellow"),
+    "rejected": ("✗", "bold red"),
+}
+
+EDITOR_HELP = (
+    "# one entry per line, as on the command line:\n"
+    "#   --set component:path=value      --set-json component:path={...}\n"
+    "#   --set-file component:path=FILE  --dynamic component:path\n"
+    "#   --accelerated-node-toleration key[=value]:Effect\n"
+)
+
+
+class PlanReady(Message):
+    """A re-plan finished (posted from the planning thread)."""
+
+    def __init__(self, result: PreviewResult) -> None:
+        super().__init__()
+        self.result = result
+
+
+class BundleWriteFinished(Message):
+    def __init__(self, out_dir: Path, files: int, error: str = "") -> None:
+        super().__init__()
+        self.out_dir = out_dir
+        self.files = files
+        self.error = error
+
+
+class BundlePreviewScreen(Screen[Path | None]):
+    """Preview and write the bundle for one recipe.
+
+    Dismisses with the written directory (``None`` when left without writing) and posts
+    :class:`BundlePreviewScreen.Written` when a bundle lands on disk.
+    """
+
+    CSS_PATH = "bundle_preview.tcss"
+
+    BINDINGS = [
+        Binding("w", "write", "Write bundle", id="bundle.write"),
+        Binding("o", "edit_overrides", "Overrides", id="bundle.overrides"),
+        Binding("v", "show_tab('values')", "Values", id="bundle.values"),
+        Binding("m", "show_tab('manifests')", "Manifests", id="bundle.manifests"),
+        Binding("c", "show_tab('checks')", "Checks", id="bundle.checks"),
+        Binding("escape", "back", "Back", id="bundle.back"),
+    ]
+
+    class Written(Message):
+        """A bundle was written to ``out_dir``."""
+
+        def __init__(self, out_dir: Path) -> None:
+            super().__init__()
+            self.out_dir = out_dir
+
+    def __init__(
+        self,
+        recipe: Any,
+        *,
+        default_output: Path,
+        overrides: str = "",
+        base_dir: Path | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id)
+        self.recipe = recipe
+        self.default_output = Path(default_output)
+        self.base_dir = base_dir
+        self.initial_overrides = overrides
+        self.result: PreviewResult | None = None
+        self.generation = 0
+        self.selected_component = ""
+        self.selected_manifest = ""
+        self.written_to: Path | None = None
+        self.writing = False
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Static("", id="bundle-banner", markup=False)
+        with Horizontal(id="bundle-body"):
+            tree: Tree[tuple[str, str, str]] = Tree("deployment order", id="components")
+            tree.show_root = False
+            yield tree
+            with TabbedContent(id="bundle-tabs", initial="values"):
+                with TabPane("Values", id="values"):
+                    with VerticalScroll(id="values-scroll"):
+                        yield Static("", id="values-view", markup=False)
+                with TabPane("Manifests", id="manifests"):
+                    with VerticalScroll(id="manifests-scroll"):
+                        yield Static("", id="manifests-view", markup=False)
+                with TabPane("Overrides", id="overrides"):
+                    with Vertical(id="overrides-box"):
+                        yield TextArea(
+                            self.initial_overrides or EDITOR_HELP,
+                            id="overrides-editor",
+                            show_line_numbers=True,
+                            soft_wrap=False,
+                        )
+                        yield Static("", id="overrides-feedback", markup=False)
+                with TabPane("Checks", id="checks"):
+                    with VerticalScroll(id="checks-scroll"):
+                        yield Static("", id="checks-view", markup=False)
+        yield Static("", id="bundle-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._paint_banner()
+        self._replan()
+        self.query_one("#components", Tree).focus()
+
+    # ------------------------------------------------------------- planning
+    @on(TextArea.Changed, "#overrides-editor")
+    def _overrides_changed(self) -> None:
+        self._replan()
+
+    def _replan(self) -> None:
+        self.generation += 1
+        text = self.query_one("#overrides-editor", TextArea).text
+        self._plan_worker(text, self.generation)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="bundle-plan",
+        description="plan the bundle",
+    )
+    def _plan_worker(self, text: str, generation: int) -> None:
+        from core.bundler import plan_bundle
+
+        recipe = self.recipe
+
+        def planner(overrides: Any, tolerations: list[Any] | None) -> Any:
+            return plan_bundle(recipe, overrides, accelerated_tolerations=tolerations)
+
+        result = preview(text, planner, base_dir=self.base_dir, generation=generation)
+        self.post_message(PlanReady(result))
+
+    def on_plan_ready(self, message: PlanReady) -> None:
+        if message.result.generation != self.generation:
+            return  # a newer edit is already being planned
+        self.result = message.result
+        with self.app.batch_update():
+            self._paint_tree()
+            self._paint_selection()
+            self._paint_feedback()
+            self._paint_checks()
+            self._paint_status()
+            self._paint_banner()
+
+    # --------------------------------------------------------------- painting
+    @property
+    def plan(self) -> Any:
+        return self.result.plan if self.result is not None else None
+
+    def _paint_banner(self) -> None:
+        criteria = getattr(self.recipe, "criteria", None)
+        parts = ["bundle"]
+        if criteria is not None:
+            parts.append(
+                " ".join(
+                    str(getattr(criteria, f, ""))
+                    for f in ("service", "accelerator", "intent", "os")
+                    if getattr(criteria, f, "any") not in ("", "any")
+                )
+            )
+        profile = getattr(getattr(self.recipe, "metadata", None), "selected_profile", None)
+        if profile is not None:
+            parts.append(f"{profile.name}={profile.value}")
+        if self.plan is not None:
+            parts.append(f"{len(self.plan.components)} components")
+        self.query_one("#bundle-banner", Static).update(" · ".join(p for p in parts if p))
+
+    def _paint_tree(self) -> None:
+        tree: Tree[tuple[str, str, str]] = self.query_one("#components", Tree)
+        plan = self.plan
+        names = [c.name for c in plan.components] if plan is not None else []
+        component_nodes = [
+            node for node in tree.root.children if node.data and node.data[0] == "component"
+        ]
+        skipped_now = sorted(getattr(plan, "skipped", {}).items()) if plan is not None else []
+        skipped_shown = [
+            (node.data[1], node.data[2])
+            for node in tree.root.children
+            if node.data and node.data[0] == "skipped"
+        ]
+        if (
+            plan is not None
+            and names == [n.data[1] for n in component_nodes if n.data]
+            and (skipped_now == skipped_shown)
+        ):
+            # Same components: refresh labels, and manifest children only where they changed.
+            for node, component in zip(component_nodes, plan.components, strict=True):
+                manifests = sorted(component.manifests)
+                if [c.data[2] if c.data else "" for c in node.children] != manifests:
+                    node.remove_children()
+                    for path in manifests:
+                        node.add_leaf(path, data=("manifest", component.name, path))
+                node.set_label(_component_label(component, plan))
+            return
+        tree.clear()
+        if plan is None:
+            return
+        for component in plan.components:
+            node = tree.root.add(
+                _component_label(component, plan),
+                data=("component", component.name, ""),
+                expand=False,
+            )
+            for path in sorted(component.manifests):
+                node.add_leaf(path, data=("manifest", component.name, path))
+        for name, reason in skipped_now:
+            tree.root.add_leaf(
+                Text(f"– {name} (skipped)", style="dim"), data=("skipped", name, reason)
+            )
+        if not self.selected_component or plan.component(self.selected_component) is None:
+            self.selected_component = plan.components[0].name if plan.components else ""
+        tree.root.expand()
+        for index, node in enumerate(tree.root.children):
+            if node.data and node.data[1] == self.selected_component:
+                tree.move_cursor_to_line(index)
+                break
+
+    def _paint_selection(self) -> None:
+        plan = self.plan
+        values_view = self.query_one("#values-view", Static)
+        manifests_view = self.query_one("#manifests-view", Static)
+        component = plan.component(self.selected_component) if plan is not None else None
+        if component is None:
+            message = self.result.error if self.result and self.result.error else "no component"
+            values_view.update(
+                Text(message, style="red" if self.result and self.result.error else "dim")
+            )
+            manifests_view.update("")
+            return
+        values_view.update(_yaml_view(self._values_text(component)))
+        manifests = component.manifests
+        if not manifests:
+            manifests_view.update(Text(f"{component.name} renders no manifests", style="dim"))
+            return
+        if self.selected_manifest in manifests:
+            chosen = {self.selected_manifest: manifests[self.selected_manifest]}
+        else:
+            chosen = dict(sorted(manifests.items()))
+        text = "".join(f"# {path}\n{body.rstrip()}\n" for path, body in chosen.items())
+        manifests_view.update(_yaml_view(text))
+
+    def _values_text(self, component: Any) -> str:
+        """The values.yaml exactly as it will be written (plus cluster-values for --dynamic)."""
+        plan = self.plan
+        files = getattr(plan, "files", {}) or {}
+        written = files.get(f"{component.folder}/values.yaml")
+        if isinstance(written, bytes):
+            text = written.decode("utf-8", "replace")
+        else:
+            from core.yamlio import dump_yaml
+
+            text = dump_yaml(component.values)
+        header = f"# {component.folder}/values.yaml — {component.chart or component.name}"
+        if component.version:
+            header += f" {component.version}"
+        out = f"{header}\n{text}"
+        cluster = files.get(f"{component.folder}/cluster-values.yaml")
+        if isinstance(cluster, bytes):
+            out += f"\n# {component.folder}/cluster-values.yaml (--dynamic)\n"
+            out += cluster.decode("utf-8", "replace")
+        return out
+
+    def _paint_feedback(self) -> None:
+        result = self.result
+        view = self.query_one("#overrides-feedback", Static)
+        if result is None:
+            view.update("")
+            return
+        text = Text()
+        if not result.lines:
+            text.append("no overrides: the recipe's values as resolved", style="dim")
+        for line in result.lines:
+            mark, style = VERDICT_MARK[line.verdict]
+            if text:
+                text.append("\n")
+            text.append(f"L{line.lineno} {mark} ", style=style)
+            text.append(line.verdict, style=style)
+            if line.message:
+                text.append(f": {line.message}")
+        if result.error:
+            text.append(f"\n✗ {result.error}", style="bold red")
+        view.update(text)
+
+    def _paint_checks(self) -> None:
+        view = self.query_one("#checks-view", Static)
+        plan = self.plan
+        text = Text()
+        if self.result is not None and self.result.error:
+            text.append("✗ the bundle cannot be planned\n", style="bold red")
+            text.append(f"  {self.result.error}\n")
+        if plan is None:
+            view.update(text)
+            return
+        if plan.errors:
+            text.append(f"Blocking ({len(plan.errors)})\n", style="bold red")
+            for error in plan.errors:
+                text.append("✗ ", style="bold red")
+                text.append(f"{error.check}", style="bold")
+                if getattr(error, "component", ""):
+                    text.append(f" [{error.component}]")
+                text.append(f"\n  {error.message}\n")
+        else:
+            text.append("✓ no blocking checks\n", style="green")
+        if plan.warnings:
+            text.append(f"\nWarnings ({len(plan.warnings)})\n", style="bold yellow")
+            for warning in plan.warnings:
+                text.append("! ", style="yellow")
+                text.append(f"{warning_text(warning)}\n")
+        notes = getattr(plan, "notes", ()) or ()
+        if notes:
+            text.append(f"\nNotes ({len(notes)})\n", style="bold")
+            for note in notes:
+                text.append(f"· {warning_text(note)}\n", style="dim")
+        view.update(text)
+
+    def _paint_status(self) -> None:
+        status = self.query_one("#bundle-status", Static)
+        plan = self.plan
+        rejected = len(self.result.rejected) if self.result else 0
+        if plan is None:
+            status.update(Text("✗ no plan — see Checks", style="bold red"))
+            status.set_class(True, "-blocked")
+            return
+        parts: list[str] = []
+        blocked = bool(plan.errors)
+        if blocked:
+            parts.append(f"✗ {len(plan.errors)} blocking — write disabled")
+        else:
+            parts.append(f"✓ ready · w writes {self.default_output}")
+        if plan.warnings:
+            parts.append(f"{len(plan.warnings)} warnings")
+        if rejected:
+            parts.append(f"{rejected} override line{'s' if rejected != 1 else ''} rejected")
+        if self.written_to is not None:
+            parts.append(f"written to {self.written_to}")
+        status.update(" · ".join(parts))
+        status.set_class(blocked, "-blocked")
+        status.set_class(not blocked, "-ready")
+
+    # ----------------------------------------------------------------- events
+    @on(Tree.NodeHighlighted, "#components")
+    def _node_highlighted(self, event: Tree.NodeHighlighted[tuple[str, str, str]]) -> None:
+        data = event.node.data
+        if not data:
+            return
+        kind, name, extra = data
+        if kind == "skipped":
+            self.query_one("#values-view", Static).update(
+                Text(f"{name} is not in the bundle: {extra}", style="dim")
+            )
+            return
+        self.selected_component = name
+        self.selected_manifest = extra if kind == "manifest" else ""
+        self._paint_selection()
+
+    @on(Tree.NodeSelected, "#components")
+    def _node_selected(self, event: Tree.NodeSelected[tuple[str, str, str]]) -> None:
+        data = event.node.data
+        if data and data[0] == "manifest":
+            self.query_one("#bundle-tabs", TabbedContent).active = "manifests"
+
+    def on_bundle_write_finished(self, message: BundleWriteFinished) -> None:
+        self.writing = False
+        if message.error:
+            self.notify(message.error, title="Bundle not written", severity="error", timeout=8)
+            return
+        self.written_to = message.out_dir
+        self._paint_status()
+        self.notify(f"{message.files} files written to {message.out_dir}", title="Bundle written")
+        self.post_message(self.Written(message.out_dir))
+
+    # ---------------------------------------------------------------- actions
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#bundle-tabs", TabbedContent).active = tab
+
+    def action_edit_overrides(self) -> None:
+        self.action_show_tab("overrides")
+        self.query_one("#overrides-editor", TextArea).focus()
+
+    def action_back(self) -> None:
+        editor = self.query_one("#overrides-editor", TextArea)
+        if editor.has_focus:
+            self.query_one("#components", Tree).focus()
+            return
+        if len(self.app.screen_stack) > 1:
+            self.dismiss(self.written_to)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Letter keys belong to the editor while it has focus.
+        if action in ("write", "edit_overrides", "show_tab"):
+            try:
+                editor = self.query_one("#overrides-editor", TextArea)
+            except Exception:
+                return True
+            if editor.has_focus:
+                return False
+        return True
+
+    def action_write(self) -> None:
+        plan = self.plan
+        if self.writing:
+            self.notify("a write is already running", severity="warning")
+            return
+        if plan is None or plan.errors:
+            count = len(plan.errors) if plan is not None else 0
+            self.notify(
+                f"{count} blocking check{'s' if count != 1 else ''}: fix them before writing"
+                if plan is not None
+                else "the bundle cannot be planned; see Checks",
+                title="Write disabled",
+                severity="error",
+            )
+            self.action_show_tab("checks")
+            return
+
+        def chosen(path: Path | None) -> None:
+            if path is None:
+                return
+            if path.is_dir() and any(path.iterdir()):
+
+                def confirmed(yes: bool | None) -> None:
+                    if yes:
+                        self._start_write(path, force=True)
+
+                self.app.push_screen(
+                    ConfirmModal(
+                        "Replace the directory?",
+                        f'"{path}" exists and is not empty. Replace its contents with this '
+                        "bundle? The old contents are removed only after the new bundle is "
+                        "complete.",
+                        yes_label="Replace",
+                    ),
+                    confirmed,
+                )
+                return
+            self._start_write(path, force=False)
+
+        self.app.push_screen(
+            PathPromptModal(
+                "Write the bundle",
+                self.written_to or self.default_output,
+                help_text="Output directory (created if missing).",
+            ),
+            chosen,
+        )
+
+    def _start_write(self, path: Path, *, force: bool) -> None:
+        self.writing = True
+        self._write_worker(self.plan, path, force)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="bundle-write",
+        description="write the bundle",
+    )
+    def _write_worker(self, plan: Any, out_dir: Path, force: bool) -> None:
+        from core.bundler import write_bundle
+        from core.errors import AicrError
+
+        try:
+            result = write_bundle(plan, out_dir, force=force)
+        except AicrError as err:
+            self.post_message(BundleWriteFinished(out_dir, 0, err.render()))
+            return
+        except OSError as exc:
+            detail = exc.strerror or str(exc)
+            self.post_message(
+                BundleWriteFinished(out_dir, 0, f'cannot write "{out_dir}": {detail}')
+            )
+            return
+        self.post_message(BundleWriteFinished(Path(result.out_dir), len(result.files)))
+
+
+def _component_label(component: Any, plan: Any) -> Text:
+    label = Text(f"{component.index:03d} ", style="dim")
+    label.append(component.name)
+    if any(getattr(e, "component", "") == component.name for e in plan.errors):
+        label.append(" ✗", style="bold red")
+    return label
+
+
+def _yaml_view(text: str) -> Syntax:
+    return Syntax(text, "yaml", theme=SYNTAX_THEME, word_wrap=False, background_color="default")
