@@ -10,13 +10,21 @@ it is ``unavailable``.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from core.errors import AicrError, ErrorCode, invalid, not_found
-from core.versions import compare_versions, looks_like_version, parse_version, versions_equal
+from core.versions import (
+    Version,
+    compare_versions,
+    looks_like_version,
+    parse_version,
+    versions_equal,
+)
 
 if TYPE_CHECKING:
     from core.snapshot import Scalar, Snapshot
@@ -144,11 +152,11 @@ def parse_expression(text: str) -> Expression:
             version = op in (Op.GE, Op.LE, Op.GT, Op.LT) or looks_like_version(value)
             if op in (Op.GE, Op.LE, Op.GT, Op.LT):
                 try:
-                    v = parse_version(value)
-                    _ = v.gke_build
-                except AicrError as exc:
-                    if "gke" in str(exc):
-                        raise
+                    parsed: Version | None = parse_version(value)
+                except AicrError:
+                    parsed = None  # reported when evaluated: "cannot parse expected version"
+                if parsed is not None:
+                    _ = parsed.gke_build  # an invalid -gke. build is an error at parse time
             return Expression(op, value, version)
     return Expression(Op.EXACT, s, looks_like_version(s))
 
@@ -158,10 +166,32 @@ def format_scalar(value: Scalar) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        if value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        return repr(value)
+        return format_go_float(value)
     return str(value)
+
+
+def format_go_float(value: float) -> str:
+    """Go's ``%v`` for a float64: shortest digits, exponent form below 1e-4 or from 1e6 (fmt uses precision 6 for the shortest form)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digits_t, exp = Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(str(d) for d in digits_t)
+    assert isinstance(exp, int)
+    point = len(digits) + exp  # position of the decimal point relative to the digits
+    x = point - 1  # the decimal exponent of the first digit
+    prefix = "-" if sign else ""
+    if x < -4 or x >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{prefix}{mantissa}e{'-' if x < 0 else '+'}{abs(x):02d}"
+    if point <= 0:
+        return f"{prefix}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return f"{prefix}{digits}{'0' * (point - len(digits))}"
+    return f"{prefix}{digits[:point]}.{digits[point:]}"
 
 
 def evaluate_expression(expr: Expression, actual_text: str) -> bool:
@@ -240,7 +270,7 @@ def evaluate_constraint(name: str, expected: str, snapshot: Snapshot | None) -> 
             expected_text,
             None,
             ConstraintStatus.ERROR,
-            f"invalid constraint path: {exc.message}",
+            exc.message,
             exc,
         )
     try:

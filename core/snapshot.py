@@ -39,6 +39,14 @@ def _scalarise(value: Any) -> Scalar:
     )
 
 
+def _mapping(value: Any) -> dict[Any, Any]:
+    # pydantic only turns ValueError into a validation error; dict() of a list or a number
+    # would raise TypeError and escape as a crash.
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a mapping, got {type(value).__name__}")
+    return value
+
+
 class Item(BaseModel):
     model_config = ConfigDict(extra="allow")
     context: dict[str, str] | None = None
@@ -47,12 +55,12 @@ class Item(BaseModel):
     @field_validator("data", mode="before")
     @classmethod
     def _data(cls, v: Any) -> Any:
-        return None if v is None else {str(k): _scalarise(x) for k, x in dict(v).items()}
+        return None if v is None else {str(k): _scalarise(x) for k, x in _mapping(v).items()}
 
     @field_validator("context", mode="before")
     @classmethod
     def _ctx(cls, v: Any) -> Any:
-        return None if v is None else {str(k): str(x) for k, x in dict(v).items()}
+        return None if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
 
 class Subtype(BaseModel):
@@ -65,12 +73,12 @@ class Subtype(BaseModel):
     @field_validator("data", mode="before")
     @classmethod
     def _data(cls, v: Any) -> Any:
-        return {} if v is None else {str(k): _scalarise(x) for k, x in dict(v).items()}
+        return {} if v is None else {str(k): _scalarise(x) for k, x in _mapping(v).items()}
 
     @field_validator("context", mode="before")
     @classmethod
     def _ctx(cls, v: Any) -> Any:
-        return None if v is None else {str(k): str(x) for k, x in dict(v).items()}
+        return None if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
 
 class Measurement(BaseModel):
@@ -94,7 +102,7 @@ class Snapshot(BaseModel):
     @field_validator("metadata", mode="before")
     @classmethod
     def _meta(cls, v: Any) -> Any:
-        return {} if v is None else {str(k): str(x) for k, x in dict(v).items()}
+        return {} if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
     # -- look-ups ---------------------------------------------------------------------
     def measurement(self, mtype: str) -> Measurement | None:
@@ -138,9 +146,10 @@ class Snapshot(BaseModel):
 
     def to_document(self) -> dict[str, Any]:
         doc = self.model_dump(mode="json", exclude_none=True)
+        doc.pop("apiVersion")
         ordered: dict[str, Any] = {
             "kind": doc.pop("kind"),
-            "apiVersion": doc.pop("apiVersion"),
+            "apiVersion": SNAPSHOT_API_VERSION,
             "metadata": sort_keys_deep(doc.pop("metadata")),
             "measurements": [
                 {
