@@ -1,0 +1,169 @@
+"""The Textual app: one factory for ``aicr-tui``, ``aicr-tui --demo``, ``serve`` and tests.
+
+``create_app`` builds an :class:`AicrApp` holding the wizard state and the core calls
+(``WizardServices``); tests inject sample data and replacement calls through it. The flow
+is capture -> recipe -> bundle preview -> validation; every step and action is also in the
+command palette (``:`` or ctrl+p).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from screens.palette import WizardCommands
+from screens.state import WizardServices, WizardState, demo_recordings, demo_samples
+
+if TYPE_CHECKING:
+    from screens.state import DemoSample
+
+
+class AicrApp(App[int]):
+    """The aicr-tui wizard."""
+
+    TITLE = "aicr-tui"
+    SUB_TITLE = "AI Cluster Runtime recipes for AKS and OKE"
+    CSS_PATH = "app.tcss"
+    COMMANDS: ClassVar[set[Any]] = {WizardCommands}
+    COMMAND_PALETTE_DISPLAY = ": ^p"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
+        Binding("colon", "command_palette", "Palette", id="app.palette", key_display=":"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("g", "guide", "Guide", id="app.guide", show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        state: WizardState,
+        services: WizardServices,
+        start_screen: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.state = state
+        self.services = services
+        self.start_screen = start_screen or "capture"
+
+    # -- flow ---------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        from screens.capture import CaptureScreen
+
+        return CaptureScreen()
+
+    def on_mount(self) -> None:
+        if self.start_screen == "recipe":
+            self.show_recipe()
+        elif self.start_screen == "guide":
+            self.action_guide()
+
+    def _find(self, kind: type[Screen[Any]]) -> Screen[Any] | None:
+        return next((s for s in self.screen_stack if isinstance(s, kind)), None)
+
+    def show_capture(self) -> None:
+        from screens.capture import CaptureScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, CaptureScreen):
+            self.pop_screen()
+
+    def show_recipe(self) -> None:
+        from screens.recipe import RecipeScreen
+
+        if isinstance(self.screen, RecipeScreen):
+            return
+        existing = self._find(RecipeScreen)
+        if existing is not None:
+            while self.screen is not existing:
+                self.pop_screen()
+            return
+        self.push_screen(RecipeScreen())
+
+    def show_bundle(self) -> None:
+        recipe = self.state.recipe
+        if recipe is None:
+            self.notify(
+                "No qualified recipe yet: pick a capture and a passing selection first.",
+                severity="warning",
+            )
+            return
+        try:
+            from screens.bundle_preview import BundlePreviewScreen
+        except ImportError:
+            self.notify(
+                "The bundle preview screen is not available in this build.", severity="error"
+            )
+            return
+        self.push_screen(
+            BundlePreviewScreen(recipe, default_output=self.state.output_dir / "bundles")
+        )
+
+    def on_bundle_preview_screen_written(self, message: Any) -> None:
+        self.state.bundle_dir = message.out_dir
+        self.notify(f"Bundle written to {message.out_dir}. esc then v: replay validation")
+
+    def show_validation(self, recording: Path | None = None) -> None:
+        if recording is None:
+            recording = next(iter(self.state.recordings), None)
+        if recording is None:
+            self.notify("No recorded validation run was found.", severity="warning")
+            return
+        try:
+            from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+        except ImportError:
+            self.notify(
+                "The validation dashboard is not available in this build.", severity="error"
+            )
+            return
+        source = ReplaySource(recording, speed=self.state.replay_speed, label=recording.name)
+        self.push_screen(ValidationDashboardScreen(source, report_dir=self.state.output_dir))
+
+    # -- actions ------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen.for_screen(self.screen))
+
+    def action_guide(self, entry_id: str = "") -> None:
+        from screens.troubleshoot import TroubleshootScreen
+
+        if isinstance(self.screen, TroubleshootScreen):
+            if entry_id:
+                self.screen.select_entry(entry_id)
+            return
+        self.push_screen(TroubleshootScreen(entry_id or None))
+
+    def load_sample(self, sample: DemoSample) -> None:
+        from screens.capture import CaptureScreen
+
+        self.show_capture()
+        screen = self._find(CaptureScreen)
+        if screen is not None:
+            screen.load_sample(sample)
+
+
+def create_app(
+    *,
+    demo: bool = False,
+    services: WizardServices | None = None,
+    start_screen: str | None = None,
+    state: WizardState | None = None,
+) -> AicrApp:
+    """Build the wizard. ``demo`` lists the shipped samples and the recorded validation run."""
+    if state is None:
+        state = WizardState(demo=demo)
+        if demo:
+            state.samples = demo_samples()
+            state.recordings = demo_recordings()
+    return AicrApp(state=state, services=services or WizardServices(), start_screen=start_screen)
+
+
+def run_wizard(demo: bool = False) -> int:
+    """Entry point for ``aicr-tui`` with no subcommand; the exit status of the session."""
+    result = create_app(demo=demo).run()
+    return int(result or 0)

@@ -1,0 +1,1 @@
+"""Textual screens and widgets of the aicr-tui wizard: thin faces over ``core``."""

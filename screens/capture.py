@@ -1,0 +1,345 @@
+"""Step 1, capture: load provider dumps or fetch them live; show pools, modes and readings.
+
+Loading runs in a thread worker (the same ``capture_offline`` call as ``aicr-tui snapshot``)
+and reports back with a message. A bad file shows the CLI's one-line message inline and
+leaves the previous capture untouched.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from screens.state import (
+    DemoSample,
+    LiveRequest,
+    WizardState,
+    snapshot_readings,
+)
+from screens.widgets.wizard_dialogs import (
+    BrowseCaptureModal,
+    LiveCaptureModal,
+    OpenCaptureModal,
+)
+from screens.widgets.wizard_filter import FilterBar, matches
+
+if TYPE_CHECKING:
+    from aicr_tui.app import AicrApp
+
+
+@dataclass(frozen=True)
+class SnapshotOnly:
+    """A capture made of a snapshot file alone (no provider dump to project)."""
+
+    snapshot: Any
+    projections: tuple[()] = ()
+
+
+class CaptureLoaded(Message):
+    def __init__(self, result: Any, files: dict[str, str], label: str, sample: str | None) -> None:
+        super().__init__()
+        self.result = result
+        self.files = files
+        self.label = label
+        self.sample = sample
+
+
+class CaptureFailed(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class LiveProgress(Message):
+    """Progress of a live fetch; consecutive updates replace each other in the queue."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LiveProgress)
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line the CLI prints for ``exc`` (without the ``aicr-tui: error:`` prefix)."""
+    from core.errors import AicrError
+
+    if isinstance(exc, AicrError):
+        return exc.render()
+    return " ".join(f"[INTERNAL] unexpected failure: {type(exc).__name__}: {exc}".split())
+
+
+class CaptureScreen(Screen[None]):
+    """Pick captures (samples, files, live) and inspect what they project."""
+
+    CSS_PATH = "capture.tcss"
+    TITLE = "1 Capture"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "open_path", "Open file", id="capture.open"),
+        Binding("t", "browse", "Browse", id="capture.browse"),
+        Binding("F", "fetch_live", "Fetch live", id="capture.fetch", key_display="F"),
+        Binding("x", "cancel_live", "Cancel fetch", id="capture.cancel", show=False),
+        Binding("n", "next", "Recipe", id="capture.next"),
+        Binding("slash", "filter", "Filter", id="capture.filter", key_display="/"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._cancel: threading.Event | None = None
+
+    @property
+    def wizard(self) -> AicrApp:
+        from aicr_tui.app import AicrApp
+
+        assert isinstance(self.app, AicrApp)
+        return self.app
+
+    @property
+    def state(self) -> WizardState:
+        return self.wizard.state
+
+    # -- layout -------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="capture-body"):
+            with Vertical(id="capture-left"):
+                yield Static("Captures", classes="pane-title")
+                yield OptionList(id="capture-samples")
+            with Vertical(id="capture-right"):
+                yield Static("", id="capture-label", classes="pane-title")
+                yield DataTable(id="capture-pools", cursor_type="row", zebra_stripes=True)
+                yield Static("Readings", classes="pane-title")
+                yield DataTable(id="capture-readings", cursor_type="row")
+        yield Static("", id="capture-status", markup=False)
+        yield FilterBar(id="capture-filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "load provider dumps, or fetch them live"
+        pools = self.query_one("#capture-pools", DataTable)
+        pools.add_columns("source", "name", "size / state", "projected mode")
+        readings = self.query_one("#capture-readings", DataTable)
+        readings.add_columns("reading", "value")
+        options = self.query_one("#capture-samples", OptionList)
+        for sample in self.state.samples:
+            missing = sample.missing()
+            label = sample.title + (" (files missing)" if missing else "")
+            options.add_option(Option(label, id=sample.key, disabled=bool(missing)))
+        if not self.state.samples:
+            options.add_option(
+                Option("o: open a file   t: browse   F: fetch live", id="hint", disabled=True)
+            )
+        self._render_capture()
+        enabled = [i for i, o in enumerate(options.options) if not o.disabled]
+        if enabled:
+            options.highlighted = enabled[0]
+        options.focus()
+
+    # -- actions ------------------------------------------------------------------------
+    def action_open_path(self) -> None:
+        self.app.push_screen(OpenCaptureModal(), self._opened)
+
+    def action_browse(self) -> None:
+        root = Path.cwd()
+        if self.state.demo and self.state.samples:
+            root = Path(self.state.samples[0].files()[0] if self.state.samples[0].files() else ".")
+            root = root.parent if root.is_file() else root
+        self.app.push_screen(BrowseCaptureModal(root), self._browsed)
+
+    def action_fetch_live(self) -> None:
+        self.app.push_screen(LiveCaptureModal(), self._fetch_requested)
+
+    def action_cancel_live(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self._status("Cancelling the live capture…")
+
+    def action_next(self) -> None:
+        self.wizard.show_recipe()
+
+    def action_filter(self) -> None:
+        self.query_one(FilterBar).open()
+
+    # -- loading ------------------------------------------------------------------------
+    def load_sample(self, sample: DemoSample) -> None:
+        files = {
+            k: v
+            for k, v in (
+                ("aks_pools", sample.aks_pools),
+                ("oke_addons", sample.oke_addons),
+                ("legacy_daemonset", sample.legacy_daemonset),
+                ("snapshot", sample.base_snapshot),
+            )
+            if v
+        }
+        self.state.criteria = dict(sample.criteria)
+        self.state.profile_value = None
+        self._status(f"Loading {sample.title}…")
+        self._load(files, sample.title, sample.key)
+
+    def load_files(self, files: dict[str, str], label: str) -> None:
+        self._status(f"Loading {label}…")
+        self._load(files, label, None)
+
+    @on(OptionList.OptionSelected, "#capture-samples")
+    def _sample_chosen(self, event: OptionList.OptionSelected) -> None:
+        sample = next((s for s in self.state.samples if s.key == event.option.id), None)
+        if sample is not None:
+            self.load_sample(sample)
+
+    def _opened(self, result: tuple[str, str] | None) -> None:
+        if result is None:
+            return
+        kind, path = result
+        self._add_file(kind, path)
+
+    def _browsed(self, path: str | None) -> None:
+        if path is None:
+            return
+        self.app.push_screen(OpenCaptureModal(path), self._opened)
+
+    def _add_file(self, kind: str, path: str) -> None:
+        files = dict(self.state.capture_files)
+        files[kind] = path
+        self.load_files(files, Path(path).name)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="capture",
+        description="Project provider dumps into a snapshot",
+    )
+    def _load(self, files: dict[str, str], label: str, sample: str | None) -> None:
+        services = self.wizard.services
+        try:
+            base = services.load_snapshot(files["snapshot"]) if files.get("snapshot") else None
+            dumps = {k: files.get(k) for k in ("aks_pools", "oke_addons", "legacy_daemonset")}
+            if any(dumps.values()):
+                result = services.capture_offline(**dumps, base=base)
+            elif base is not None:
+                result = SnapshotOnly(base)
+            else:
+                raise ValueError("nothing to load")
+        except Exception as exc:  # shown inline; the previous capture stays
+            self.post_message(CaptureFailed(error_line(exc)))
+            return
+        self.post_message(CaptureLoaded(result, files, label, sample))
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="capture",
+        description="Fetch a live capture",
+    )
+    def _fetch(self, request: LiveRequest, cancel: threading.Event) -> None:
+        try:
+            result = self.wizard.services.live_capture(
+                request, cancel, lambda text: self.post_message(LiveProgress(text))
+            )
+        except Exception as exc:
+            self.post_message(CaptureFailed(error_line(exc)))
+            return
+        if cancel.is_set():
+            self.post_message(CaptureFailed("live capture cancelled; nothing changed"))
+            return
+        if not hasattr(result, "projections"):
+            result = SnapshotOnly(result)
+        self.post_message(CaptureLoaded(result, {}, "live capture", None))
+
+    def _fetch_requested(self, values: dict[str, str] | None) -> None:
+        if values is None:
+            return
+        request = LiveRequest(
+            kubeconfig=values.get("kubeconfig") or None,
+            context=values.get("context") or None,
+            aks_subscription=values.get("aks_subscription", ""),
+            aks_resource_group=values.get("aks_resource_group", ""),
+            aks_cluster=values.get("aks_cluster", ""),
+            oke_cluster_id=values.get("oke_cluster_id", ""),
+        )
+        self._cancel = threading.Event()
+        self._status("Fetching live capture… (x cancels)")
+        self._fetch(request, self._cancel)
+
+    # -- results ------------------------------------------------------------------------
+    @on(CaptureLoaded)
+    def _loaded(self, message: CaptureLoaded) -> None:
+        state = self.state
+        state.capture = message.result
+        state.snapshot = message.result.snapshot
+        state.capture_files = dict(message.files)
+        state.capture_label = message.label
+        state.sample_key = message.sample
+        state.verdict = None
+        state.recipe = None
+        state.last_error = ""
+        if message.sample is None and state.snapshot is not None:
+            self._guess_service()
+        self._cancel = None
+        self._render_capture()
+        self._status(f"Loaded {message.label}. n: go to the recipe step")
+        for warning in state.warnings:
+            self.notify(warning, severity="warning", timeout=8)
+
+    def _guess_service(self) -> None:
+        snap = self.state.snapshot
+        if snap.subtype("K8s", "aks-gpu-pools") is not None:
+            self.state.criteria["service"] = "aks"
+        elif snap.subtype("K8s", "oke-addons") is not None:
+            self.state.criteria["service"] = "oke"
+
+    @on(CaptureFailed)
+    def _failed(self, message: CaptureFailed) -> None:
+        self.state.last_error = message.text
+        self._cancel = None
+        status = self.query_one("#capture-status", Static)
+        status.update(message.text)
+        status.set_class(True, "error")
+
+    @on(LiveProgress)
+    def _progress(self, message: LiveProgress) -> None:
+        self._status(message.text)
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, message: FilterBar.Changed) -> None:
+        self._render_capture(message.text)
+
+    def _status(self, text: str) -> None:
+        status = self.query_one("#capture-status", Static)
+        status.update(text)
+        status.set_class(False, "error")
+
+    def _render_capture(self, query: str | None = None) -> None:
+        if query is None:
+            query = self.query_one(FilterBar).value
+        state = self.state
+        label = self.query_one("#capture-label", Static)
+        label.update(
+            f"Capture: {state.capture_label}" if state.capture_label else "No capture loaded"
+        )
+        pools = self.query_one("#capture-pools", DataTable)
+        readings = self.query_one("#capture-readings", DataTable)
+        with self.app.batch_update():
+            pools.clear()
+            for i, row in enumerate(state.rows):
+                cells = (row.source, row.name, row.detail, row.mode)
+                if matches(" ".join(cells), query):
+                    pools.add_row(*cells, key=f"row-{i}")
+            readings.clear()
+            for path, value in snapshot_readings(state.snapshot):
+                if matches(f"{path} {value}", query):
+                    readings.add_row(path, value, key=path)

@@ -1,0 +1,464 @@
+"""Step 2, recipe: the selection as selects, the qualification verdict live on every change.
+
+Each change re-runs ``qualify`` (the call ``aicr-tui recipe`` makes) in an exclusive thread
+worker, so a newer selection cancels an older one. A failed verdict opens the
+troubleshooting panel with the cause and the remedies as keys; ``d`` shows the values the
+other ``gpuStack`` value would change, side by side.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, Select, Static
+
+from screens.state import (
+    CRITERIA_FIELDS,
+    NO_PLATFORM,
+    WizardState,
+    pool_vm_sizes,
+    verdict_checks,
+    verdict_error_text,
+)
+from screens.widgets.wizard_dialogs import TextModal
+from screens.widgets.wizard_filter import FilterBar, matches
+
+if TYPE_CHECKING:
+    from aicr_tui.app import AicrApp
+    from core.troubleshooting import Finding
+
+DEFAULT_VALUE = "__default__"
+
+FALLBACK_CHOICES: dict[str, tuple[str, ...]] = {
+    "service": ("aks", "oke"),
+    "accelerator": ("h100", "gb200"),
+    "os": ("ubuntu", "ol"),
+    "intent": ("training", "inference"),
+    "platform": ("dynamo", "kubeflow", "nim", "runai", "slurm"),
+}
+
+
+class VerdictReady(Message):
+    """A qualification finished for selection number ``seq``."""
+
+    def __init__(self, seq: int, verdict: Any, error: str, elapsed_ms: float) -> None:
+        super().__init__()
+        self.seq = seq
+        self.verdict = verdict
+        self.error = error
+        self.elapsed_ms = elapsed_ms
+
+
+class DiffReady(Message):
+    def __init__(self, rows: list[tuple[str, str, str, str]], title: str, error: str) -> None:
+        super().__init__()
+        self.rows = rows
+        self.title = title
+        self.error = error
+
+
+def profile_info(verdict: Any) -> tuple[str, list[str], str | None, str | None]:
+    """(profile name, declared values, default, selected) as the verdict reports them."""
+    name = getattr(verdict, "profile_name", None) or "gpuStack"
+    values = list(getattr(verdict, "profile_values", None) or ())
+    default = getattr(verdict, "profile_default", None)
+    selected = getattr(verdict, "profile_value", None)
+    return str(name), [str(v) for v in values], default, selected
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "(absent)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class RecipeScreen(Screen[None]):
+    """Criteria and gpuStack selects; verdict, constraints, troubleshooting, profile diff."""
+
+    CSS_PATH = "recipe.tcss"
+    TITLE = "2 Recipe"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="recipe.back"),
+        Binding("s", "switch_profile", "Switch gpuStack", id="recipe.switch"),
+        Binding("d", "toggle_diff", "Profile diff", id="recipe.diff"),
+        Binding("l", "load_capture", "Load capture", id="recipe.load"),
+        Binding("r", "recapture", "Recapture cmd", id="recipe.recapture"),
+        Binding("b", "bundle", "Bundle", id="recipe.bundle"),
+        Binding("v", "validate", "Validate", id="recipe.validate", show=False),
+        Binding("g", "guide", "Guide", id="recipe.guide", show=False),
+        Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seq = 0
+        self._populating = False
+        self._findings: list[Finding] = []
+        self.last_latency_ms: float | None = None
+        self.diff_rows: list[tuple[str, str, str, str]] = []
+
+    @property
+    def wizard(self) -> AicrApp:
+        from aicr_tui.app import AicrApp
+
+        assert isinstance(self.app, AicrApp)
+        return self.app
+
+    @property
+    def state(self) -> WizardState:
+        return self.wizard.state
+
+    # -- layout -------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="recipe-body"):
+            with Vertical(id="recipe-form"):
+                for field in CRITERIA_FIELDS:
+                    with Horizontal(classes="form-row"):
+                        yield Label(field, classes="form-label")
+                        yield Select(
+                            self._choices(field),
+                            allow_blank=False,
+                            compact=True,
+                            id=f"sel-{field}",
+                        )
+                with Horizontal(classes="form-row"):
+                    yield Label("gpuStack", classes="form-label")
+                    yield Select(
+                        [("(default)", DEFAULT_VALUE)],
+                        allow_blank=False,
+                        compact=True,
+                        id="sel-profile",
+                    )
+                yield Static("", id="recipe-capture", markup=False)
+            with Vertical(id="recipe-main"):
+                yield Static("", id="verdict-line", markup=False)
+                yield DataTable(id="recipe-checks", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="trouble-panel"):
+                    yield Static("", id="trouble-text", markup=False)
+                with Vertical(id="diff-panel"):
+                    yield Static("", id="diff-title", markup=False)
+                    yield DataTable(id="diff-table", cursor_type="row")
+        yield FilterBar(id="recipe-filter")
+        yield Footer()
+
+    def _choices(self, field: str) -> list[tuple[str, str]]:
+        try:
+            values = [v for v in self.wizard.services.criteria_values(field) if v != "any"]
+        except Exception:
+            values = list(FALLBACK_CHOICES[field])
+        current = self.state.criteria.get(field)
+        if current and current != NO_PLATFORM and current not in values:
+            values.append(current)
+        choices = [(v, v) for v in values]
+        if field == "platform":
+            choices.insert(0, ("(none)", NO_PLATFORM))
+        return choices
+
+    def on_mount(self) -> None:
+        self.sub_title = "selection and live qualification"
+        self.query_one("#recipe-checks", DataTable).add_columns(
+            "constraint", "expected", "observed", "status", "from"
+        )
+        self.query_one("#diff-table", DataTable).add_columns(
+            "component", "path", "current", "other"
+        )
+        self.query_one("#diff-panel").display = False
+        self.query_one("#trouble-panel").display = False
+        self.sync_from_state()
+
+    def on_screen_resume(self) -> None:
+        self.sync_from_state()
+
+    def sync_from_state(self) -> None:
+        """Set the selects from the wizard state (after a capture change) and re-qualify."""
+        self._populating = True
+        try:
+            for field in CRITERIA_FIELDS:
+                select: Select[str] = self.query_one(f"#sel-{field}", Select)
+                value = self.state.criteria.get(field) or (
+                    NO_PLATFORM if field == "platform" else ""
+                )
+                options = self._choices(field)
+                select.set_options(options)
+                if value in {v for _, v in options}:
+                    select.value = value
+        finally:
+            self.call_after_refresh(self._end_populating)
+        capture = self.query_one("#recipe-capture", Static)
+        label = self.state.capture_label or "none (criteria-only: constraints are recorded)"
+        capture.update(f"capture: {label}")
+        self.requalify()
+
+    def _end_populating(self) -> None:
+        self._populating = False
+
+    # -- qualification ------------------------------------------------------------------
+    @on(Select.Changed)
+    def _changed(self, event: Select.Changed) -> None:
+        if self._populating:
+            return
+        select_id = event.select.id or ""
+        value = event.value
+        if select_id == "sel-profile":
+            chosen = None if value == DEFAULT_VALUE else str(value)
+            if chosen == self.state.profile_value:
+                return
+            self.state.profile_value = chosen
+        elif select_id.startswith("sel-"):
+            field = select_id[4:]
+            if self.state.criteria.get(field) == value:
+                return
+            self.state.criteria[field] = str(value)
+            if field == "service":
+                self.state.profile_value = None
+        else:
+            return
+        self.requalify()
+
+    def requalify(self) -> None:
+        self._seq += 1
+        self._qualify(self._seq, dict(self._criteria()), self.state.profile_value)
+
+    def _criteria(self) -> dict[str, str]:
+        return {k: v for k, v in self.state.criteria.items() if v and v != NO_PLATFORM}
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="verdict",
+        description="Qualify the selection against the snapshot",
+    )
+    def _qualify(self, seq: int, criteria: dict[str, str], profile: str | None) -> None:
+        from screens.capture import error_line
+
+        started = time.perf_counter()
+        selection = f"gpuStack={profile}" if profile else None
+        try:
+            verdict = self.wizard.services.qualify(criteria, selection, self.state.snapshot)
+            error = ""
+        except Exception as exc:
+            verdict, error = None, error_line(exc)
+        elapsed = (time.perf_counter() - started) * 1000
+        self.post_message(VerdictReady(seq, verdict, error, elapsed))
+
+    @on(VerdictReady)
+    def _verdict(self, message: VerdictReady) -> None:
+        if message.seq != self._seq:
+            return  # a newer selection is on its way
+        state = self.state
+        state.verdict = message.verdict
+        ok = bool(getattr(message.verdict, "ok", False)) and not message.error
+        state.recipe = getattr(message.verdict, "recipe", None) if ok else None
+        state.last_error = message.error or verdict_error_text(message.verdict)
+        self.last_latency_ms = message.elapsed_ms
+        self._render_verdict(message)
+        self._update_profile_select()
+        self._render_trouble(ok)
+        if self.query_one("#diff-panel").display:
+            self._compute_diff()
+
+    def _update_profile_select(self) -> None:
+        name, values, default, selected = profile_info(self.state.verdict)
+        select: Select[str] = self.query_one("#sel-profile", Select)
+        options = [(f"(default: {default})" if default else "(default)", DEFAULT_VALUE)]
+        options += [(v, v) for v in values]
+        current = self.state.profile_value or DEFAULT_VALUE
+        if [v for _, v in options] != [v for _, v in select._options if v is not Select.NULL]:
+            self._populating = True
+            select.set_options(options)
+            self.call_after_refresh(self._end_populating)
+        if current in {v for _, v in options} and select.value != current:
+            self._populating = True
+            select.value = current
+            self.call_after_refresh(self._end_populating)
+
+    def _render_verdict(self, message: VerdictReady, query: str | None = None) -> None:
+        if query is None:
+            query = self.query_one(FilterBar).value
+        line = self.query_one("#verdict-line", Static)
+        verdict = message.verdict
+        ok = bool(getattr(verdict, "ok", False)) and not message.error
+        _, _, default, selected = profile_info(verdict)
+        value = selected or self.state.profile_value or default or "default"
+        if ok:
+            snap = "qualified against the snapshot" if self.state.snapshot else "criteria-only"
+            line.update(f"PASS  gpuStack={value}: recipe resolves ({snap})")
+        else:
+            line.update(f"FAIL  {message.error or verdict_error_text(verdict) or 'not qualified'}")
+        line.set_class(ok, "pass")
+        line.set_class(not ok, "fail")
+        table = self.query_one("#recipe-checks", DataTable)
+        with self.app.batch_update():
+            table.clear()
+            for i, check in enumerate(verdict_checks(verdict)):
+                cells = (check.name, check.expected, check.actual, check.status, check.source)
+                if matches(" ".join(cells), query):
+                    table.add_row(*cells, key=f"check-{i}")
+
+    def _render_trouble(self, ok: bool) -> None:
+        from core.troubleshooting import DiagnosisContext, diagnose
+
+        state = self.state
+        recipe_doc = None
+        if state.recipe is not None and hasattr(state.recipe, "model_dump"):
+            recipe_doc = state.recipe.model_dump(mode="json", exclude_none=True)
+        crit = state.criteria
+        _, _, default, selected = profile_info(state.verdict)
+        ctx = DiagnosisContext(
+            snapshot=state.snapshot,
+            service=crit.get("service"),
+            accelerator=crit.get("accelerator"),
+            intent=crit.get("intent"),
+            platform=crit.get("platform"),
+            profile_value=state.profile_value or selected or default,
+            recipe=recipe_doc,
+            pool_vm_sizes=pool_vm_sizes(getattr(state.capture, "projections", None)),
+            capture_warnings=state.warnings,
+        )
+        self._findings = diagnose(ctx)
+        panel = self.query_one("#trouble-panel")
+        text = self.query_one("#trouble-text", Static)
+        if ok and not any(f.certainty == "shown" for f in self._findings):
+            panel.display = bool(self._findings)
+            if self._findings:
+                text.update(self._trouble_text(ok))
+            return
+        panel.display = True
+        text.update(self._trouble_text(ok))
+
+    def _trouble_text(self, ok: bool) -> str:
+        lines: list[str] = []
+        if not ok:
+            remedies = {c.remedy for c in verdict_checks(self.state.verdict) if c.remedy}
+            lines.append("Why it fails and what to do:")
+            lines.extend(f"  remedy: {r}" for r in sorted(remedies))
+        other = self._other_value()
+        for f in self._findings:
+            tag = "SHOWN " if f.certainty == "shown" else "likely"
+            lines.append(f"[{tag}] {f.entry.title}: {f.evidence}")
+            lines.append(f"   cause: {f.entry.cause}")
+            lines.append(f"   remedy: {f.entry.remedy}")
+        actions = ["l: load another capture", "r: recapture command", "g: guide"]
+        if other:
+            actions.insert(0, f"s: switch to gpuStack={other}")
+        lines.append("   ".join(actions))
+        return "\n".join(lines)
+
+    # -- actions ------------------------------------------------------------------------
+    def _other_value(self) -> str | None:
+        _, values, default, selected = profile_info(self.state.verdict)
+        current = self.state.profile_value or selected or default
+        others = [v for v in values if v != current]
+        return others[0] if others else None
+
+    def action_switch_profile(self) -> None:
+        other = self._other_value()
+        if other is None:
+            self.notify("This selection declares no other gpuStack value.", severity="warning")
+            return
+        _, _, default, _ = profile_info(self.state.verdict)
+        self.state.profile_value = None if other == default else other
+        self._update_profile_select()
+        self.requalify()
+
+    def action_toggle_diff(self) -> None:
+        panel = self.query_one("#diff-panel")
+        panel.display = not panel.display
+        if panel.display:
+            self._compute_diff()
+
+    def _compute_diff(self) -> None:
+        _, _, default, selected = profile_info(self.state.verdict)
+        current = self.state.profile_value or selected or default
+        other = self._other_value()
+        if not current or not other:
+            self.query_one("#diff-title", Static).update("No other gpuStack value to compare.")
+            return
+        self._diff(dict(self._criteria()), current, other)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="diff",
+        description="Compute the values the other profile value changes",
+    )
+    def _diff(self, criteria: dict[str, str], current: str, other: str) -> None:
+        from screens.capture import error_line
+
+        try:
+            changes = self.wizard.services.profile_value_diff(criteria, current, other)
+            rows = [
+                (
+                    str(getattr(c, "component", "")),
+                    str(getattr(c, "path", "")),
+                    _cell(getattr(c, "before", None)),
+                    _cell(getattr(c, "after", None)),
+                )
+                for c in changes
+            ]
+            self.post_message(DiffReady(rows, f"{current}  ->  {other}", ""))
+        except Exception as exc:
+            self.post_message(DiffReady([], f"{current}  ->  {other}", error_line(exc)))
+
+    @on(DiffReady)
+    def _diff_ready(self, message: DiffReady) -> None:
+        self.diff_rows = message.rows
+        title = self.query_one("#diff-title", Static)
+        if message.error:
+            title.update(f"Diff {message.title}: {message.error}")
+        else:
+            title.update(
+                f"Diff {message.title}: {len(message.rows)} value(s) change"
+                if message.rows
+                else f"Diff {message.title}: no value changes"
+            )
+        table = self.query_one("#diff-table", DataTable)
+        with self.app.batch_update():
+            table.clear()
+            for i, row in enumerate(message.rows):
+                table.add_row(*row, key=f"diff-{i}")
+
+    def action_load_capture(self) -> None:
+        self.wizard.show_capture()
+
+    def action_recapture(self) -> None:
+        self.app.push_screen(
+            TextModal(
+                "Recapture the snapshot with the missing reading", self.state.recapture_commands()
+            )
+        )
+
+    def action_bundle(self) -> None:
+        self.wizard.show_bundle()
+
+    def action_validate(self) -> None:
+        self.wizard.show_validation()
+
+    def action_guide(self) -> None:
+        first = self._findings[0].entry.id if self._findings else ""
+        self.wizard.action_guide(first)
+
+    def action_back(self) -> None:
+        self.wizard.show_capture()
+
+    def action_filter(self) -> None:
+        self.query_one(FilterBar).open()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, message: FilterBar.Changed) -> None:
+        self._render_verdict(
+            VerdictReady(self._seq, self.state.verdict, "", self.last_latency_ms or 0),
+            message.text,
+        )

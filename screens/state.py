@@ -1,0 +1,427 @@
+"""Wizard state and the core calls the screens make, in one injectable place.
+
+``WizardServices`` holds the core entry points (capture, qualification, profile diff,
+live capture). The defaults import ``core`` lazily; tests and ``--demo`` pass their own
+through ``create_app(services=...)``. ``WizardState`` is what the user has built so far:
+the capture, the snapshot, the selection and the last verdict. Screens read and write it
+on the main thread only; workers hand results back in messages.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = REPO_ROOT / "recipes" / "samples"
+
+CRITERIA_FIELDS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
+NO_PLATFORM = "any"
+
+
+# --------------------------------------------------------------------------- services
+def _default_capture(
+    *, aks_pools: str | None, oke_addons: str | None, legacy_daemonset: str | None, base: Any
+) -> Any:
+    from core.capture import capture_offline
+
+    return capture_offline(
+        aks_pools=aks_pools, oke_addons=oke_addons, legacy_daemonset=legacy_daemonset, base=base
+    )
+
+
+def _default_load_snapshot(path: str) -> Any:
+    from core.snapshot import load_snapshot
+
+    return load_snapshot(path)
+
+
+def _default_qualify(criteria: dict[str, str], profile: str | None, snapshot: Any) -> Any:
+    from core.qualification import qualify
+
+    from core.criteria import parse_criteria
+
+    return qualify(parse_criteria(**criteria), profile, snapshot)
+
+
+def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
+    from core.qualification import profile_value_diff
+
+    from core.criteria import parse_criteria
+
+    return profile_value_diff(parse_criteria(**criteria), from_value, to_value)
+
+
+def _default_criteria_values(field_name: str) -> list[str]:
+    from core.criteria import valid_values
+
+    return list(valid_values(field_name))
+
+
+def _default_live_capture(
+    request: LiveRequest, cancel: threading.Event, progress: Callable[[str], None]
+) -> Any:
+    """Live capture through core.live; every SDK is imported inside core.live itself."""
+    import core.live as live
+
+    capture = getattr(live, "capture_live", None)
+    if capture is None:
+        from core.errors import invalid
+
+        raise invalid(
+            "live capture is not available in this build (core.live.capture_live is missing); "
+            "load provider dumps from disk instead"
+        )
+    return capture(
+        kubeconfig=request.kubeconfig,
+        context=request.context,
+        aks_subscription=request.aks_subscription or None,
+        aks_resource_group=request.aks_resource_group or None,
+        aks_cluster=request.aks_cluster or None,
+        oke_cluster_id=request.oke_cluster_id or None,
+        cancel=cancel,
+        progress=progress,
+    )
+
+
+@dataclass
+class WizardServices:
+    """The core calls the wizard makes; replace any of them to test a screen in isolation."""
+
+    capture_offline: Callable[..., Any] = _default_capture
+    load_snapshot: Callable[[str], Any] = _default_load_snapshot
+    qualify: Callable[[dict[str, str], str | None, Any], Any] = _default_qualify
+    profile_value_diff: Callable[[dict[str, str], str, str], Any] = _default_diff
+    criteria_values: Callable[[str], list[str]] = _default_criteria_values
+    live_capture: Callable[[LiveRequest, threading.Event, Callable[[str], None]], Any] = (
+        _default_live_capture
+    )
+
+
+@dataclass(frozen=True)
+class LiveRequest:
+    """What the fetch-live form asks for; empty strings mean "not this provider"."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+    aks_subscription: str = ""
+    aks_resource_group: str = ""
+    aks_cluster: str = ""
+    oke_cluster_id: str = ""
+
+
+# --------------------------------------------------------------------------- demo samples
+@dataclass(frozen=True)
+class DemoSample:
+    """One shipped capture set: provider dumps plus the base snapshot they complete."""
+
+    key: str
+    title: str
+    service: str
+    criteria: dict[str, str]
+    base_snapshot: str | None = None
+    aks_pools: str | None = None
+    oke_addons: str | None = None
+    legacy_daemonset: str | None = None
+    note: str = ""
+
+    def files(self) -> list[str]:
+        return [f for f in (self.aks_pools, self.oke_addons, self.legacy_daemonset) if f]
+
+    def missing(self) -> list[str]:
+        paths = [*self.files(), *([self.base_snapshot] if self.base_snapshot else [])]
+        return [p for p in paths if not Path(p).is_file()]
+
+
+AKS_CRITERIA = {
+    "service": "aks",
+    "accelerator": "h100",
+    "os": "ubuntu",
+    "intent": "training",
+    "platform": NO_PLATFORM,
+}
+OKE_CRITERIA = {
+    "service": "oke",
+    "accelerator": "gb200",
+    "os": "ol",
+    "intent": "training",
+    "platform": NO_PLATFORM,
+}
+
+
+def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
+    """The demo's capture list, in the order a newcomer should walk it."""
+    cap = samples_dir / "captures"
+    snap = samples_dir / "snapshots"
+
+    def c(name: str) -> str:
+        return str(cap / name)
+
+    def s(name: str) -> str:
+        return str(snap / name)
+
+    legacy_none = c("oke-legacy-daemonsets-none.json")
+    return [
+        DemoSample(
+            "aks-install",
+            "AKS pools: all Install (AKS installs the driver)",
+            "aks",
+            AKS_CRITERIA,
+            s("aks-h100-no-pools.yaml"),
+            aks_pools=c("aks-pools-install.json"),
+        ),
+        DemoSample(
+            "aks-none",
+            "AKS pools: all None (--gpu-driver none)",
+            "aks",
+            AKS_CRITERIA,
+            s("aks-h100-no-pools.yaml"),
+            aks_pools=c("aks-pools-none.json"),
+        ),
+        DemoSample(
+            "aks-mixed",
+            "AKS pools: Mixed (Install and None)",
+            "aks",
+            AKS_CRITERIA,
+            s("aks-h100-no-pools.yaml"),
+            aks_pools=c("aks-pools-mixed.json"),
+        ),
+        DemoSample(
+            "aks-managed",
+            "AKS pools: AKS-managed GPU profile",
+            "aks",
+            AKS_CRITERIA,
+            s("aks-h100-no-pools.yaml"),
+            aks_pools=c("aks-pools-managed.json"),
+        ),
+        DemoSample(
+            "aks-no-reading",
+            "AKS snapshot captured without --aks-gpu-pools",
+            "aks",
+            AKS_CRITERIA,
+            s("aks-h100-no-pools.yaml"),
+        ),
+        DemoSample(
+            "oke-active",
+            "OKE add-on NvidiaGpuPlugin ACTIVE",
+            "oke",
+            OKE_CRITERIA,
+            s("oke-gb200-active.yaml"),
+            oke_addons=c("oke-addons-active.json"),
+            legacy_daemonset=legacy_none,
+        ),
+        DemoSample(
+            "oke-absent",
+            "OKE add-on absent, no legacy plugin",
+            "oke",
+            OKE_CRITERIA,
+            s("oke-gb200-absent.yaml"),
+            oke_addons=c("oke-addons-absent.json"),
+            legacy_daemonset=legacy_none,
+        ),
+        DemoSample(
+            "oke-deleting",
+            "OKE add-on DELETING",
+            "oke",
+            OKE_CRITERIA,
+            s("oke-gb200-deleting.yaml"),
+            oke_addons=c("oke-addons-deleting.json"),
+            legacy_daemonset=legacy_none,
+        ),
+        DemoSample(
+            "oke-legacy-active",
+            "OKE add-on absent, legacy DaemonSet active",
+            "oke",
+            OKE_CRITERIA,
+            s("oke-gb200-absent-legacy-active.yaml"),
+            oke_addons=c("oke-addons-absent.json"),
+            legacy_daemonset=c("oke-legacy-daemonset-active.json"),
+        ),
+    ]
+
+
+def demo_recordings(samples_dir: Path = SAMPLES_DIR) -> list[Path]:
+    """Recorded validation runs shipped for the demo (JSONL event streams)."""
+    folder = samples_dir / "validation"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+# --------------------------------------------------------------------------- capture view
+@dataclass(frozen=True)
+class CaptureRow:
+    """One pool, add-on or DaemonSet line on the capture screen."""
+
+    source: str
+    name: str
+    detail: str
+    mode: str
+
+
+def projection_items(projections: Any) -> list[Any]:
+    """The individual projections, whether given as core.capture.Projections, a dict or a list."""
+    if projections is None:
+        return []
+    if isinstance(projections, dict):
+        return [p for p in projections.values() if p is not None]
+    if isinstance(projections, list | tuple):
+        return [p for p in projections if p is not None]
+    named = [getattr(projections, n, None) for n in ("aks_pools", "oke_addons", "legacy_plugin")]
+    if any(hasattr(projections, n) for n in ("aks_pools", "oke_addons", "legacy_plugin")):
+        return [p for p in named if p is not None]
+    return [projections]
+
+
+def capture_rows(projections: Any) -> list[CaptureRow]:
+    """Flatten the capture projections (AKS pools, OKE add-ons, legacy plugin) into rows."""
+    items = projection_items(projections)
+    rows: list[CaptureRow] = []
+    for proj in items:
+        if proj is None:
+            continue
+        source = Path(str(getattr(proj, "source", "") or "")).name
+        pools = getattr(proj, "pools", None)
+        addons = getattr(proj, "addons", None)
+        if pools is not None:
+            for p in pools:
+                mode = p.mode if p.is_gpu and p.mode is not None else "(not a GPU pool)"
+                rows.append(CaptureRow(source or "AKS pools", p.name, p.vm_size, mode))
+        elif addons is not None:
+            for a in addons:
+                rows.append(CaptureRow(source or "OKE add-ons", a.name, a.lifecycle_state, ""))
+            sub = getattr(proj, "subtype", None)
+            if sub is not None:
+                reading = sub.data.get("nvidia-gpu-plugin", "")
+                rows.append(
+                    CaptureRow(source or "OKE add-ons", "NvidiaGpuPlugin", "reading", str(reading))
+                )
+        else:
+            sub = getattr(proj, "subtype", None)
+            if sub is not None and sub.subtype == "oke-legacy-plugin":
+                rows.append(
+                    CaptureRow(
+                        source or "legacy DaemonSet",
+                        "kube-system/nvidia-gpu-device-plugin",
+                        str(sub.data.get("daemonset", "")),
+                        str(sub.data.get("nvidia-gpu-device-plugin", "")),
+                    )
+                )
+    return rows
+
+
+def capture_warnings(projections: Any) -> list[str]:
+    out: list[str] = []
+    for proj in projection_items(projections):
+        out.extend(getattr(proj, "warnings", None) or ())
+    return out
+
+
+def pool_vm_sizes(projections: Any) -> list[str]:
+    sizes: list[str] = []
+    for proj in projection_items(projections):
+        for p in getattr(proj, "pools", None) or ():
+            if p.is_gpu:
+                sizes.append(p.vm_size)
+    return sizes
+
+
+def snapshot_readings(snapshot: Any) -> list[tuple[str, str]]:
+    """Every ``Type.subtype.key = value`` reading of a snapshot, in document order."""
+    if snapshot is None:
+        return []
+    rows: list[tuple[str, str]] = []
+    for m in snapshot.measurements:
+        for s in m.subtypes:
+            for key, value in s.data.items():
+                rows.append((f"{m.type}.{s.subtype}.{key}", str(value)))
+    return rows
+
+
+# --------------------------------------------------------------------------- verdict view
+@dataclass(frozen=True)
+class CheckView:
+    name: str
+    expected: str
+    actual: str
+    status: str
+    source: str
+    remedy: str
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return str(getattr(value, "value", value))
+
+
+def verdict_checks(verdict: Any) -> list[CheckView]:
+    out: list[CheckView] = []
+    for c in getattr(verdict, "checks", None) or ():
+        out.append(
+            CheckView(
+                name=_text(getattr(c, "name", "")),
+                expected=_text(getattr(c, "expected", "")),
+                actual=_text(getattr(c, "actual", None)) or "(no reading)",
+                status=_text(getattr(c, "status", "")),
+                source=_text(getattr(c, "source", "")),
+                remedy=_text(getattr(c, "remedy", "")),
+            )
+        )
+    return out
+
+
+def verdict_error_text(verdict: Any) -> str:
+    err = getattr(verdict, "error", None)
+    if err is None:
+        return ""
+    render = getattr(err, "render", None)
+    return str(render()) if callable(render) else str(err)
+
+
+@dataclass
+class WizardState:
+    """What the user has built so far; main-thread only."""
+
+    demo: bool = False
+    samples: list[DemoSample] = field(default_factory=list)
+    recordings: list[Path] = field(default_factory=list)
+    sample_key: str | None = None
+    capture: Any = None
+    snapshot: Any = None
+    capture_label: str = ""
+    capture_files: dict[str, str] = field(default_factory=dict)
+    criteria: dict[str, str] = field(default_factory=lambda: dict(AKS_CRITERIA))
+    profile_value: str | None = None
+    verdict: Any = None
+    recipe: Any = None
+    last_error: str = ""
+    output_dir: Path = field(default_factory=Path.cwd)
+    bundle_dir: Path | None = None
+    replay_speed: float = 10.0
+
+    @property
+    def rows(self) -> list[CaptureRow]:
+        return capture_rows(getattr(self.capture, "projections", None))
+
+    @property
+    def warnings(self) -> list[str]:
+        return capture_warnings(getattr(self.capture, "projections", None))
+
+    def recapture_commands(self) -> Sequence[str]:
+        from core.troubleshooting import (
+            AKS_POOLS_DUMP,
+            AKS_RECAPTURE,
+            OKE_ADDONS_DUMP,
+            OKE_LEGACY_DUMP,
+            OKE_RECAPTURE,
+        )
+
+        if self.criteria.get("service") == "oke":
+            return (
+                OKE_ADDONS_DUMP,
+                OKE_LEGACY_DUMP,
+                OKE_RECAPTURE + " --oke-legacy-daemonset legacy.json",
+            )
+        return (AKS_POOLS_DUMP, AKS_RECAPTURE)

@@ -1,0 +1,159 @@
+"""The troubleshooting guide as a screen: every symptom, searchable, with what the state shows.
+
+Entries the current capture/selection already shows are marked; ``/`` filters by any word
+of the symptom, cause or remedy; ``c`` copies the entry's commands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from screens.state import pool_vm_sizes
+from screens.widgets.wizard_filter import FilterBar
+
+if TYPE_CHECKING:
+    from aicr_tui.app import AicrApp
+    from core.troubleshooting import Finding, GuideEntry
+
+
+class TroubleshootScreen(Screen[None]):
+    """Symptom list on the left, cause and remedy of the highlighted one on the right."""
+
+    CSS_PATH = "troubleshoot.tcss"
+    TITLE = "Troubleshooting guide"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="guide.back"),
+        Binding("slash", "filter", "Filter", id="guide.filter", key_display="/"),
+        Binding("c", "copy", "Copy commands", id="guide.copy"),
+    ]
+
+    def __init__(self, entry_id: str | None = None) -> None:
+        super().__init__()
+        self._initial = entry_id
+        self._findings: dict[str, Finding] = {}
+        self.current: GuideEntry | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="guide-body"):
+            yield OptionList(id="guide-list")
+            with VerticalScroll(id="guide-detail"):
+                yield Static("", id="guide-text", markup=False)
+        yield FilterBar(id="guide-filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "symptoms, causes and remedies from the AKS and OKE briefs"
+        self._findings = {f.entry.id: f for f in self._diagnose()}
+        self._fill("")
+        if self._initial:
+            self.select_entry(self._initial)
+        self.query_one("#guide-list", OptionList).focus()
+
+    def _diagnose(self) -> list[Finding]:
+        from aicr_tui.app import AicrApp
+        from core.troubleshooting import DiagnosisContext, diagnose
+
+        app = self.app
+        if not isinstance(app, AicrApp):
+            return []
+        state = app.state
+        recipe_doc = None
+        if state.recipe is not None and hasattr(state.recipe, "model_dump"):
+            recipe_doc = state.recipe.model_dump(mode="json", exclude_none=True)
+        crit = state.criteria
+        return diagnose(
+            DiagnosisContext(
+                snapshot=state.snapshot,
+                service=crit.get("service"),
+                intent=crit.get("intent"),
+                platform=crit.get("platform"),
+                profile_value=state.profile_value,
+                recipe=recipe_doc,
+                pool_vm_sizes=pool_vm_sizes(getattr(state.capture, "projections", None)),
+                capture_warnings=state.warnings,
+            )
+        )
+
+    def _fill(self, query: str) -> None:
+        from core.troubleshooting import GUIDE, search_guide
+
+        entries = search_guide(query) if query.strip() else list(GUIDE)
+        options = self.query_one("#guide-list", OptionList)
+        options.clear_options()
+        for entry in entries:
+            mark = ""
+            finding = self._findings.get(entry.id)
+            if finding is not None:
+                mark = "* " if finding.certainty == "shown" else "~ "
+            options.add_option(Option(f"{mark}{entry.title}", id=entry.id))
+        if entries:
+            options.highlighted = 0
+            self._show(entries[0])
+        else:
+            self.current = None
+            self.query_one("#guide-text", Static).update(f'No guide entry mentions "{query}".')
+
+    def select_entry(self, entry_id: str) -> None:
+        options = self.query_one("#guide-list", OptionList)
+        try:
+            index = options.get_option_index(entry_id)
+        except Exception:
+            self._fill("")
+            index = options.get_option_index(entry_id)
+        options.highlighted = index
+        from core.troubleshooting import guide_entry
+
+        self._show(guide_entry(entry_id))
+
+    @on(OptionList.OptionHighlighted, "#guide-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        from core.troubleshooting import guide_entry
+
+        if event.option.id:
+            self._show(guide_entry(event.option.id))
+
+    def _show(self, entry: GuideEntry) -> None:
+        self.current = entry
+        lines = [entry.title, "", f"Symptom: {entry.symptom}", "", f"Cause: {entry.cause}", ""]
+        lines.append(f"Remedy: {entry.remedy}")
+        finding = self._findings.get(entry.id)
+        if finding is not None:
+            word = "shows this" if finding.certainty == "shown" else "makes this likely"
+            lines += ["", f"Your current state {word}: {finding.evidence}"]
+        if entry.commands:
+            lines += ["", "Commands (c copies):", *(f"  {c}" for c in entry.commands)]
+        lines += ["", f"Applies to: {', '.join(entry.services)}"]
+        self.query_one("#guide-text", Static).update("\n".join(lines))
+
+    def action_copy(self) -> None:
+        if self.current is None or not self.current.commands:
+            self.notify("This entry has no commands to copy.", severity="warning")
+            return
+        self.app.copy_to_clipboard("\n".join(self.current.commands))
+        self.notify("Commands copied to the clipboard (OSC 52).")
+
+    def action_filter(self) -> None:
+        self.query_one(FilterBar).open()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, message: FilterBar.Changed) -> None:
+        self._fill(message.text)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    @property
+    def wizard(self) -> AicrApp:
+        from aicr_tui.app import AicrApp
+
+        assert isinstance(self.app, AicrApp)
+        return self.app

@@ -1,0 +1,166 @@
+"""Modal dialogs for the capture and recipe screens: open a file, browse, fetch live, show text.
+
+Each is a typed ``ModalScreen`` that dismisses with its result (``None`` when cancelled
+with escape), so the caller can ``push_screen(dialog, callback)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DirectoryTree, Input, Label, Select, Static
+
+CAPTURE_KINDS: tuple[tuple[str, str], ...] = (
+    ("AKS node pools (az aks nodepool list -o json)", "aks_pools"),
+    ("OKE add-ons (oci ce cluster list-addons --all)", "oke_addons"),
+    ("OKE legacy DaemonSet (kubectl get daemonset -o json)", "legacy_daemonset"),
+    ("Snapshot (aicr-tui snapshot)", "snapshot"),
+)
+
+
+def guess_kind(path: str) -> str:
+    """The capture kind a file name suggests; the user can still change it."""
+    name = Path(path).name.lower()
+    if name.endswith((".yaml", ".yml")) or "snapshot" in name:
+        return "snapshot"
+    if "legacy" in name or "daemonset" in name:
+        return "legacy_daemonset"
+    if "addon" in name or "oke" in name:
+        return "oke_addons"
+    return "aks_pools"
+
+
+class OpenCaptureModal(ModalScreen[tuple[str, str] | None]):
+    """Ask for a path and what kind of capture it is; returns ``(kind, path)``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, path: str = "", kind: str | None = None) -> None:
+        super().__init__()
+        self._path = path
+        self._kind = kind or (guess_kind(path) if path else "aks_pools")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="wizard-dialog"):
+            yield Label("Open a capture file", classes="dialog-title")
+            yield Select(CAPTURE_KINDS, value=self._kind, allow_blank=False, id="open-kind")
+            yield Input(self._path, placeholder="path to the file, then enter", id="open-path")
+            yield Static("enter: load   esc: cancel", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#open-path", Input).focus()
+
+    @on(Input.Submitted, "#open-path")
+    def _submit(self, event: Input.Submitted) -> None:
+        path = event.value.strip()
+        if not path:
+            return
+        kind = self.query_one("#open-kind", Select).value
+        self.dismiss((str(kind), path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class BrowseCaptureModal(ModalScreen[str | None]):
+    """A directory tree; enter on a file returns its path."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self._root = root
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="wizard-dialog tall"):
+            yield Label(f"Pick a capture file under {self._root}", classes="dialog-title")
+            yield DirectoryTree(self._root, id="browse-tree")
+            yield Static("arrows: move   enter: pick   esc: cancel", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(DirectoryTree).focus()
+
+    @on(DirectoryTree.FileSelected)
+    def _picked(self, event: DirectoryTree.FileSelected) -> None:
+        self.dismiss(str(event.path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LiveCaptureModal(ModalScreen[dict[str, str] | None]):
+    """The fetch-live form: which cluster to ask, on which cloud."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("kubeconfig", "kubeconfig path (blank: default)"),
+        ("context", "kube context (blank: current)"),
+        ("aks_subscription", "AKS subscription id"),
+        ("aks_resource_group", "AKS resource group"),
+        ("aks_cluster", "AKS cluster name"),
+        ("oke_cluster_id", "OKE cluster OCID"),
+    )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="wizard-dialog tall"):
+            yield Label("Fetch a live capture", classes="dialog-title")
+            with VerticalScroll():
+                for key, placeholder in self.FIELDS:
+                    yield Input(placeholder=placeholder, id=f"live-{key.replace('_', '-')}")
+            yield Static("tab: next field   enter: fetch   esc: cancel", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query(Input).first().focus()
+
+    @on(Input.Submitted)
+    def _submit(self) -> None:
+        values = {
+            key: self.query_one(f"#live-{key.replace('_', '-')}", Input).value.strip()
+            for key, _ in self.FIELDS
+        }
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextModal(ModalScreen[None]):
+    """Show lines of text (commands to copy); ``c`` copies them to the clipboard."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="dialog.close"),
+        Binding("c", "copy", "Copy", id="dialog.copy"),
+    ]
+
+    def __init__(self, title: str, lines: Iterable[str]) -> None:
+        super().__init__()
+        self._title = title
+        self.lines = list(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="wizard-dialog"):
+            yield Label(self._title, classes="dialog-title")
+            with VerticalScroll(classes="dialog-text"):
+                yield Static("\n".join(self.lines), markup=False, id="text-body")
+            yield Static("c: copy   esc: close", classes="dialog-hint")
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard("\n".join(self.lines))
+        self.notify("Copied to the clipboard (OSC 52).")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
