@@ -1,0 +1,730 @@
+"""Qualification: resolve a selection and verify it against a snapshot, with reasons.
+
+One call, :func:`qualify`, is used by ``aicr-tui recipe`` and by the wizard's live panel.
+The selection comes only from ``--profile`` (or the declared default); a snapshot only
+verifies it. Profile constraints fail closed; ordinary overlay constraints exclude the
+overlay and record why. The verdict lists every constraint with its expected value, the
+observed value, a status and the remedy the product briefs give for that case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from core.catalog import Catalog, Overlay, load_catalog
+from core.constraints import ConstraintResult, ConstraintStatus, evaluate_constraint
+from core.criteria import Criteria
+from core.errors import AicrError, ErrorCode, invalid
+from core.profiles import (
+    ProfileDeclaration,
+    ProfileValue,
+    parse_profile_selection,
+    select_value,
+)
+from core.recipe_result import (
+    API_PROFILE,
+    ComponentRef,
+    Constraint,
+    ConstraintWarning,
+    ExcludedOverlay,
+    RecipeResult,
+    SelectedProfile,
+)
+from core.resolver import (
+    MergedSpec,
+    check_coverage,
+    finalize,
+    find_candidates,
+    merge_candidates,
+    mixins_of,
+    stamp_metadata,
+    with_readiness_constraints,
+)
+from core.values import deep_merge, get_path, resolve_component_values
+
+if TYPE_CHECKING:
+    from core.snapshot import Snapshot
+
+DEFERRED = "deferred"
+AKS_POOLS = "K8s.aks-gpu-pools.gpu-driver"
+OKE_ADDON = "K8s.oke-addons.nvidia-gpu-plugin"
+OKE_LEGACY = "K8s.oke-legacy-plugin.nvidia-gpu-device-plugin"
+LEGACY_AKS_TUPLE = (
+    "--set gpuoperator:driver.enabled=true --set gpuoperator:toolkit.enabled=true "
+    "--set gpuoperator:operator.runtimeClass=nvidia --set dradriver:nvidiaDriverRoot=/run/nvidia/driver"
+)
+
+
+@dataclass(frozen=True)
+class QualificationCheck:
+    """One constraint as the verdict shows it."""
+
+    name: str
+    expected: str
+    actual: str | None
+    status: str  # passed | failed | unavailable | error | deferred
+    kind: str  # profile | overlay | mixin | recipe
+    source: str  # "gpuStack=azure-managed", an overlay name, "mixin os-ubuntu", ...
+    message: str
+    remedy: str = ""
+    effect: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("passed", DEFERRED)
+
+
+@dataclass(frozen=True)
+class ValueChange:
+    component: str
+    path: str
+    before: Any
+    after: Any
+
+
+@dataclass
+class QualificationVerdict:
+    ok: bool
+    criteria: Criteria
+    recipe: RecipeResult | None = None
+    checks: list[QualificationCheck] = field(default_factory=list)
+    error: AicrError | None = None
+    warnings: list[str] = field(default_factory=list)
+    excluded_overlays: list[ExcludedOverlay] = field(default_factory=list)
+    applied_overlays: list[str] = field(default_factory=list)
+    profile_name: str | None = None
+    profile_value: str | None = None
+    profile_values: list[str] = field(default_factory=list)
+    profile_default: str | None = None
+    profile_source: str | None = None
+    gpu_driver_state: str = ""
+    snapshot_used: bool = False
+
+    @property
+    def failing(self) -> list[QualificationCheck]:
+        return [c for c in self.checks if c.status not in ("passed", DEFERRED)]
+
+
+# ------------------------------------------------------------------------- evaluation
+def _evaluate(name: str, expected: str, snapshot: Snapshot) -> ConstraintResult:
+    return evaluate_constraint(name, expected, snapshot)
+
+
+def _reading(snapshot: Snapshot | None, path: str) -> str | None:
+    if snapshot is None:
+        return None
+    mtype, _, rest = path.partition(".")
+    sub, _, key = rest.partition(".")
+    try:
+        value = snapshot.reading(mtype, sub, key)
+    except AicrError:
+        return None
+    from core.constraints import format_scalar
+
+    return format_scalar(value)
+
+
+# --------------------------------------------------------------------------- remedies
+def _flag(decl: ProfileDeclaration, value: str) -> str:
+    if value == decl.default:
+        return f"without --profile (the {decl.name}={value} default)"
+    return f"with --profile {decl.name}={value}"
+
+
+def _passing_alternatives(
+    decl: ProfileDeclaration, selected: str, snapshot: Snapshot | None
+) -> list[str]:
+    if snapshot is None:
+        return []
+    out = []
+    for vname in decl.value_names():
+        if vname == selected:
+            continue
+        value = decl.values[vname]
+        if value.constraints and all(
+            _evaluate(c.name, c.value, snapshot).passed for c in value.constraints
+        ):
+            out.append(vname)
+    return out
+
+
+def _specific_remedy(result: ConstraintResult, snapshot: Snapshot | None) -> str:
+    """Remedies from the AKS and OKE setup briefs, keyed by reading and observation."""
+    name, actual, status = result.name, result.actual, result.status
+    missing = status is ConstraintStatus.UNAVAILABLE
+    if name == AKS_POOLS:
+        if missing:
+            return (
+                "recapture the snapshot with the pool dump: az aks nodepool list -g <rg> "
+                "--cluster-name <cluster> -o json > pools.json, then aicr-tui snapshot "
+                "--aks-gpu-pools pools.json (a snapshot without the reading, or with zero NVIDIA "
+                "GPU pools, never qualifies)"
+            )
+        pools = _reading(snapshot, "K8s.aks-gpu-pools.gpu-pools")
+        seen = f" (pools: {pools})" if pools else ""
+        if actual in ("Install", "None"):
+            want = (
+                "the AKS driver-only install"
+                if result.expected == "Install"
+                else "--gpu-driver none"
+            )
+            return f"recreate the GPU pools with {want} and recapture with --aks-gpu-pools{seen}"
+        return (
+            f"fix the GPU pools{seen}: every NVIDIA pool must use the same unmanaged driver mode "
+            "(AKS driver-only install for azure-managed, --gpu-driver none for operator-managed; "
+            "never --enable-managed-gpu), then recapture with --aks-gpu-pools"
+        )
+    if name == OKE_ADDON:
+        if missing:
+            return (
+                "recapture the snapshot with the add-on dump: oci ce cluster list-addons "
+                "--cluster-id <cluster-ocid> --all --output json > addons.json, then aicr-tui "
+                "snapshot --oke-addons addons.json (basic clusters have no add-ons: upgrade to "
+                "enhanced first)"
+            )
+        if actual == "installed":
+            return (
+                "remove the NvidiaGpuPlugin cluster add-on (Terraform NvidiaGpuPlugin = "
+                "{ remove = true }, or the add-on API) and recapture with --oke-addons; labelling "
+                "nodes with oci.oraclecloud.com/disable-gpu-device-plugin=true does not qualify "
+                "because the add-on stays installed"
+            )
+        if actual == "absent":
+            return (
+                "install the NvidiaGpuPlugin cluster add-on, wait until it is ACTIVE, and "
+                "recapture with --oke-addons"
+            )
+        state = (actual or "").removeprefix("addon-") or "in an unknown state"
+        return (
+            f"the NvidiaGpuPlugin add-on is {state}: wait until it is ACTIVE (oci-managed) or "
+            "fully removed (operator-managed), then recapture with --oke-addons"
+        )
+    if name == OKE_LEGACY:
+        if missing:
+            return (
+                "recapture the snapshot with current aicr-tui: this snapshot predates legacy "
+                "device-plugin detection"
+            )
+        if actual == "active":
+            return (
+                "disable the legacy plugin on every GPU node pool with the node label "
+                "oci.oraclecloud.com/disable-gpu-device-plugin=true, or migrate the cluster to "
+                "the managed NvidiaGpuPlugin add-on, then recapture"
+            )
+        return (
+            "recapture with access to the Kubernetes API so the kube-system/"
+            "nvidia-gpu-device-plugin DaemonSet can be read"
+        )
+    if name == "K8s.server.version":
+        if missing:
+            return "recapture the snapshot with access to the Kubernetes API server"
+        return (
+            f"upgrade the cluster's Kubernetes version to satisfy {result.expected} and recapture"
+        )
+    if missing:
+        return f'recapture the snapshot so it carries the reading "{name}"'
+    return f"bring {name} to {result.expected} and recapture"
+
+
+def profile_remedy(
+    decl: ProfileDeclaration,
+    selected: str,
+    result: ConstraintResult,
+    snapshot: Snapshot | None,
+    constraint: Constraint,
+) -> str:
+    alternatives = _passing_alternatives(decl, selected, snapshot)
+    parts: list[str] = []
+    if alternatives:
+        parts.append(
+            f"rerun {_flag(decl, alternatives[0])} against the same snapshot (no recapture needed)"
+        )
+    parts.append(constraint.remediation or _specific_remedy(result, snapshot))
+    return "; or ".join(parts)
+
+
+def overlay_remedy(result: ConstraintResult, constraint: Constraint, overlay: str) -> str:
+    base = constraint.remediation or _specific_remedy(result, None)
+    return f"{base} (overlay {overlay} was excluded)"
+
+
+# ------------------------------------------------------------------------- declaration
+def _collect_declaration(
+    catalog: Catalog, candidates: Sequence[Overlay]
+) -> tuple[ProfileDeclaration | None, str | None]:
+    sources: list[str] = []
+    if catalog.base.spec.profile is not None:
+        sources.append("base")
+    for cand in candidates:
+        for name in cand.chain[1:]:
+            if catalog.overlay(name).spec.profile is not None and name not in sources:
+                sources.append(name)
+    if len(sources) > 1:
+        raise invalid(
+            f"resolved composition has multiple profile declarations from [{' '.join(sorted(sources))}]"
+        )
+    if not sources:
+        return None, None
+    return catalog.overlay(sources[0]).spec.profile, sources[0]
+
+
+# ----------------------------------------------------------------------- gpu driver
+def gpu_driver_state(snapshot: Snapshot | None) -> str:
+    """``preinstalled`` / ``absent`` from the sampled node's GPU reading, else ``""``."""
+    if snapshot is None:
+        return ""
+    sub = snapshot.subtype("GPU", "hardware")
+    if sub is None:
+        return ""
+    loaded = sub.data.get("driver-loaded")
+    if not isinstance(loaded, bool):
+        return ""
+    if sub.data.get("gpu-present") is False:
+        return ""
+    count = sub.data.get("gpu-count")
+    if isinstance(count, int | float) and not isinstance(count, bool) and count == 0:
+        return ""
+    return "preinstalled" if loaded else "absent"
+
+
+def _fragment_value(value: ProfileValue, component: str, path: str) -> tuple[bool, Any]:
+    for ref in value.componentRefs:
+        if ref.name == component:
+            return get_path(ref.overrides, path)
+    return False, None
+
+
+# ------------------------------------------------------------------------------ qualify
+def qualify(
+    criteria: Criteria,
+    profile: str | None = None,
+    snapshot: Snapshot | None = None,
+    *,
+    catalog: Catalog | None = None,
+    capture_warnings: Iterable[str] | None = None,
+) -> QualificationVerdict:
+    """Resolve ``criteria`` with ``profile`` (``name=value`` or None for the default) and
+    verify the selection against ``snapshot`` when one is given. Never raises for bad
+    input: problems land in ``verdict.error``."""
+    cat = catalog if catalog is not None else load_catalog()
+    verdict = QualificationVerdict(ok=False, criteria=criteria, snapshot_used=snapshot is not None)
+    verdict.warnings.extend(capture_warnings or ())
+    try:
+        _qualify(cat, criteria, profile, snapshot, verdict)
+    except AicrError as err:
+        verdict.error = err
+        verdict.recipe = None
+    verdict.ok = verdict.error is None and verdict.recipe is not None
+    return verdict
+
+
+def _qualify(
+    cat: Catalog,
+    criteria: Criteria,
+    profile: str | None,
+    snapshot: Snapshot | None,
+    verdict: QualificationVerdict,
+) -> None:
+    selection = parse_profile_selection(profile)
+    if criteria.specificity == 0:
+        raise invalid(
+            "no criteria provided; pass at least one of --service, --accelerator, --intent, "
+            "--os or --platform"
+        )
+    candidates = list(find_candidates(cat, criteria))
+    decl, decl_source = _collect_declaration(cat, candidates)
+    if decl is not None:
+        verdict.profile_name = decl.name
+        verdict.profile_values = decl.value_names()
+        verdict.profile_default = decl.default
+        verdict.profile_source = decl_source
+
+    checks: list[QualificationCheck] = []
+    excluded: list[ExcludedOverlay] = []
+    warnings: list[ConstraintWarning] = []
+    evaluated: set[str] = set()
+    if snapshot is not None:
+        surviving: list[Overlay] = []
+        for cand in candidates:
+            failed_here = False
+            for c in cand.spec.constraints:
+                r = _evaluate(c.name, c.value, snapshot)
+                evaluated.add(c.name)
+                if r.status is ConstraintStatus.ERROR:
+                    raise invalid(
+                        f'overlay "{cand.name}" constraint "{c.name}" could not be evaluated',
+                        r.error or r.message,
+                    )
+                if r.passed:
+                    checks.append(_check(r, "overlay", cand.name, ""))
+                    continue
+                failed_here = True
+                reason = (
+                    f"expected {c.value}, got {r.actual}"
+                    if r.status is ConstraintStatus.FAILED
+                    else (r.error.render() if r.error else r.message)
+                )
+                warnings.append(
+                    ConstraintWarning(
+                        overlay=cand.name,
+                        constraint=c.name,
+                        expected=c.value,
+                        actual=r.actual or "",
+                        reason=reason,
+                    )
+                )
+                checks.append(
+                    _check(
+                        r,
+                        "overlay",
+                        cand.name,
+                        overlay_remedy(r, c, cand.name),
+                        effect=f"overlay {cand.name} excluded",
+                    )
+                )
+            if failed_here:
+                excluded.append(ExcludedOverlay(name=cand.name, reason="constraint-failed"))
+            else:
+                surviving.append(cand)
+        merged = merge_candidates(cat, surviving)
+        merged = _filter_mixins(
+            cat, snapshot, surviving, merged, checks, excluded, warnings, evaluated
+        )
+    else:
+        merged = merge_candidates(cat, candidates)
+    verdict.excluded_overlays = excluded
+    verdict.applied_overlays = list(merged.applied)
+
+    if decl_source is not None and decl_source not in merged.applied:
+        raise invalid(
+            f'profile declaration from overlay "{decl_source}" was removed by snapshot constraint '
+            f"filtering (excluded: {', '.join(e.name for e in excluded) or 'none'})",
+            remedy="fix the failing overlay constraint listed in the verdict and recapture",
+        )
+    check_coverage(cat, criteria, merged.applied)
+
+    picked = select_value(decl if decl_source in merged.applied else None, selection)
+    refs: dict[str, ComponentRef] = dict(merged.refs)
+    constraints: dict[str, Constraint] = dict(merged.constraints)
+    origin: dict[str, str] = dict(merged.constraint_origin)
+    validation = merged.validation
+    selected_profile: SelectedProfile | None = None
+    profile_checks: list[QualificationCheck] = []
+    first_failure: AicrError | None = None
+    value_name: str | None = None
+    value: ProfileValue | None = None
+    if picked is not None and decl is not None and decl_source is not None:
+        value_name, value = picked
+        verdict.profile_value = value_name
+        label = f"{decl.name}={value_name}"
+        owned = cat.overlay(decl_source).owned_paths
+        for comp in owned:
+            ref = refs.get(comp)
+            if ref is None or not ref.enabled:
+                raise invalid(
+                    f'profile "{decl.name}" references component "{comp}", which is not enabled '
+                    "in the surviving composition"
+                )
+        for c in value.constraints:
+            existing = constraints.get(c.name)
+            if existing is not None and existing.value != c.value:
+                raise invalid(
+                    f'profile {label} constraint "{c.name}" collides with the constraint of the '
+                    f"same name from {origin.get(c.name, 'an overlay')} ({existing.value})"
+                )
+            if snapshot is None:
+                profile_checks.append(
+                    QualificationCheck(
+                        name=c.name,
+                        expected=c.value,
+                        actual=None,
+                        status=DEFERRED,
+                        kind="profile",
+                        source=label,
+                        message="recorded in the recipe; verified by aicr-tui validate readiness",
+                    )
+                )
+            else:
+                r = _evaluate(c.name, c.value, snapshot)
+                evaluated.add(c.name)
+                remedy = "" if r.passed else profile_remedy(decl, value_name, r, snapshot, c)
+                profile_checks.append(_check(r, "profile", label, remedy))
+                if not r.passed and first_failure is None:
+                    first_failure = _profile_error(label, c, r, remedy)
+            constraints[c.name] = c
+            origin[c.name] = f"profile {label}"
+        validation = with_readiness_constraints(
+            validation, value.readinessConstraints, f"profile {label}"
+        )
+        for pref in value.componentRefs:
+            ref = refs[pref.name]
+            refs[pref.name] = ref.model_copy(
+                update={"overrides": deep_merge(ref.overrides, pref.overrides)}
+            )
+            for path in owned.get(pref.name, []):
+                if path != "enabled" and not get_path(refs[pref.name].overrides, path)[0]:
+                    raise invalid(
+                        f'profile {label} owned path "{pref.name}:{path}" is missing from the '
+                        "component's inline overrides"
+                    )
+        selected_profile = SelectedProfile(
+            name=decl.name, value=value_name, advertiser=value.advertiser, ownedPaths=owned
+        )
+    # Everything else in the recipe that was not evaluated now is re-checked by validate.
+    deferred = [
+        QualificationCheck(
+            name=name,
+            expected=c.value,
+            actual=None,
+            status=DEFERRED,
+            kind="mixin" if origin.get(name, "").startswith("mixin:") else "overlay",
+            source=origin.get(name, "").removeprefix("mixin:"),
+            message="recorded in the recipe; verified by aicr-tui validate readiness",
+        )
+        for name, c in sorted(constraints.items())
+        if name not in evaluated and not origin.get(name, "").startswith("profile ")
+    ]
+    verdict.checks = profile_checks + checks + deferred
+    if first_failure is not None:
+        raise first_failure
+
+    state = gpu_driver_state(snapshot)
+    verdict.gpu_driver_state = state
+    notes = _driver_state_notes(cat, criteria, refs, state, value, selected_profile, verdict)
+    refs = notes
+    metadata = stamp_metadata(
+        merged.applied,
+        excludedOverlays=excluded,
+        constraintWarnings=warnings,
+        gpuDriverState=state,
+        selectedProfile=selected_profile,
+    )
+    verdict.recipe = finalize(
+        cat,
+        criteria,
+        refs,
+        constraints,
+        validation,
+        metadata,
+        api_version=API_PROFILE if selected_profile is not None else "aicr.run/v1",
+    )
+
+
+def _check(
+    r: ConstraintResult, kind: str, source: str, remedy: str, effect: str = ""
+) -> QualificationCheck:
+    return QualificationCheck(
+        name=r.name,
+        expected=r.expected,
+        actual=r.actual,
+        status=str(r.status),
+        kind=kind,
+        source=source,
+        message=r.message,
+        remedy=remedy,
+        effect=effect,
+    )
+
+
+def _profile_error(label: str, c: Constraint, r: ConstraintResult, remedy: str) -> AicrError:
+    if r.status is ConstraintStatus.UNAVAILABLE:
+        return invalid(
+            f'profile {label} cannot be validated because reading "{c.name}" is unavailable',
+            f"expected {c.value}, observed nothing ({r.message.split(': ', 1)[-1]})",
+            remedy=remedy,
+        )
+    if r.status is ConstraintStatus.FAILED:
+        return invalid(
+            f'profile {label} constraint "{c.name}" failed',
+            f"expected {c.value}, observed {r.actual}",
+            remedy=remedy,
+        )
+    code = r.error.code if r.error is not None else ErrorCode.INTERNAL
+    return AicrError(
+        code,
+        f'failed to evaluate profile constraint "{c.name}"',
+        r.error or r.message,
+        remedy=remedy,
+    )
+
+
+def _filter_mixins(
+    cat: Catalog,
+    snapshot: Snapshot,
+    surviving: list[Overlay],
+    merged: MergedSpec,
+    checks: list[QualificationCheck],
+    excluded: list[ExcludedOverlay],
+    warnings: list[ConstraintWarning],
+    evaluated: set[str],
+) -> MergedSpec:
+    """Evaluate mixin constraints; exclude the candidates that brought a failing mixin."""
+    while True:
+        failing: dict[str, tuple[Constraint, ConstraintResult]] = {}
+        for name, c in sorted(merged.constraints.items()):
+            origin = merged.constraint_origin.get(name, "")
+            if not origin.startswith("mixin:") or name in evaluated:
+                continue
+            r = _evaluate(c.name, c.value, snapshot)
+            if r.status is ConstraintStatus.ERROR:
+                raise invalid(
+                    f'mixin constraint "{c.name}" could not be evaluated', r.error or r.message
+                )
+            mixin = origin.removeprefix("mixin:")
+            if r.passed:
+                evaluated.add(name)
+                checks.append(_check(r, "mixin", mixin, ""))
+            else:
+                failing[mixin] = (c, r)
+        if not failing:
+            return merged
+        keep: list[Overlay] = []
+        for cand in surviving:
+            bad = [m for m in mixins_of(cat, cand) if m in failing]
+            if not bad:
+                keep.append(cand)
+                continue
+            excluded.append(ExcludedOverlay(name=cand.name, reason="mixin-constraint-failed"))
+            for m in bad:
+                c, r = failing[m]
+                detail = (
+                    f"expected {c.value}, got {r.actual}" if r.actual is not None else r.message
+                )
+                warnings.append(
+                    ConstraintWarning(
+                        overlay=cand.name,
+                        constraint=c.name,
+                        expected=c.value,
+                        actual=r.actual or "",
+                        reason=f"mixin-constraint-failed: {detail}",
+                    )
+                )
+        for m, (c, r) in sorted(failing.items()):
+            evaluated.add(c.name)
+            checks.append(
+                _check(r, "mixin", m, overlay_remedy(r, c, f"using mixin {m}"), effect="excluded")
+            )
+        if len(keep) == len(surviving):
+            return merged
+        surviving[:] = keep
+        merged = merge_candidates(cat, keep)
+
+
+def _driver_state_notes(
+    cat: Catalog,
+    criteria: Criteria,
+    refs: dict[str, ComponentRef],
+    state: str,
+    value: ProfileValue | None,
+    selected: SelectedProfile | None,
+    verdict: QualificationVerdict,
+) -> dict[str, ComponentRef]:
+    """Warnings and the one auto-override that follow from the sampled node's driver state."""
+    gpu = refs.get("gpu-operator")
+    if not state or gpu is None or not gpu.enabled:
+        return refs
+    owned = selected.ownedPaths.get("gpu-operator", []) if selected else []
+    if selected is not None and value is not None:
+        found, driver_on = _fragment_value(value, "gpu-operator", "driver.enabled")
+        label = f"{selected.name}={selected.value}"
+        if state == "absent" and found and driver_on is False:
+            verdict.warnings.append(
+                f"profile {label} leaves the driver to the provider, but the sampled GPU node has "
+                "no loaded driver (gpuDriverState: absent); aicr-tui bundle will refuse this "
+                "recipe: repair the provider driver install and recapture, or move the pools to "
+                "an operator-managed driver, recapture and regenerate with the other profile value"
+            )
+        if state == "preinstalled" and found and driver_on is True:
+            verdict.warnings.append(
+                f"profile {label} installs the driver through the GPU Operator, but the sampled "
+                "GPU node already has a loaded driver: a second driver may be installed on top"
+            )
+        return refs
+    if "driver.enabled" in owned:
+        return refs
+    values = resolve_component_values(cat, gpu)
+    found, driver_on = get_path(values, "driver.enabled")
+    if state == "preinstalled" and found and driver_on is False:
+        refs = dict(refs)
+        refs["gpu-operator"] = gpu.model_copy(
+            update={"overrides": deep_merge(gpu.overrides, {"driver": {"enabled": False}})}
+        )
+    if state == "absent" and criteria.service == "aks" and (not found or driver_on is False):
+        verdict.warnings.append(
+            "the sampled GPU node has no loaded driver while this unprofiled AKS recipe leaves "
+            f"the driver to AKS (gpuDriverState: absent); bundle with {LEGACY_AKS_TUPLE} for "
+            "--gpu-driver none pools, or repair the AKS driver install and recapture"
+        )
+    return refs
+
+
+# ------------------------------------------------------------------------ profile diff
+def profile_value_diff(
+    criteria: Criteria,
+    from_value: str,
+    to_value: str,
+    *,
+    catalog: Catalog | None = None,
+) -> list[ValueChange]:
+    """What switching the profile value changes in the resolved component values."""
+    cat = catalog if catalog is not None else load_catalog()
+    before = qualify(criteria, _selection(cat, criteria, from_value), None, catalog=cat)
+    after = qualify(criteria, _selection(cat, criteria, to_value), None, catalog=cat)
+    for v in (before, after):
+        if v.error is not None:
+            raise v.error
+    assert before.recipe is not None and after.recipe is not None
+    changes: list[ValueChange] = []
+    names = sorted(
+        {r.name for r in before.recipe.componentRefs} | {r.name for r in after.recipe.componentRefs}
+    )
+    for name in names:
+        a = before.recipe.component(name)
+        b = after.recipe.component(name)
+        va = resolve_component_values(cat, a) if a is not None else {}
+        vb = resolve_component_values(cat, b) if b is not None else {}
+        en_a = a is not None and a.enabled
+        en_b = b is not None and b.enabled
+        if en_a != en_b:
+            changes.append(ValueChange(name, "enabled", en_a, en_b))
+        changes.extend(_diff_trees(name, "", va, vb))
+    for name in ("constraints",):
+        ca = {c.name: c.value for c in before.recipe.constraints}
+        cb = {c.name: c.value for c in after.recipe.constraints}
+        for key in sorted(set(ca) | set(cb)):
+            if ca.get(key) != cb.get(key):
+                changes.append(ValueChange(name, key, ca.get(key), cb.get(key)))
+    return changes
+
+
+def _selection(cat: Catalog, criteria: Criteria, value: str) -> str:
+    candidates = list(find_candidates(cat, criteria))
+    decl, _ = _collect_declaration(cat, candidates)
+    if decl is None:
+        raise invalid(f"criteria {criteria.label()} resolve to a composition without a profile")
+    return f"{decl.name}={value}"
+
+
+_MISSING = object()
+
+
+def _diff_trees(component: str, prefix: str, a: Any, b: Any) -> list[ValueChange]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[ValueChange] = []
+        for key in sorted(set(a) | set(b), key=str):
+            out += _diff_trees(
+                component, f"{prefix}{key}.", a.get(key, _MISSING), b.get(key, _MISSING)
+            )
+        return out
+    if a == b and type(a) is type(b):
+        return []
+    return [
+        ValueChange(
+            component,
+            prefix.rstrip("."),
+            None if a is _MISSING else a,
+            None if b is _MISSING else b,
+        )
+    ]
