@@ -1,0 +1,548 @@
+"""Live cluster capture through the official ``kubernetes`` client (read verbs only).
+
+Three reads, each with its own timeout:
+
+1. ``GET /version`` → ``K8s.server`` (version, platform, goVersion).
+2. ``GET /api/v1/nodes`` (every page) → the facts of one GPU node (``K8s.node``), the
+   readings the catalog's constraints use (``OS.release.ID``/``VERSION_ID`` mapped from the
+   node's OS image, ``OS.sysctl./proc/sys/kernel/osrelease`` from its kernel version),
+   ``GPU.hardware`` from its labels and allocatable ``nvidia.com/gpu``, and
+   ``NodeTopology.summary`` over all nodes.
+3. ONE ``GET`` of ``kube-system/nvidia-gpu-device-plugin`` → the OKE legacy-plugin reading:
+   404 reads ``none/absent``; RBAC denial, timeout or a transport error reads
+   ``unknown/unknown`` (the cluster could not be consulted, which is never ``none``).
+
+A failure of (1) or (2) fails the capture: a snapshot without the server or node readings
+would look complete while missing what qualification needs. The GPU node chosen is the
+first by name among nodes that advertise or are labelled with NVIDIA GPUs (the node the
+upstream agent would run on); without GPU nodes the first node gives the node facts.
+
+RBAC needed (a ClusterRole, read verbs only): ``get`` on the non-resource URL ``/version``,
+``get``/``list`` on ``nodes``, ``get`` on ``apps/daemonsets`` (kube-system).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from core.errors import AicrError, ErrorCode, invalid
+from core.live import ProgressCallback, check_cancel, positive_timeout, report
+from core.snapshot import Measurement, Snapshot, Subtype, new_snapshot
+
+if TYPE_CHECKING:
+    from core.oke_legacy import LegacyPluginProjection
+
+DEFAULT_TIMEOUT_S = 15.0
+NODE_PAGE_SIZE = 500
+SOURCE = "kubernetes"
+GPU_RESOURCE = "nvidia.com/gpu"
+GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
+GPU_PRESENT_LABELS = ("nvidia.com/gpu.present", "feature.node.kubernetes.io/pci-10de.present")
+DRIVER_LABELS = ("nvidia.com/cuda.driver-version.full", "nvidia.com/cuda.driver.major")
+DETECTION_SOURCE = "kubernetes-api"
+OSRELEASE_SYSCTL = "/proc/sys/kernel/osrelease"
+
+# (pattern over the kubelet's osImage, os-release ID). The first group, when present, is
+# the VERSION_ID; Ubuntu keeps major.minor ("24.04"), as its /etc/os-release does.
+_OS_IMAGES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^Ubuntu (\d+\.\d+)"), "ubuntu"),
+    (re.compile(r"^Oracle Linux Server (\d+(?:\.\d+)?)"), "ol"),
+    (re.compile(r"^Red Hat Enterprise Linux CoreOS\b"), "rhcos"),
+    (re.compile(r"^Red Hat Enterprise Linux(?: Server)? (\d+(?:\.\d+)?)"), "rhel"),
+    (re.compile(r"^Rocky Linux (\d+(?:\.\d+)?)"), "rocky"),
+    (re.compile(r"^AlmaLinux (\d+(?:\.\d+)?)"), "almalinux"),
+    (re.compile(r"^CentOS Stream (\d+)"), "centos"),
+    (re.compile(r"^Debian GNU/Linux (\d+)"), "debian"),
+    (re.compile(r"^(?:Microsoft )?Azure Linux (\d+(?:\.\d+)?)"), "azurelinux"),
+    (re.compile(r"^CBL-Mariner/Linux\b"), "mariner"),
+    (re.compile(r"^Amazon Linux (\d+)"), "amzn"),
+    (re.compile(r"^Bottlerocket OS (\d+\.\d+\.\d+)"), "bottlerocket"),
+    (re.compile(r"^Container-Optimized OS\b"), "cos"),
+    (re.compile(r"^SUSE Linux Enterprise Server (\d+(?: SP\d+)?)"), "sles"),
+    (re.compile(r"^Flatcar Container Linux by Kinvolk (\d+\.\d+\.\d+)"), "flatcar"),
+    (re.compile(r"^Talos \(v?(\d+\.\d+\.\d+)"), "talos"),
+)
+
+
+@dataclass(frozen=True)
+class ClusterCapture:
+    """What a live cluster capture read, beside the snapshot it produced."""
+
+    snapshot: Snapshot
+    server: dict[str, str]
+    node_count: int
+    gpu_node: str | None
+    legacy_plugin: LegacyPluginProjection
+    warnings: list[str] = field(default_factory=list)
+
+
+def os_release_from_image(os_image: str) -> dict[str, str]:
+    """``/etc/os-release`` keys recoverable from a kubelet ``osImage`` (its PRETTY_NAME).
+
+    ``"Ubuntu 24.04.3 LTS"`` → ``{ID: ubuntu, VERSION_ID: "24.04", PRETTY_NAME: ...}``;
+    ``"Oracle Linux Server 8.10"`` → ``{ID: ol, VERSION_ID: "8.10", ...}``. An image we do
+    not recognise yields only PRETTY_NAME, so an ``OS.release.ID`` constraint reads
+    "unavailable" instead of a guess.
+    """
+    image = " ".join((os_image or "").split())
+    if not image:
+        return {}
+    out = {"PRETTY_NAME": image}
+    for pattern, os_id in _OS_IMAGES:
+        match = pattern.match(image)
+        if match is None:
+            continue
+        out["ID"] = os_id
+        if match.groups() and match.group(1):
+            version = match.group(1)
+            if os_id == "sles":
+                version = version.replace(" SP", ".")
+            out["VERSION_ID"] = version
+        break
+    return out
+
+
+def split_runtime(version: str) -> tuple[str, str]:
+    """``containerd://1.7.27`` → (``containerd``, ``1.7.27``)."""
+    name, sep, rest = (version or "").partition("://")
+    return (name, rest) if sep else ("", version or "")
+
+
+def provider_of(provider_id: str) -> str:
+    """The cloud provider from a node's ``spec.providerID``."""
+    if not provider_id:
+        return ""
+    scheme, sep, _ = provider_id.partition("://")
+    if sep:
+        return scheme
+    if provider_id.startswith("ocid1."):
+        return "oci"
+    return ""
+
+
+def gpu_count(node: dict[str, Any]) -> int:
+    status = node.get("status") or {}
+    for section in ("allocatable", "capacity"):
+        resources = status.get(section) or {}
+        value = resources.get(GPU_RESOURCE)
+        if value is None:
+            continue
+        try:
+            return max(0, int(str(value)))
+        except ValueError:
+            continue
+    return 0
+
+
+def _labels(node: dict[str, Any]) -> dict[str, str]:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+
+
+def is_gpu_node(node: dict[str, Any]) -> bool:
+    labels = _labels(node)
+    return (
+        gpu_count(node) > 0
+        or any(labels.get(key) == "true" for key in GPU_PRESENT_LABELS)
+        or GPU_PRODUCT_LABEL in labels
+    )
+
+
+def model_from_label(value: str) -> str:
+    """GPU Feature Discovery writes the product name with spaces as dashes; undo that.
+
+    ``NVIDIA-H100-80GB-HBM3`` → ``NVIDIA H100 80GB HBM3`` (the name nvidia-smi reports).
+    The label itself is kept in the subtype's context.
+    """
+    return value.replace("-", " ").strip()
+
+
+def build_measurements(
+    server: dict[str, Any],
+    nodes: list[dict[str, Any]],
+    legacy: LegacyPluginProjection,
+) -> tuple[list[Measurement], str | None]:
+    """The measurements of a cluster from its /version body, node list and legacy reading."""
+    server_data = {
+        key: str(server[src])
+        for key, src in (
+            ("version", "gitVersion"),
+            ("platform", "platform"),
+            ("goVersion", "goVersion"),
+        )
+        if server.get(src)
+    }
+    k8s = [Subtype(subtype="server", data=server_data)]
+    ordered = sorted(nodes, key=lambda n: str((n.get("metadata") or {}).get("name", "")))
+    gpu_nodes = [n for n in ordered if is_gpu_node(n)]
+    chosen = gpu_nodes[0] if gpu_nodes else (ordered[0] if ordered else None)
+    measurements: list[Measurement] = []
+    gpu_data: dict[str, str | int | bool] = {
+        "gpu-present": bool(gpu_nodes),
+        "gpu-count": 0,
+        "detection-source": DETECTION_SOURCE,
+    }
+    gpu_context: dict[str, str] = {}
+    os_subtypes: list[Subtype] = []
+    chosen_name: str | None = None
+    if chosen is not None:
+        chosen_name = str((chosen.get("metadata") or {}).get("name", ""))
+        info = (chosen.get("status") or {}).get("nodeInfo") or {}
+        provider_id = str((chosen.get("spec") or {}).get("providerID") or "")
+        runtime = str(info.get("containerRuntimeVersion") or "")
+        runtime_name, runtime_version = split_runtime(runtime)
+        node_data = {
+            "source-node": chosen_name,
+            "provider": provider_of(provider_id),
+            "provider-id": provider_id,
+            "container-runtime-id": runtime,
+            "container-runtime-name": runtime_name,
+            "container-runtime-version": runtime_version,
+            "kubelet-version": str(info.get("kubeletVersion") or ""),
+            "kernel-version": str(info.get("kernelVersion") or ""),
+            "operating-system": str(info.get("operatingSystem") or ""),
+            "os-image": str(info.get("osImage") or ""),
+        }
+        k8s.append(Subtype(subtype="node", data={k: v for k, v in node_data.items() if v}))
+        release = os_release_from_image(node_data["os-image"])
+        if release:
+            os_subtypes.append(Subtype(subtype="release", data=dict(release)))
+        if node_data["kernel-version"]:
+            os_subtypes.append(
+                Subtype(subtype="sysctl", data={OSRELEASE_SYSCTL: node_data["kernel-version"]})
+            )
+        if gpu_nodes:
+            labels = _labels(chosen)
+            gpu_data["gpu-count"] = gpu_count(chosen)
+            product = labels.get(GPU_PRODUCT_LABEL, "")
+            if product:
+                gpu_data["model"] = model_from_label(product)
+                gpu_context[GPU_PRODUCT_LABEL] = product
+            if any(labels.get(key) for key in DRIVER_LABELS):
+                gpu_data["driver-loaded"] = True
+            gpu_context["node"] = chosen_name
+    k8s.append(legacy.subtype)
+    measurements.append(Measurement(type="K8s", subtypes=k8s))
+    measurements.append(
+        Measurement(
+            type="GPU",
+            subtypes=[Subtype(subtype="hardware", data=gpu_data, context=gpu_context or None)],
+        )
+    )
+    if os_subtypes:
+        measurements.append(Measurement(type="OS", subtypes=os_subtypes))
+    label_keys: set[str] = set()
+    taint_keys: set[str] = set()
+    for node in nodes:
+        label_keys.update(_labels(node))
+        for taint in (node.get("spec") or {}).get("taints") or []:
+            if isinstance(taint, dict) and taint.get("key"):
+                taint_keys.add(str(taint["key"]))
+    measurements.append(
+        Measurement(
+            type="NodeTopology",
+            subtypes=[
+                Subtype(
+                    subtype="summary",
+                    data={
+                        "node-count": len(nodes),
+                        "taint-count": len(taint_keys),
+                        "label-count": len(label_keys),
+                    },
+                )
+            ],
+        )
+    )
+    return measurements, chosen_name
+
+
+# -- the client ---------------------------------------------------------------------------
+
+
+def _existing_paths(value: str) -> list[str]:
+    return [os.path.expanduser(p) for p in value.split(os.pathsep) if p]
+
+
+def api_client(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
+    """A kubernetes ApiClient and a description of where its configuration came from.
+
+    ``kubeconfig`` (or ``$KUBECONFIG``, or ``~/.kube/config``) with an optional context;
+    with none of those but a pod's service-account environment, the in-cluster config.
+    """
+    from kubernetes import client, config  # type: ignore[import-untyped,unused-ignore]
+    from kubernetes.config.config_exception import ConfigException  # type: ignore[import-untyped,unused-ignore]
+
+    cfg = client.Configuration()
+    if kubeconfig:
+        paths = _existing_paths(kubeconfig)
+        missing = [p for p in paths if not os.path.isfile(p)]
+        if not paths or missing:
+            raise invalid(f'--kubeconfig "{kubeconfig}" does not exist or is not a file')
+        source = f'kubeconfig "{kubeconfig}"'
+    else:
+        env = os.environ.get("KUBECONFIG", "")
+        paths = [p for p in _existing_paths(env) if os.path.isfile(p)] if env else []
+        default = os.path.expanduser("~/.kube/config")
+        if not paths and os.path.isfile(default):
+            paths = [default]
+        if not paths:
+            if os.environ.get("KUBERNETES_SERVICE_HOST"):
+                try:
+                    config.load_incluster_config(client_configuration=cfg)
+                except ConfigException as exc:
+                    raise AicrError(
+                        ErrorCode.UNAUTHORIZED,
+                        "the in-cluster service-account configuration is unusable",
+                        str(exc),
+                    ) from exc
+                _tune(cfg)
+                return client.ApiClient(cfg), "in-cluster service account"
+            raise invalid(
+                "no Kubernetes configuration: pass --kubeconfig FILE, set KUBECONFIG, create "
+                "~/.kube/config (az aks get-credentials / oci ce cluster create-kubeconfig), "
+                "or capture without a cluster (--no-cluster)"
+            )
+        source = f'kubeconfig "{os.pathsep.join(paths)}"'
+        kubeconfig = os.pathsep.join(paths)
+    try:
+        config.load_kube_config(
+            config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False
+        )
+    except ConfigException as exc:
+        where = f'--context "{context}" in {source}' if context else source
+        raise invalid(f"cannot use {where}", " ".join(str(exc).split())[:300]) from exc
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise invalid(f"{source} is not a usable kubeconfig", str(exc)[:300]) from exc
+    _tune(cfg)
+    if context:
+        source = f'{source} context "{context}"'
+    return client.ApiClient(cfg), source
+
+
+def _tune(cfg: Any) -> None:
+    from urllib3.util.retry import Retry
+
+    # One retry when the connection cannot be made; a slow answer is never re-sent, so the
+    # per-call timeout bounds each read.
+    cfg.retries = Retry(total=1, connect=1, read=0, redirect=0, status=0, other=0)
+
+
+def _decode(response: Any, what: str) -> dict[str, Any]:
+    try:
+        body = json.loads(response.data)
+    except (ValueError, TypeError) as exc:
+        raise AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with non-JSON", exc
+        ) from exc
+    if not isinstance(body, dict):
+        raise AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with a non-object"
+        )
+    return body
+
+
+def _api_error(
+    exc: Exception, what: str, permission: str, source: str, seconds: float
+) -> AicrError:
+    from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
+    from urllib3.exceptions import HTTPError, MaxRetryError, TimeoutError
+
+    if isinstance(exc, ApiException):
+        status = int(exc.status or 0)
+        reason = _status_message(exc)
+        if status == 401:
+            return AicrError(
+                ErrorCode.UNAUTHORIZED,
+                f"the Kubernetes API rejected the credentials of {source} (HTTP 401) on {what}: "
+                "refresh them (az aks get-credentials / oci ce cluster create-kubeconfig)",
+                reason or None,
+            )
+        if status == 403:
+            return AicrError(
+                ErrorCode.UNAUTHORIZED,
+                f"the Kubernetes identity of {source} is forbidden (HTTP 403) to {what}: grant "
+                f"{permission} in a ClusterRole bound to it",
+                reason or None,
+            )
+        if status == 0:
+            return AicrError(
+                ErrorCode.SERVICE_UNAVAILABLE,
+                f"could not reach the Kubernetes API of {source} to {what}",
+                reason or str(exc.reason or "") or None,
+            )
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"the Kubernetes API of {source} answered HTTP {status} to {what}",
+            reason or None,
+        )
+    cause = exc.reason if isinstance(exc, MaxRetryError) else exc
+    if isinstance(cause, TimeoutError) or "timed out" in str(cause).lower():
+        return AicrError(
+            ErrorCode.TIMEOUT,
+            f"the Kubernetes API of {source} did not answer within {seconds:g}s to {what}",
+        )
+    if isinstance(exc, HTTPError | OSError):
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"could not reach the Kubernetes API of {source} to {what}",
+            " ".join(str(cause).split())[:300],
+        )
+    return AicrError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        f"reading the Kubernetes API of {source} to {what} failed",
+        " ".join(f"{type(exc).__name__}: {exc}".split())[:300],
+    )
+
+
+def _status_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if body:
+        try:
+            doc = json.loads(body)
+            if isinstance(doc, dict) and doc.get("message"):
+                return " ".join(str(doc["message"]).split())[:300]
+        except (ValueError, TypeError):
+            pass
+    return " ".join(str(getattr(exc, "reason", "") or "").split())[:300]
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
+    from urllib3.exceptions import HTTPError
+
+    return (ApiException, HTTPError, OSError)
+
+
+def read_legacy_daemonset(apps: Any, seconds: float, source: str) -> LegacyPluginProjection:
+    """ONE GET of kube-system/nvidia-gpu-device-plugin, collapsed by core.oke_legacy."""
+    from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
+
+    from core.oke_legacy import NAME, NAMESPACE, classify_legacy_daemonset
+
+    where = f"live {source}"
+    try:
+        response = apps.read_namespaced_daemon_set(
+            NAME, NAMESPACE, _preload_content=False, _request_timeout=(seconds, seconds)
+        )
+        obj = _decode(response, f"the DaemonSet {NAMESPACE}/{NAME}")
+    except ApiException as exc:
+        if exc.status == 404:
+            return classify_legacy_daemonset(None, source=where)
+        err = _api_error(
+            exc, f"get DaemonSet {NAMESPACE}/{NAME}", "get on apps/daemonsets", source, seconds
+        )
+        return classify_legacy_daemonset(None, error=err.render(), source=where)
+    except AicrError as exc:
+        return classify_legacy_daemonset(None, error=exc.render(), source=where)
+    except _transport_errors() as exc:
+        err = _api_error(
+            exc, f"get DaemonSet {NAMESPACE}/{NAME}", "get on apps/daemonsets", source, seconds
+        )
+        return classify_legacy_daemonset(None, error=err.render(), source=where)
+    return classify_legacy_daemonset(obj, source=where)
+
+
+def collect_cluster(
+    kubeconfig: str | None,
+    context: str | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    cancel: threading.Event | None = None,
+    progress: ProgressCallback | None = None,
+) -> ClusterCapture:
+    """Read the cluster and build the snapshot; see the module docstring for what is read."""
+    seconds = positive_timeout(timeout, "Kubernetes")
+    check_cancel(cancel, "cluster capture")
+    from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
+
+    api, source = api_client(kubeconfig, context)
+    per_call = (seconds, seconds)
+    try:
+        report(progress, SOURCE, f"reading the server version through {source}", done=0, total=3)
+        try:
+            response = client.VersionApi(api).get_code(
+                _preload_content=False, _request_timeout=per_call
+            )
+            server = _decode(response, "GET /version")
+        except _transport_errors() as exc:
+            raise _api_error(
+                exc, "get /version", 'get on the non-resource URL "/version"', source, seconds
+            ) from exc
+        check_cancel(cancel, "cluster capture")
+
+        core_api = client.CoreV1Api(api)
+        nodes: list[dict[str, Any]] = []
+        token: str | None = None
+        page = 0
+        while True:
+            page += 1
+            report(progress, SOURCE, f"listing nodes (page {page})", done=1, total=3)
+            kwargs: dict[str, Any] = {"limit": NODE_PAGE_SIZE}
+            if token:
+                kwargs["_continue"] = token
+            try:
+                response = core_api.list_node(
+                    _preload_content=False, _request_timeout=per_call, **kwargs
+                )
+                body = _decode(response, "GET /api/v1/nodes")
+            except _transport_errors() as exc:
+                raise _api_error(
+                    exc, "list nodes", 'get and list on "nodes"', source, seconds
+                ) from exc
+            items = body.get("items") or []
+            if not isinstance(items, list):
+                raise AicrError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    "the Kubernetes API answered GET /api/v1/nodes without an items list",
+                )
+            nodes.extend(n for n in items if isinstance(n, dict))
+            check_cancel(cancel, "cluster capture")
+            token = str((body.get("metadata") or {}).get("continue") or "") or None
+            if not token:
+                break
+
+        report(progress, SOURCE, "reading the OKE legacy device-plugin DaemonSet", done=2, total=3)
+        legacy = read_legacy_daemonset(client.AppsV1Api(api), seconds, source)
+        check_cancel(cancel, "cluster capture")
+    finally:
+        api.close()
+
+    measurements, chosen = build_measurements(server, nodes, legacy)
+    snapshot = new_snapshot(source_node=chosen or "")
+    snapshot.measurements = measurements
+    warnings: list[str] = []
+    if legacy.plugin == "unknown":
+        warnings.append(legacy.reason)
+    if not nodes:
+        warnings.append("the cluster reports no nodes: node, OS and GPU readings are empty")
+    elif not any(is_gpu_node(n) for n in nodes):
+        warnings.append("no node advertises nvidia.com/gpu or carries NVIDIA GPU labels")
+    report(progress, SOURCE, f"captured {len(nodes)} nodes", done=3, total=3)
+    server_out = {k: str(v) for k, v in server.items() if isinstance(v, str)}
+    return ClusterCapture(
+        snapshot=snapshot,
+        server=server_out,
+        node_count=len(nodes),
+        gpu_node=chosen if any(is_gpu_node(n) for n in nodes) else None,
+        legacy_plugin=legacy,
+        warnings=warnings,
+    )
+
+
+def capture_cluster(
+    kubeconfig: str | None,
+    context: str | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    cancel: threading.Event | None = None,
+    progress: ProgressCallback | None = None,
+) -> Snapshot:
+    """The live cluster snapshot (the contract ``aicr-tui snapshot`` calls)."""
+    return collect_cluster(
+        kubeconfig, context, timeout=timeout, cancel=cancel, progress=progress
+    ).snapshot
