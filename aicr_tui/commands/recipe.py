@@ -1,0 +1,166 @@
+"""``aicr-tui recipe``: resolve criteria and a ``gpuStack`` selection into a RecipeResult.
+
+The selection comes from ``--profile`` or the declared default; ``--snapshot`` only
+verifies it. A refused qualification prints one line naming the constraint, the expected
+and the observed value and the remedy, exits 2 and writes nothing. ``--explain`` prints
+every constraint the verdict evaluated as a table (to stderr when the recipe goes to
+stdout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from aicr_tui.commands._common import emit, warn
+
+if TYPE_CHECKING:
+    from core.catalog import Catalog
+    from core.criteria import Criteria
+    from core.qualification import QualificationVerdict
+    from core.snapshot import Snapshot
+
+
+def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
+    """The criteria, profile, snapshot and catalog flags shared by recipe and query."""
+    crit = parser.add_argument_group("criteria")
+    crit.add_argument("--service", metavar="S", help="managed Kubernetes service (aks, oke, …)")
+    crit.add_argument(
+        "--accelerator", "--gpu", dest="accelerator", metavar="A", help="GPU (h100, gb200, b200, …)"
+    )
+    crit.add_argument("--os", metavar="OS", help="node OS (ubuntu, ol, …)")
+    crit.add_argument("--intent", metavar="I", help="training or inference")
+    crit.add_argument("--platform", metavar="P", help="kubeflow, dynamo, …")
+    crit.add_argument("--nodes", metavar="N", help="GPU node count (integer >= 0)")
+    sel = parser.add_argument_group("selection and verification")
+    sel.add_argument(
+        "--profile",
+        metavar="NAME=VALUE",
+        help="configuration profile selection, e.g. gpuStack=operator-managed (default: the declared default)",
+    )
+    sel.add_argument(
+        "-s", "--snapshot", metavar="FILE", help="verify the selection against this snapshot"
+    )
+    sel.add_argument(
+        "--data", metavar="DIR", help="external catalog directory layered over the shipped one"
+    )
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "recipe",
+        help="resolve criteria and a gpuStack selection into a version-locked recipe",
+        description=(
+            "Resolve a RecipeResult. A snapshot verifies the selection (never chooses it); a "
+            "failed profile constraint exits 2 naming the observed value and the remedy."
+        ),
+    )
+    add_criteria_arguments(parser)
+    out = parser.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    out.add_argument(
+        "-t", "--format", choices=("yaml", "json"), default="yaml", help="document format"
+    )
+    out.add_argument(
+        "--explain",
+        action="store_true",
+        help="print every evaluated constraint as a table (stderr when the recipe goes to stdout)",
+    )
+
+
+def load_inputs(args: argparse.Namespace) -> tuple[Catalog, Criteria, Snapshot | None]:
+    from core.catalog import load_catalog
+    from core.criteria import parse_criteria
+
+    catalog = load_catalog(external=args.data) if args.data else load_catalog()
+    criteria = parse_criteria(
+        service=args.service,
+        accelerator=args.accelerator,
+        intent=args.intent,
+        os=args.os,
+        platform=args.platform,
+        nodes=args.nodes,
+        registered=catalog.registered,
+    )
+    snapshot = None
+    if args.snapshot:
+        from core.snapshot import load_snapshot
+
+        snapshot = load_snapshot(args.snapshot)
+    return catalog, criteria, snapshot
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.qualification import qualify
+    from core.recipe_result import render_recipe
+
+    catalog, criteria, snapshot = load_inputs(args)
+    verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+    to_stdout = not args.output or args.output == "-"
+    if args.explain:
+        table = format_verdict(verdict)
+        (sys.stderr if to_stdout else sys.stdout).write(table)
+    if verdict.error is not None:
+        raise verdict.error
+    assert verdict.recipe is not None
+    for message in verdict.warnings:
+        warn(message)
+    for w in verdict.recipe.metadata.constraintWarnings:
+        warn(f"overlay {w.overlay} excluded: constraint {w.constraint} {w.reason}")
+    emit(render_recipe(verdict.recipe, args.format), args.output)
+    return 0
+
+
+def format_verdict(verdict: QualificationVerdict) -> str:
+    """The verdict as a plain-text table: one row per constraint, remedies beneath."""
+    lines: list[str] = []
+    lines.append(f"criteria: {verdict.criteria.label()}")
+    if verdict.profile_name:
+        chosen = verdict.profile_value or verdict.profile_default or ""
+        others = ", ".join(verdict.profile_values)
+        lines.append(
+            f"profile:  {verdict.profile_name}={chosen} (default {verdict.profile_default}; "
+            f"values: {others})"
+        )
+    else:
+        lines.append("profile:  none declared")
+    lines.append(
+        f"snapshot: {'verifying now' if verdict.snapshot_used else 'none: profile constraints deferred to validate'}"
+    )
+    if verdict.applied_overlays:
+        lines.append(f"applied:  {', '.join(verdict.applied_overlays)}")
+    if verdict.excluded_overlays:
+        lines.append(
+            "excluded: " + ", ".join(f"{e.name} ({e.reason})" for e in verdict.excluded_overlays)
+        )
+    if verdict.gpu_driver_state:
+        lines.append(f"driver:   gpuDriverState {verdict.gpu_driver_state}")
+    headers = ("STATUS", "CONSTRAINT", "EXPECTED", "OBSERVED", "SOURCE")
+    rows = [
+        (c.status.upper(), c.name, c.expected, "-" if c.actual is None else c.actual, c.source)
+        for c in verdict.checks
+    ]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    lines.append("")
+    lines.append("  ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
+    for check, row in zip(verdict.checks, rows, strict=True):
+        lines.append("  ".join(v.ljust(widths[i]) for i, v in enumerate(row)).rstrip())
+        if check.effect:
+            lines.append(f"    effect: {check.effect}")
+        if check.remedy and not check.ok:
+            lines.append(f"    remedy: {check.remedy}")
+    if not rows:
+        lines.append("(no constraints evaluated)")
+    lines.append("")
+    for w in verdict.warnings:
+        lines.append(f"warning: {w}")
+    if verdict.error is not None:
+        lines.append(f"result: REFUSED: {verdict.error.render()}")
+    else:
+        lines.append(
+            "result: QUALIFIED" if verdict.snapshot_used else "result: RESOLVED (unverified)"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,99 @@
+"""``query``: hydrate a resolved recipe into one tree and select a dotted path from it.
+
+The tree is ``{kind, apiVersion, metadata, criteria, constraints, deploymentOrder,
+components: {<name>: {<ref fields>, values: <resolved values>}}}``; ``values`` are the
+component's values as the bundler would start from them (base values.yaml < valuesFile <
+inline overrides). Selector segments match keys greedily, so keys that contain dots
+(``nvidia.com/gpu``) can be addressed without quoting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.catalog import Catalog
+from core.errors import invalid
+from core.recipe_result import RecipeResult
+from core.values import resolve_component_values
+from core.yamlio import dump_json, dump_yaml, sort_keys_deep
+
+
+def hydrate(catalog: Catalog, recipe: RecipeResult) -> dict[str, Any]:
+    doc = recipe.to_document()
+    components: dict[str, Any] = {}
+    for ref in recipe.componentRefs:
+        body = ref.to_document()
+        body["enabled"] = ref.enabled
+        body["values"] = resolve_component_values(catalog, ref)
+        components[ref.name] = body
+    tree: dict[str, Any] = {
+        "kind": doc["kind"],
+        "apiVersion": doc["apiVersion"],
+        "metadata": doc["metadata"],
+        "criteria": doc["criteria"],
+        "constraints": doc.get("constraints", []),
+        "deploymentOrder": doc["deploymentOrder"],
+        "components": components,
+    }
+    if "validation" in doc:
+        tree["validation"] = doc["validation"]
+    return tree
+
+
+def select(tree: Any, selector: str) -> Any:
+    """The value at ``selector`` (``""`` selects the whole tree)."""
+    sel = selector.strip()
+    if sel in ("", "."):
+        return tree
+    parts = sel.split(".")
+    if any(p == "" for p in parts):
+        raise invalid(f'--selector "{selector}" has an empty segment')
+    node = tree
+    walked: list[str] = []
+    i = 0
+    while i < len(parts):
+        if isinstance(node, list):
+            text = parts[i]
+            if not text.isdigit() or int(text) >= len(node):
+                raise invalid(
+                    f'--selector "{selector}": "{text}" is not an index of the list at '
+                    f'"{".".join(walked) or "(root)"}" (0..{len(node) - 1})'
+                )
+            node = node[int(text)]
+            walked.append(text)
+            i += 1
+            continue
+        if not isinstance(node, Mapping):
+            raise invalid(
+                f'--selector "{selector}": "{".".join(walked)}" is a scalar, it has no "{parts[i]}"'
+            )
+        for j in range(len(parts), i, -1):
+            key = ".".join(parts[i:j])
+            if key in node:
+                node = node[key]
+                walked.append(key)
+                i = j
+                break
+        else:
+            keys = ", ".join(sorted(str(k) for k in node)[:20])
+            raise invalid(
+                f'--selector "{selector}": no key "{parts[i]}" under '
+                f'"{".".join(walked) or "(root)"}" (keys: {keys})'
+            )
+    return node
+
+
+def render_value(value: Any, fmt: str = "yaml") -> str:
+    """Scalars as plain text (yaml mode), JSON in json mode, else deterministic YAML."""
+    if fmt not in ("yaml", "json"):
+        raise invalid(f'--format "{fmt}" is not supported; expected yaml or json')
+    if fmt == "json":
+        return dump_json(sort_keys_deep(value) if isinstance(value, dict) else value)
+    if isinstance(value, bool):
+        return "true\n" if value else "false\n"
+    if isinstance(value, int | float | str):
+        return f"{value}\n"
+    if value is None:
+        return "null\n"
+    return dump_yaml(sort_keys_deep(value))
