@@ -1,0 +1,34 @@
+"""The bundler: turn a RecipeResult plus bundle-time overrides into a deployable bundle.
+
+Public calls (see :mod:`core.bundler.api`): :func:`parse_overrides`, :func:`plan_bundle`,
+:func:`write_bundle`, :func:`check_override_entry`.
+"""
+
+from core.bundler.api import check_override_entry, plan_bundle, write_bundle
+from core.bundler.model import (
+    BlockingError,
+    BundlePlan,
+    BundleWriteResult,
+    ComponentPlan,
+    Feedback,
+)
+from core.bundler.overrides import BundleOverrides, OverrideEntry, parse_entry, parse_overrides
+from core.bundler.tolerations import Toleration, parse_toleration, parse_tolerations
+
+__all__ = [
+    "BlockingError",
+    "BundleOverrides",
+    "BundlePlan",
+    "BundleWriteResult",
+    "ComponentPlan",
+    "Feedback",
+    "OverrideEntry",
+    "Toleration",
+    "check_override_entry",
+    "parse_entry",
+    "parse_overrides",
+    "parse_toleration",
+    "parse_tolerations",
+    "plan_bundle",
+    "write_bundle",
+]

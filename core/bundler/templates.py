@@ -175,8 +175,27 @@ def _substitute(ref: str, ctx: TemplateContext, source: str) -> str:
     return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
 
 
+_PARSED: dict[str, list[dict[str, Any]]] = {}
+_PARSED_MAX = 256
+
+
 def parse_manifest_documents(text: str, source: str) -> list[dict[str, Any]]:
-    """Parse a rendered manifest into Kubernetes objects; each must name apiVersion, kind, name."""
+    """Parse a rendered manifest into Kubernetes objects; each must name apiVersion, kind, name.
+
+    Results are memoised by text: the wizard re-plans on every keystroke and most manifests
+    render identically each time, while the pure-Python YAML parser is slow.
+    """
+    cached = _PARSED.get(text)
+    if cached is not None:
+        return cached
+    docs = _parse_documents(text, source)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[text] = docs
+    return docs
+
+
+def _parse_documents(text: str, source: str) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
 
     from core.yamlio import to_plain

@@ -1,0 +1,574 @@
+"""The bundler's public calls: :func:`plan_bundle`, :func:`write_bundle`,
+:func:`check_override_entry`.
+
+``plan_bundle`` is pure and in memory (the wizard calls it on every keystroke in its
+overrides editor). Pipeline, in upstream order:
+
+1. resolve override prefixes (name or registry alias) and the ``enabled`` toggles; refuse
+   overrides that cannot take effect (unknown component, component not in the bundle);
+2. the #1327 override policy (``--dynamic`` refused, static overrides deprecated);
+3. values per rendered component: recipe values (base < valuesFile < inline overrides, which
+   carry the profile fragment) < scalar ``--set`` < node-scheduling injection <
+   ``--set-file`` < ``--set-json``;
+4. the profile lock, the allocation-policy verdict, the registry-wired checks;
+5. render: values, ``cluster-values.yaml`` for ``--dynamic``, manifests, scripts, README,
+   ``recipe.yaml``, ``bundle-info.yaml``, ``checksums.txt``.
+
+Input problems raise :class:`~core.errors.AicrError`; policy refusals become
+``plan.errors`` (shown, never written).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.bundler import checks, lock, policy, render
+from core.bundler.model import (
+    BlockingError,
+    BundlePlan,
+    BundleState,
+    BundleWriteResult,
+    ComponentPlan,
+    Feedback,
+    ResolvedOverride,
+)
+from core.bundler.overrides import BundleOverrides, OverrideEntry, parse_bool_go, parse_entry
+from core.bundler.paths import (
+    PRESENT,
+    deep_merge_typed,
+    delete_path,
+    observe,
+    paths_intersect,
+    set_path,
+    split_path,
+)
+from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
+from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
+from core.errors import invalid
+
+if TYPE_CHECKING:
+    from core.catalog import Catalog, RegistryComponent
+    from core.recipe_result import ComponentRef, RecipeResult
+
+EXECUTABLE_MODE = 0o755
+FILE_MODE = 0o644
+CHECKSUMS_MODE = 0o600
+
+
+def plan_bundle(
+    recipe: RecipeResult,
+    overrides: BundleOverrides | None = None,
+    *,
+    accelerated_tolerations: list[Toleration] | None = None,
+    accelerated_node_selector: dict[str, str] | None = None,
+    workload_selector: dict[str, str] | None = None,
+    catalog: Catalog | None = None,
+) -> BundlePlan:
+    """Plan a bundle in memory. ``accelerated_tolerations=None`` injects the wildcard default."""
+    if catalog is None:
+        from core.catalog import load_catalog
+
+        catalog = load_catalog()
+    overrides = overrides or BundleOverrides()
+    if not recipe.componentRefs:
+        raise invalid("recipe has no componentRefs; nothing to bundle")
+    declared = {ref.name: ref for ref in recipe.componentRefs}
+    resolved = _resolve_keys(recipe, catalog, overrides)
+    skipped = _apply_toggles(declared, resolved)
+    rendered = [
+        n
+        for n in recipe.deploymentOrder
+        if n in declared and declared[n].enabled and n not in skipped
+    ]
+    missing = [n for n in recipe.deploymentOrder if n not in declared]
+    if missing:
+        raise invalid(f"recipe deploymentOrder names undeclared component {missing[0]}")
+    if not rendered:
+        raise invalid("recipe has no enabled components after filtering")
+    _reject_ineffective(resolved, declared, skipped, set(rendered))
+
+    given = accelerated_tolerations is not None and len(accelerated_tolerations) > 0
+    injected = [t.to_values() for t in (accelerated_tolerations or [WILDCARD])]
+    state = BundleState(
+        recipe=recipe,
+        catalog=catalog,
+        overrides=overrides,
+        resolved=resolved,
+        declared=declared,
+        rendered=rendered,
+        skipped=skipped,
+        recipe_values={},
+        values={},
+        injected_tolerations=injected,
+        tolerations_given=given,
+        accelerated_selector=dict(accelerated_node_selector or {}),
+        workload_selector=dict(workload_selector or {}),
+    )
+    policy.apply_override_policy(state)
+
+    from core.values import resolve_component_values
+
+    problems: list[str] = []
+    for name, ref in declared.items():
+        if not ref.enabled:
+            continue
+        base = resolve_component_values(catalog, ref)
+        base.pop("enabled", None)
+        state.recipe_values[name] = base
+        if name in rendered:
+            try:
+                state.values[name] = _final_values(state, ref, base)
+            except _ApplyError as exc:
+                problems.extend(exc.problems)
+    if problems:
+        raise invalid("bundle-time overrides cannot be applied", "; ".join(sorted(problems)))
+
+    lock.check_profile_lock(state)
+    policy.check_allocation_policy(state)
+    checks.run_registry_checks(state)
+    if "gpu-operator" in skipped and recipe.metadata.gpuDriverState == "absent":
+        state.warnings.append(
+            "gpu-operator is left out while the recipe records gpuDriverState: absent; "
+            "nothing will install a GPU driver on these nodes"
+        )
+    return _render(state)
+
+
+class _ApplyError(Exception):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+# ------------------------------------------------------------------ override resolution
+def _key_index(recipe: RecipeResult, catalog: Catalog) -> dict[str, str]:
+    index: dict[str, str] = {ref.name: ref.name for ref in recipe.componentRefs}
+    for ref in recipe.componentRefs:
+        entry = catalog.registry.get(ref.name)
+        aliases = entry.valueOverrideKeys if entry is not None else [ref.name.replace("-", "")]
+        for alias in aliases:
+            index.setdefault(alias, ref.name)
+    return index
+
+
+def _resolve_keys(
+    recipe: RecipeResult, catalog: Catalog, overrides: BundleOverrides
+) -> list[ResolvedOverride]:
+    index = _key_index(recipe, catalog)
+    declared = ", ".join(sorted(ref.name for ref in recipe.componentRefs))
+    out: list[ResolvedOverride] = []
+    groups = (overrides.sets, overrides.typed_entries(), overrides.dynamic)
+    for group in groups:
+        for entry in sorted(group, key=lambda e: e.key):
+            if entry.key not in index:
+                raise invalid(
+                    f'{entry.display()}: unknown component "{entry.key}"; recipe declares: {declared}'
+                )
+        out += [ResolvedOverride(e, index[e.key]) for e in group]
+    return out
+
+
+def _apply_toggles(
+    declared: dict[str, ComponentRef], resolved: list[ResolvedOverride]
+) -> dict[str, str]:
+    chosen: dict[str, tuple[bool, OverrideEntry]] = {}
+    for r in resolved:
+        e = r.entry
+        if e.kind != "set" or e.path != "enabled":
+            continue
+        value = parse_bool_go(e.text)
+        if value is None:
+            raise invalid(f"{e.display()}: enabled must be a boolean (true/false, 1/0, t/f)")
+        prev = chosen.get(r.component)
+        if prev is not None and prev[1].key == r.component and e.key != r.component:
+            continue  # the exact component name wins over an alias
+        chosen[r.component] = (value, e)
+    skipped: dict[str, str] = {}
+    for name, ref in declared.items():
+        if not ref.enabled:
+            skipped[name] = "the recipe disables it (overrides.enabled: false)"
+    for name in sorted(chosen):
+        value, e = chosen[name]
+        if value and not declared[name].enabled:
+            raise invalid(
+                f"{e.display()}: component {name} is disabled by the recipe and cannot be re-enabled"
+            )
+        if not value:
+            skipped[name] = f"it is disabled with {e.display()}"
+    return skipped
+
+
+def _reject_ineffective(
+    resolved: list[ResolvedOverride],
+    declared: dict[str, ComponentRef],
+    skipped: dict[str, str],
+    rendered: set[str],
+) -> None:
+    for r in resolved:
+        if r.component in rendered:
+            continue
+        e = r.entry
+        if e.kind == "set" and e.path == "enabled" and parse_bool_go(e.text) is False:
+            continue
+        reason = skipped.get(r.component, "it is not in the recipe's deploymentOrder")
+        raise invalid(
+            f"{e.display()}: {e.key}:{e.path} cannot take effect: component {r.component} is not "
+            f"in the generated bundle because {reason}"
+        )
+
+
+# ---------------------------------------------------------------------------- values
+def _ordered(entries: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    last: dict[str, Any] = {}
+    for path, value in entries:
+        last[path] = value
+    return sorted(last.items(), key=lambda kv: (len(split_path(kv[0])), kv[0]))
+
+
+def _entries_exact_last(
+    state: BundleState, component: str, kinds: tuple[str, ...]
+) -> list[OverrideEntry]:
+    """Alias entries first and exact-name entries last, so the exact name wins a collision."""
+    entries = state.entries_for(component, kinds)
+    return [e for e in entries if e.key != component] + [e for e in entries if e.key == component]
+
+
+def _final_values(state: BundleState, ref: ComponentRef, base: dict[str, Any]) -> dict[str, Any]:
+    from core.values import copy_tree
+
+    name = ref.name
+    values: dict[str, Any] = copy_tree(base)
+    problems: list[str] = []
+    scalar = [
+        (e.path, e.value) for e in _entries_exact_last(state, name, ("set",)) if e.path != "enabled"
+    ]
+    for path, value in _ordered(scalar):
+        try:
+            set_path(values, path, value, where=f"--set {name}:{path}")
+        except Exception as exc:
+            problems.append(getattr(exc, "message", str(exc)))
+    _inject_scheduling(state, ref, values)
+    typed: list[tuple[str, Any]] = []
+    for kinds in (("set-file",), ("set-json",)):
+        typed += [(e.path, e.value) for e in _entries_exact_last(state, name, kinds)]
+    for path, value in _ordered(typed):
+        try:
+            _apply_typed(values, path, value, name)
+        except Exception as exc:
+            problems.append(getattr(exc, "message", str(exc)))
+    values.pop("enabled", None)
+    if problems:
+        raise _ApplyError(problems)
+    return values
+
+
+def _apply_typed(values: dict[str, Any], path: str, value: Any, component: str) -> None:
+    where = f"typed override {component}:{path}"
+    if value is None:
+        delete_path(values, path)
+        return
+    st, current = observe(values, path)
+    if st == "blocked":
+        set_path(values, path, None, where=where)  # raises naming the non-map ancestor
+    if isinstance(value, dict) and st == PRESENT and isinstance(current, dict):
+        deep_merge_typed(current, value)
+        return
+    if isinstance(value, dict):
+        fresh: dict[str, Any] = {}
+        deep_merge_typed(fresh, value)
+        value = fresh
+    set_path(values, path, value, where=where)
+
+
+def _force_set(values: dict[str, Any], path: str, value: Any) -> None:
+    node = values
+    parts = split_path(path)
+    for seg in parts[:-1]:
+        nxt = node.get(seg)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[seg] = nxt
+        node = nxt
+    node[parts[-1]] = value
+
+
+def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, Any]) -> None:
+    entry: RegistryComponent | None = state.registry_entry(ref.name)
+    if entry is None:
+        return
+    dynamic = state.dynamic_paths(ref.name)
+    set_paths = {e.path: e.value for e in state.entries_for(ref.name, ("set",))}
+    accel = entry.nodeScheduling.accelerated if entry.nodeScheduling else None
+
+    def mode(path: str) -> str:
+        if any(paths_intersect(d, path) for d in dynamic):
+            return "opt-out"
+        st, inline = observe(ref.overrides, path)
+        if st == PRESENT and (inline is None or inline == [] or inline == {}):
+            return "opt-out"
+        if (st == PRESENT and inline) or set_paths.get(path) not in (None, "", [], {}):
+            return "append"
+        return "replace"
+
+    if accel is not None:
+        for path in accel.tolerationPaths:
+            how = mode(path)
+            if how == "opt-out":
+                continue
+            if how == "append":
+                st, existing = observe(values, path)
+                merged = list(existing) if st == PRESENT and isinstance(existing, list) else []
+                seen = {toleration_identity(t) for t in merged}
+                merged += [
+                    t for t in state.injected_tolerations if toleration_identity(t) not in seen
+                ]
+                _force_set(values, path, merged)
+            else:
+                _force_set(values, path, [dict(t) for t in state.injected_tolerations])
+        if state.accelerated_selector:
+            for path in accel.nodeSelectorPaths:
+                if mode(path) != "opt-out":
+                    _force_set(values, path, dict(state.accelerated_selector))
+    if state.workload_selector:
+        for path in entry.workload_selector_paths:
+            if mode(path) != "opt-out":
+                _force_set(values, path, dict(state.workload_selector))
+
+
+# ---------------------------------------------------------------------------- render
+def _render(state: BundleState) -> BundlePlan:
+    from core.recipe_result import render_recipe
+    from core.values import copy_tree
+
+    catalog = state.catalog
+    components: list[ComponentPlan] = []
+    for index, name in enumerate(state.rendered, 1):
+        ref = state.declared[name]
+        entry = state.registry_entry(name)
+        namespace = ref.namespace or (entry.namespace if entry else "") or name
+        chart = ref.chart
+        if not chart and entry is not None and entry.helm and entry.helm.defaultChart:
+            chart = entry.helm.defaultChart.rsplit("/", 1)[-1]
+        values = state.values[name]
+        written = copy_tree(values)
+        cluster: dict[str, Any] | None = None
+        dyn = state.dynamic_paths(name)
+        if dyn:
+            cluster = {}
+            for path in sorted(set(dyn)):
+                st, current = observe(values, path)
+                _force_set(cluster, path, copy_tree(current) if st == PRESENT else None)
+                delete_path(written, path)
+        ctx = TemplateContext(state.values, namespace)
+        manifests: dict[str, str] = {}
+        for rel in ref.manifestFiles:
+            text = catalog.read_text(rel)
+            body = render_template(text, ctx, rel)
+            if body is None:
+                continue
+            parse_manifest_documents(body, rel)
+            manifests[os.path.basename(rel)] = body
+        components.append(
+            ComponentPlan(
+                name=name,
+                index=index,
+                folder=f"{index:03d}-{name}",
+                namespace=namespace,
+                chart=chart or name,
+                source=ref.source,
+                version=ref.version,
+                values=written,
+                cluster_values=cluster,
+                manifests=manifests,
+            )
+        )
+    warnings = list(state.warnings)
+    notes = render.operational_notes(state, components) + list(state.notes)
+
+    refs = [
+        ref.model_copy(update={"overrides": {**ref.overrides, "enabled": False}})
+        if ref.name in state.skipped and ref.enabled
+        else ref
+        for ref in state.recipe.componentRefs
+    ]
+    effective = state.recipe.model_copy(
+        update={"deploymentOrder": list(state.rendered), "componentRefs": refs}
+    )
+    recipe_bytes = _recipe_text(effective, render_recipe).encode("utf-8")
+
+    files: dict[str, bytes] = {}
+    executables = {"deploy.sh", "undeploy.sh"}
+    for comp in components:
+        files[f"{comp.folder}/values.yaml"] = render.values_yaml(comp.values).encode()
+        if comp.cluster_values is not None:
+            files[f"{comp.folder}/cluster-values.yaml"] = render.cluster_values_yaml(
+                comp.cluster_values
+            ).encode()
+        for mname, body in comp.manifests.items():
+            files[f"{comp.folder}/manifests/{mname}"] = body.encode()
+        files[f"{comp.folder}/install.sh"] = render.install_sh(comp).encode()
+        executables.add(f"{comp.folder}/install.sh")
+    files["deploy.sh"] = render.deploy_sh(components).encode()
+    files["undeploy.sh"] = render.undeploy_sh(components).encode()
+    files["recipe.yaml"] = recipe_bytes
+    files["README.md"] = render.readme(state, components, warnings, notes).encode()
+    files["bundle-info.yaml"] = render.bundle_info(
+        state, components, recipe_bytes, _settings(state)
+    ).encode()
+    files["checksums.txt"] = render.checksums(files).encode()
+    return BundlePlan(
+        recipe=state.recipe,
+        components=components,
+        warnings=warnings,
+        notes=notes,
+        errors=list(state.errors),
+        files=dict(sorted(files.items())),
+        executables=frozenset(executables),
+        skipped=dict(state.skipped),
+    )
+
+
+_RECIPES: dict[str, str] = {}
+
+
+def _recipe_text(recipe: RecipeResult, renderer: Any) -> str:
+    """``render_recipe`` memoised on the document (it is the same on every wizard re-plan)."""
+    import json
+
+    key = json.dumps(recipe.to_document(), sort_keys=False, default=str)
+    text = _RECIPES.get(key)
+    if text is None:
+        text = str(renderer(recipe))
+        if len(_RECIPES) >= 32:
+            _RECIPES.clear()
+        _RECIPES[key] = text
+    return text
+
+
+def _settings(state: BundleState) -> dict[str, Any]:
+    o = state.overrides
+    return {
+        "acceleratedNodeTolerations": list(state.injected_tolerations)
+        if state.tolerations_given
+        else [],
+        "acceleratedNodeSelector": dict(state.accelerated_selector),
+        "workloadSelector": dict(state.workload_selector),
+        "set": [e.display() for e in o.sets],
+        "setJson": [e.display() for e in o.set_json],
+        "setFile": [e.display() for e in o.set_file],
+        "dynamic": [e.display() for e in o.dynamic],
+    }
+
+
+# ----------------------------------------------------------------------------- write
+def write_bundle(
+    plan: BundlePlan, out_dir: str | Path, *, force: bool = False
+) -> BundleWriteResult:
+    """Write a plan through a staged sibling directory renamed into place.
+
+    A plan with blocking errors is refused and nothing is written; an existing non-empty
+    ``out_dir`` is only replaced with ``force``.
+    """
+    from core.fileio import staged_directory
+
+    if plan.errors:
+        first = plan.errors[0]
+        more = f" (and {len(plan.errors) - 1} more)" if len(plan.errors) > 1 else ""
+        raise invalid(f"bundle refused by {first.check}{more}", first.message)
+    target = Path(out_dir)
+    with staged_directory(
+        target, force=force, on_before_commit=lambda d: _verify(plan, d)
+    ) as stage:
+        for rel, data in plan.files.items():
+            path = stage / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            if rel in plan.executables:
+                mode = EXECUTABLE_MODE
+            elif rel == "checksums.txt":
+                mode = CHECKSUMS_MODE
+            else:
+                mode = FILE_MODE
+            os.chmod(path, mode)
+        for d in sorted({p.parent for p in stage.rglob("*") if p.is_file()}):
+            os.chmod(d, 0o755)
+    return BundleWriteResult(out_dir=target, files=list(plan.files), warnings=list(plan.warnings))
+
+
+def _verify(plan: BundlePlan, stage: Path) -> None:
+    """Re-read the staged inventory against the checksums before it is renamed into place."""
+    import hashlib
+
+    from core.errors import internal
+
+    listed = {}
+    for line in plan.files["checksums.txt"].decode().splitlines():
+        digest, rel = line.split("  ", 1)
+        listed[rel] = digest
+    on_disk = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    expected = sorted([*listed, "checksums.txt"])
+    if on_disk != expected:
+        raise internal("bundle inventory does not match checksums.txt")
+    for rel, digest in listed.items():
+        if hashlib.sha256((stage / rel).read_bytes()).hexdigest() != digest:
+            raise internal(f"bundle file {rel} does not match its checksum")
+
+
+# ---------------------------------------------------------------------- live feedback
+def check_override_entry(
+    recipe: RecipeResult,
+    kind: str,
+    text: str,
+    *,
+    catalog: Catalog | None = None,
+    base_dir: Path | None = None,
+) -> list[Feedback]:
+    """Feedback on ONE override entry: parse errors, refusals, lock/policy verdicts, warnings."""
+    from core.errors import AicrError
+
+    try:
+        entry = parse_entry(kind, text, base_dir=base_dir)
+    except AicrError as err:
+        return [Feedback("error", err.render())]
+    buckets: dict[str, tuple[OverrideEntry, ...]] = {
+        "sets": (),
+        "set_json": (),
+        "set_file": (),
+        "dynamic": (),
+    }
+    field = {"set": "sets", "set-json": "set_json", "set-file": "set_file", "dynamic": "dynamic"}[
+        kind
+    ]
+    buckets[field] = (entry,)
+    keyed = [Toleration(key="aicr-tui.check/placeholder", operator="Exists", effect="NoSchedule")]
+    try:
+        baseline = plan_bundle(
+            recipe, BundleOverrides(), accelerated_tolerations=keyed, catalog=catalog
+        )
+    except AicrError as err:
+        return [Feedback("error", f"the recipe itself cannot be bundled: {err.render()}")]
+    try:
+        plan = plan_bundle(
+            recipe, BundleOverrides(**buckets), accelerated_tolerations=keyed, catalog=catalog
+        )
+    except AicrError as err:
+        return [Feedback("error", err.render())]
+    before = {e.render() for e in baseline.errors}
+    out = [Feedback("error", e.render()) for e in plan.errors if e.render() not in before]
+    seen = set(baseline.warnings)
+    out += [Feedback("warning", w) for w in plan.warnings if w not in seen]
+    if not out:
+        out.append(Feedback("ok", f"{entry.display()} is accepted"))
+    return out
+
+
+__all__ = [
+    "BlockingError",
+    "BundlePlan",
+    "BundleWriteResult",
+    "check_override_entry",
+    "plan_bundle",
+    "write_bundle",
+]
