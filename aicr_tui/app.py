@@ -97,8 +97,19 @@ class AicrApp(App[int]):
                 "The bundle preview screen is not available in this build.", severity="error"
             )
             return
+        overrides = ""
+        service = getattr(getattr(recipe, "criteria", None), "service", "")
+        if service == "aks":
+            # The AKS brief: always bundle with a keyed toleration (a wildcard one deadlocks
+            # nodewright package pods); the user sees and can edit this line.
+            overrides = (
+                "# AKS needs a keyed toleration matching the GPU node taint:\n"
+                "--accelerated-node-toleration nvidia.com/gpu:NoSchedule\n"
+            )
         self.push_screen(
-            BundlePreviewScreen(recipe, default_output=self.state.output_dir / "bundles")
+            BundlePreviewScreen(
+                recipe, default_output=self.state.output_dir / "bundles", overrides=overrides
+            )
         )
 
     def on_bundle_preview_screen_written(self, message: Any) -> None:

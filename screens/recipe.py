@@ -120,34 +120,35 @@ class RecipeScreen(Screen[None]):
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="recipe-body"):
-            with Vertical(id="recipe-form"):
-                for field in CRITERIA_FIELDS:
+        with Vertical(id="recipe-body"):
+            with Horizontal(id="recipe-top"):
+                with Vertical(id="recipe-form"):
+                    for field in CRITERIA_FIELDS:
+                        with Horizontal(classes="form-row"):
+                            yield Label(field, classes="form-label")
+                            yield Select(
+                                self._choices(field),
+                                allow_blank=False,
+                                compact=True,
+                                id=f"sel-{field}",
+                            )
                     with Horizontal(classes="form-row"):
-                        yield Label(field, classes="form-label")
+                        yield Label("gpuStack", classes="form-label")
                         yield Select(
-                            self._choices(field),
+                            [("(default)", DEFAULT_VALUE)],
                             allow_blank=False,
                             compact=True,
-                            id=f"sel-{field}",
+                            id="sel-profile",
                         )
-                with Horizontal(classes="form-row"):
-                    yield Label("gpuStack", classes="form-label")
-                    yield Select(
-                        [("(default)", DEFAULT_VALUE)],
-                        allow_blank=False,
-                        compact=True,
-                        id="sel-profile",
-                    )
-                yield Static("", id="recipe-capture", markup=False)
-            with Vertical(id="recipe-main"):
-                yield Static("", id="verdict-line", markup=False)
-                yield DataTable(id="recipe-checks", cursor_type="row", zebra_stripes=True)
-                with VerticalScroll(id="trouble-panel"):
-                    yield Static("", id="trouble-text", markup=False)
-                with Vertical(id="diff-panel"):
-                    yield Static("", id="diff-title", markup=False)
-                    yield DataTable(id="diff-table", cursor_type="row")
+                    yield Static("", id="recipe-capture", markup=False)
+                with Vertical(id="recipe-main"):
+                    yield Static("", id="verdict-line", markup=False)
+                    yield DataTable(id="recipe-checks", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="trouble-panel"):
+                yield Static("", id="trouble-text", markup=False)
+            with Vertical(id="diff-panel"):
+                yield Static("", id="diff-title", markup=False)
+                yield DataTable(id="diff-table", cursor_type="row")
         yield FilterBar(id="recipe-filter")
         yield Footer()
 
@@ -167,10 +168,7 @@ class RecipeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "selection and live qualification"
         self.query_one("#recipe-checks", DataTable).add_columns(
-            "constraint", "expected", "observed", "status", "from"
-        )
-        self.query_one("#diff-table", DataTable).add_columns(
-            "component", "path", "current", "other"
+            "status", "constraint", "expected", "observed", "from"
         )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
@@ -245,7 +243,9 @@ class RecipeScreen(Screen[None]):
         started = time.perf_counter()
         selection = f"gpuStack={profile}" if profile else None
         try:
-            verdict = self.wizard.services.qualify(criteria, selection, self.state.snapshot)
+            verdict = self.wizard.services.qualify(
+                criteria, selection, self.state.snapshot, self.state.warnings
+            )
             error = ""
         except Exception as exc:
             verdict, error = None, error_line(exc)
@@ -293,16 +293,19 @@ class RecipeScreen(Screen[None]):
         value = selected or self.state.profile_value or default or "default"
         if ok:
             snap = "qualified against the snapshot" if self.state.snapshot else "criteria-only"
-            line.update(f"PASS  gpuStack={value}: recipe resolves ({snap})")
+            notes = f", g: {len(self._findings)} guide note(s)" if self._findings else ""
+            line.update(f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}")
         else:
-            line.update(f"FAIL  {message.error or verdict_error_text(verdict) or 'not qualified'}")
+            text = message.error or verdict_error_text(verdict) or "not qualified"
+            # The remedy after the dash is in the troubleshooting panel below.
+            line.update(f"FAIL  {text.split(' — ')[0]}")
         line.set_class(ok, "pass")
         line.set_class(not ok, "fail")
         table = self.query_one("#recipe-checks", DataTable)
         with self.app.batch_update():
             table.clear()
             for i, check in enumerate(verdict_checks(verdict)):
-                cells = (check.name, check.expected, check.actual, check.status, check.source)
+                cells = (check.status, check.name, check.expected, check.actual, check.source)
                 if matches(" ".join(cells), query):
                     table.add_row(*cells, key=f"check-{i}")
 
@@ -327,32 +330,37 @@ class RecipeScreen(Screen[None]):
             capture_warnings=state.warnings,
         )
         self._findings = diagnose(ctx)
+        shown = [f for f in self._findings if f.certainty == "shown"]
         panel = self.query_one("#trouble-panel")
-        text = self.query_one("#trouble-text", Static)
-        if ok and not any(f.certainty == "shown" for f in self._findings):
-            panel.display = bool(self._findings)
-            if self._findings:
-                text.update(self._trouble_text(ok))
-            return
-        panel.display = True
-        text.update(self._trouble_text(ok))
+        panel.display = not ok or bool(shown)
+        if panel.display:
+            self.query_one("#trouble-text", Static).update(self._trouble_text(ok))
+
+    def trouble_text(self) -> str:
+        """The troubleshooting panel's text (empty when the panel is hidden)."""
+        panel = self.query_one("#trouble-panel")
+        return self._trouble_text(False) if panel.display else ""
 
     def _trouble_text(self, ok: bool) -> str:
-        lines: list[str] = []
-        if not ok:
-            remedies = {c.remedy for c in verdict_checks(self.state.verdict) if c.remedy}
-            lines.append("Why it fails and what to do:")
-            lines.extend(f"  remedy: {r}" for r in sorted(remedies))
         other = self._other_value()
-        for f in self._findings:
-            tag = "SHOWN " if f.certainty == "shown" else "likely"
-            lines.append(f"[{tag}] {f.entry.title}: {f.evidence}")
-            lines.append(f"   cause: {f.entry.cause}")
-            lines.append(f"   remedy: {f.entry.remedy}")
         actions = ["l: load another capture", "r: recapture command", "g: guide"]
         if other:
             actions.insert(0, f"s: switch to gpuStack={other}")
-        lines.append("   ".join(actions))
+        lines = ["   ".join(actions)]
+        shown = [f for f in self._findings if f.certainty == "shown"]
+        for f in shown:
+            lines.append(f"{f.entry.title} ({f.evidence})")
+            lines.append(f"  cause: {f.entry.cause}")
+            lines.append(f"  remedy: {f.entry.remedy}")
+        if not ok:
+            seen = {f.entry.remedy for f in shown}
+            for c in verdict_checks(self.state.verdict):
+                if c.remedy and c.status != "passed" and c.remedy not in seen:
+                    seen.add(c.remedy)
+                    lines.append(f"{c.name}: {c.remedy}")
+        likely = [f for f in self._findings if f.certainty != "shown"]
+        if likely:
+            lines.append("Also worth knowing: " + "; ".join(f.entry.title for f in likely))
         return "\n".join(lines)
 
     # -- actions ------------------------------------------------------------------------
@@ -425,10 +433,12 @@ class RecipeScreen(Screen[None]):
                 else f"Diff {message.title}: no value changes"
             )
         table = self.query_one("#diff-table", DataTable)
+        current, _, other = message.title.partition("  ->  ")
         with self.app.batch_update():
-            table.clear()
-            for i, row in enumerate(message.rows):
-                table.add_row(*row, key=f"diff-{i}")
+            table.clear(columns=True)
+            table.add_columns("component:path", f"now ({current})", f"with {other}")
+            for i, (component, path, before, after) in enumerate(message.rows):
+                table.add_row(f"{component}:{path}", before, after, key=f"diff-{i}")
 
     def action_load_capture(self) -> None:
         self.wizard.show_capture()

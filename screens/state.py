@@ -39,18 +39,18 @@ def _default_load_snapshot(path: str) -> Any:
     return load_snapshot(path)
 
 
-def _default_qualify(criteria: dict[str, str], profile: str | None, snapshot: Any) -> Any:
+def _default_qualify(
+    criteria: dict[str, str], profile: str | None, snapshot: Any, warnings: Sequence[str]
+) -> Any:
+    from core.criteria import parse_criteria
     from core.qualification import qualify
 
-    from core.criteria import parse_criteria
-
-    return qualify(parse_criteria(**criteria), profile, snapshot)
+    return qualify(parse_criteria(**criteria), profile, snapshot, capture_warnings=warnings)
 
 
 def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
-    from core.qualification import profile_value_diff
-
     from core.criteria import parse_criteria
+    from core.qualification import profile_value_diff
 
     return profile_value_diff(parse_criteria(**criteria), from_value, to_value)
 
@@ -93,7 +93,7 @@ class WizardServices:
 
     capture_offline: Callable[..., Any] = _default_capture
     load_snapshot: Callable[[str], Any] = _default_load_snapshot
-    qualify: Callable[[dict[str, str], str | None, Any], Any] = _default_qualify
+    qualify: Callable[[dict[str, str], str | None, Any, Sequence[str]], Any] = _default_qualify
     profile_value_diff: Callable[[dict[str, str], str, str], Any] = _default_diff
     criteria_values: Callable[[str], list[str]] = _default_criteria_values
     live_capture: Callable[[LiveRequest, threading.Event, Callable[[str], None]], Any] = (
