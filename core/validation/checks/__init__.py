@@ -1,0 +1,1 @@
+"""Checks of the deployment, conformance and performance phases, keyed by catalog name."""

@@ -1,0 +1,570 @@
+"""Performance phase: NCCL all-reduce bus bandwidth and inference throughput / TTFT p99.
+
+Both run workloads in the cluster, gate the measured value against the recipe constraint
+with upstream's built-in tolerance (floors pass at >= 0.9 x, ceilings at <= 1.1 x), print the
+upstream evidence lines, and clean up unless ``--no-cleanup``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from core.errors import AicrError
+from core.validation.catalog import knob, knob_duration, knob_positive_int
+from core.validation.checks.base import (
+    CEILING_TOLERANCE,
+    FLOOR_TOLERANCE,
+    CheckContext,
+    CheckOutcome,
+    failed,
+    other,
+    passed,
+    schedulable_gpu_nodes,
+    skipped,
+    small_sku_reason,
+    threshold_number,
+    wait_pod,
+)
+from core.validation.executor import NodeInfo, PodOutcome, first_pod
+from core.validation.parsers.inference import parse_report
+from core.validation.parsers.nccl import format_size, parse_all_reduce
+
+TRAINER_GROUP, TRAINER_VERSION = "trainer.kubeflow.org", "v1alpha1"
+DYNAMO_GROUP, DYNAMO_VERSION = "nvidia.com", "v1alpha1"
+PULL_FAILURES = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName")
+RDMA_RESOURCE = "rdma/hca_shared_devices_a"
+
+
+def _tolerance_line(threshold: float, unit: str, floor: bool) -> str:
+    if floor:
+        return (
+            f"Tolerance: passes at >= {FLOOR_TOLERANCE:g} x {threshold:g} = "
+            f"{threshold * FLOOR_TOLERANCE:.2f} {unit} (upstream's built-in 10% tolerance)"
+        )
+    return (
+        f"Tolerance: passes at <= {CEILING_TOLERANCE:g} x {threshold:g} = "
+        f"{threshold * CEILING_TOLERANCE:.2f} {unit} (upstream's built-in 10% tolerance)"
+    )
+
+
+def _wait_for_named_pod(ctx: CheckContext, selector: str, budget_s: float) -> str | None:
+    """Poll until a pod matching ``selector`` exists in the validation namespace."""
+    until = ctx.clock() + min(budget_s, ctx.remaining())
+    while True:
+        pod = first_pod(ctx.executor, ctx.namespace, selector)
+        if pod is not None:
+            return pod.name
+        if ctx.clock() >= until:
+            return None
+        ctx.sleep(min(ctx.poll_s, max(0.0, until - ctx.clock())))
+
+
+def _pull_failure(status: PodOutcome) -> str | None:
+    c = status.container
+    if c is not None and c.waiting_reason in PULL_FAILURES:
+        return f"{c.waiting_reason}: {c.message}".rstrip(": ")
+    return None
+
+
+def _watch_pod(ctx: CheckContext, name: str) -> PodOutcome:
+    """Wait for a workload pod, giving up early on an image-pull failure."""
+    status = ctx.executor.pod_status(ctx.namespace, name)
+    while not status.terminal and ctx.remaining() > 0:
+        if _pull_failure(status):
+            return status
+        status = wait_pod(ctx, name, ctx.poll_s * 5)
+    return status
+
+
+# -- nccl-all-reduce-bw ------------------------------------------------------------------
+
+
+def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list[dict[str, Any]]:
+    gpus = nodes[0].gpu_count or 1
+    rdma = all(RDMA_RESOURCE in n.allocatable for n in nodes)
+    min_b = knob(ctx.entry, "AICR_NCCL_MIN_BYTES", "1K")
+    max_b = knob(ctx.entry, "AICR_NCCL_MAX_BYTES", "16G")
+    limits: dict[str, str] = {"nvidia.com/gpu": str(gpus)}
+    if rdma:
+        limits[RDMA_RESOURCE] = "1"
+    labels = ctx.labels()
+    launcher_cmd = (
+        f"mpirun --allow-run-as-root -np {gpus * len(nodes)} --bind-to none "
+        "-x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
+        f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
+    )
+    node_names = [n.name for n in nodes]
+    runtime = {
+        "apiVersion": f"{TRAINER_GROUP}/{TRAINER_VERSION}",
+        "kind": "TrainingRuntime",
+        "__plural__": "trainingruntimes",
+        "metadata": {
+            "name": "nccl-all-reduce-runtime",
+            "namespace": ctx.namespace,
+            "labels": labels,
+        },
+        "spec": {
+            "mlPolicy": {
+                "numNodes": len(nodes),
+                "mpi": {
+                    "numProcPerNode": gpus,
+                    "mpiImplementation": "OpenMPI",
+                    "sshAuthMountPath": "/root/.ssh",
+                    "runLauncherAsNode": False,
+                },
+            },
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": "launcher",
+                            "template": {
+                                "spec": {
+                                    "template": {
+                                        "spec": {
+                                            "containers": [
+                                                {
+                                                    "name": "node",
+                                                    "image": image,
+                                                    "command": ["sh", "-c", launcher_cmd],
+                                                }
+                                            ]
+                                        }
+                                    }
+                                }
+                            },
+                        },
+                        {
+                            "name": "node",
+                            "template": {
+                                "spec": {
+                                    "template": {
+                                        "spec": {
+                                            "affinity": {
+                                                "nodeAffinity": {
+                                                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                                                        "nodeSelectorTerms": [
+                                                            {
+                                                                "matchExpressions": [
+                                                                    {
+                                                                        "key": "kubernetes.io/hostname",
+                                                                        "operator": "In",
+                                                                        "values": node_names,
+                                                                    }
+                                                                ]
+                                                            }
+                                                        ]
+                                                    }
+                                                }
+                                            },
+                                            "tolerations": [{"operator": "Exists"}],
+                                            "containers": [
+                                                {
+                                                    "name": "node",
+                                                    "image": image,
+                                                    "command": ["/usr/sbin/sshd", "-De"],
+                                                    "resources": {"limits": limits},
+                                                    "securityContext": {
+                                                        "capabilities": {"add": ["IPC_LOCK"]}
+                                                    },
+                                                }
+                                            ],
+                                        }
+                                    }
+                                }
+                            },
+                        },
+                    ]
+                }
+            },
+        },
+    }
+    trainjob = {
+        "apiVersion": f"{TRAINER_GROUP}/{TRAINER_VERSION}",
+        "kind": "TrainJob",
+        "__plural__": "trainjobs",
+        "metadata": {"name": "nccl-all-reduce-tj", "namespace": ctx.namespace, "labels": labels},
+        "spec": {
+            "runtimeRef": {
+                "name": "nccl-all-reduce-runtime",
+                "kind": "TrainingRuntime",
+                "apiGroup": TRAINER_GROUP,
+            }
+        },
+    }
+    return [runtime, trainjob]
+
+
+def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
+    gate = ctx.recipe.phase("performance").constraint(ctx.name)
+    if gate is None:
+        return skipped(f"no {ctx.name} constraint in recipe")
+    threshold = threshold_number(gate.value)
+    if threshold is None:
+        return failed(f'[INVALID_REQUEST] {ctx.name} constraint "{gate.value}" holds no number')
+    nodes = sorted(schedulable_gpu_nodes(ctx.executor.list_nodes()), key=lambda n: n.name)
+    na = small_sku_reason(nodes)
+    if na is not None:
+        ctx.log(f"NCCL All Reduce bandwidth: {na}")
+        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not-applicable", note=na)
+        return skipped(f"full-node NCCL floor {gate.value} GB/s {na}", skipReason="not-applicable")
+    if len(nodes) < 2:
+        ctx.measure(
+            "nccl-all-reduce-bw",
+            None,
+            "GB/s",
+            gate.value,
+            "unmeasured",
+            note="fewer than 2 GPU nodes",
+        )
+        return skipped("skipped - requires at least 2 GPU nodes for EW fabric test")
+    served = ctx.executor.served_resources(TRAINER_GROUP, TRAINER_VERSION)
+    if served is None or not {"trainjobs", "trainingruntimes"} <= served:
+        why = f"Kubeflow Trainer ({TRAINER_GROUP}/{TRAINER_VERSION} TrainJob) is not installed"
+        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured", note=why)
+        if ctx.recipe.has_enabled("kubeflow-trainer"):
+            return failed(f"[NOT_FOUND] {why} although the recipe declares kubeflow-trainer")
+        return skipped(why)
+    image = ctx.environ.get("AICR_NCCL_RUNTIME_IMAGE", "").strip() or ctx.entry.image
+    gpus = nodes[0].gpu_count
+    ctx.log(
+        f"NCCL all-reduce across {len(nodes)} nodes x {gpus} GPUs: "
+        + ", ".join(n.name for n in nodes)
+    )
+    ctx.log(f"image: {image}")
+    if image.startswith("public.ecr.aws/"):
+        ctx.log(
+            "note: image is pulled from public.ecr.aws; the cluster needs egress to it or a mirror"
+        )
+    manifests = nccl_manifests(ctx, nodes, image)
+    for m in manifests:
+        ctx.executor.create(m)
+    try:
+        selector = (
+            "jobset.sigs.k8s.io/jobset-name=nccl-all-reduce-tj,"
+            "jobset.sigs.k8s.io/replicatedjob-name=launcher"
+        )
+        launcher = _wait_for_named_pod(ctx, selector, 300.0)
+        if launcher is None:
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
+            return other("NCCL launcher pod did not appear within 5m")
+        status = _watch_pod(ctx, launcher)
+        pull = _pull_failure(status)
+        if pull:
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured", note=pull)
+            return other(
+                f"NCCL benchmark image {image} could not be pulled ({pull}); allow egress to the "
+                "registry or mirror the image and point the catalog entry at it via --data"
+            )
+        if not status.terminal:
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
+            return other(f"timeout: NCCL launcher did not complete within {ctx.entry.timeout}")
+        logs = ctx.executor.pod_logs(ctx.namespace, launcher)
+    finally:
+        if ctx.cleanup:
+            for m in reversed(manifests):
+                meta = m["metadata"]
+                ctx.executor.delete(m["apiVersion"], m["kind"], meta["namespace"], meta["name"])
+    result = parse_all_reduce(logs)
+    row = result.largest
+    if row is None:
+        tail = [ln for ln in logs.splitlines() if ln.strip()][-10:]
+        for ln in tail:
+            ctx.log(ln)
+        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
+        return failed("failed to parse bandwidth from logs")
+    bw = row.busbw
+    ok = bw >= FLOOR_TOLERANCE * threshold
+    ctx.log(f"Largest message size: {format_size(row.size_bytes)} ({row.size_bytes} B)")
+    if result.network:
+        ctx.log(f"NCCL network: {result.network}")
+    ctx.log(f"RESULT: NCCL All Reduce bandwidth: {bw:.2f} GB/s")
+    ctx.log(f"Constraint: {gate.value} → {'true' if ok else 'false'}")
+    ctx.log(_tolerance_line(threshold, "GB/s", floor=True))
+    ctx.measure(
+        "nccl-all-reduce-bw",
+        bw,
+        "GB/s",
+        gate.value,
+        "pass" if ok else "fail",
+        note=f"out-of-place busbw at {format_size(row.size_bytes)}; pass at >= {FLOOR_TOLERANCE:g} x threshold",
+    )
+    if not ok:
+        return failed(
+            f"NCCL bandwidth {bw:.2f} GB/s does not satisfy constraint {gate.value} (with 10% tolerance)"
+        )
+    return passed(f"NCCL bandwidth {bw:.2f} GB/s satisfies {gate.value}")
+
+
+# -- inference-perf ----------------------------------------------------------------------
+
+
+def _has_op(value: str, op: str) -> bool:
+    v = value.strip()
+    return v.startswith(op) and not v.startswith(op + "=")
+
+
+def _short_hash(*parts: str) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:8]
+
+
+def dynamo_manifest(ctx: CheckContext, ns: str, node: NodeInfo, model: str) -> dict[str, Any]:
+    runtime = knob(
+        ctx.entry,
+        "AICR_INFERENCE_PERF_RUNTIME_IMAGE",
+        "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0",
+    )
+    cache_class = knob(ctx.entry, "AICR_INFERENCE_PERF_MODEL_CACHE_STORAGE_CLASS", "")
+    pin = {
+        "nodeSelector": {"kubernetes.io/hostname": node.name},
+        "tolerations": [{"operator": "Exists"}],
+    }
+    spec: dict[str, Any] = {
+        "services": {
+            "Frontend": {
+                "componentType": "frontend",
+                "replicas": 1,
+                "extraPodSpec": {**pin, "mainContainer": {"image": runtime}},
+            },
+            "VllmDecodeWorker": {
+                "componentType": "worker",
+                "replicas": max(1, node.gpu_count),
+                "resources": {"limits": {"gpu": "1"}},
+                "extraPodSpec": {
+                    **pin,
+                    "mainContainer": {
+                        "image": runtime,
+                        "command": ["python3", "-m", "dynamo.vllm"],
+                        "args": ["--model", model],
+                    },
+                },
+            },
+        }
+    }
+    if cache_class:
+        spec["pvcs"] = [
+            {
+                "name": "aicr-model-cache",
+                "create": True,
+                "storageClass": cache_class,
+                "size": knob(ctx.entry, "AICR_INFERENCE_PERF_MODEL_CACHE_SIZE", "100Gi"),
+                "volumeAccessMode": "ReadWriteOnce",
+            }
+        ]
+    return {
+        "apiVersion": f"{DYNAMO_GROUP}/{DYNAMO_VERSION}",
+        "kind": "DynamoGraphDeployment",
+        "__plural__": "dynamographdeployments",
+        "metadata": {"name": "aicr-inference-perf", "namespace": ns, "labels": ctx.labels()},
+        "spec": spec,
+    }
+
+
+def aiperf_job(
+    ctx: CheckContext,
+    job: str,
+    url: str,
+    model: str,
+    concurrency: int,
+    requests: int,
+    health_s: float,
+) -> dict[str, Any]:
+    isl = knob_positive_int(ctx.entry, "AICR_INFERENCE_PERF_INPUT_TOKENS", 128)
+    osl = knob_positive_int(ctx.entry, "AICR_INFERENCE_PERF_OUTPUT_TOKENS", 128)
+    script = (
+        f"end=$(( $(date +%s) + {int(health_s)} )); "
+        f"until curl -sf -m 120 {url}/v1/chat/completions -H 'Content-Type: application/json' "
+        f'-d \'{{"model":"{model}","messages":[{{"role":"user","content":"ping"}}],"max_tokens":1}}\' >/dev/null; do '
+        "[ $(date +%s) -ge $end ] && { echo 'timed out waiting for inference endpoint to serve requests'; exit 1; }; sleep 10; done; "
+        f"aiperf profile -m {model} --url {url} --endpoint-type chat --streaming "
+        f"--concurrency {concurrency} --request-count {requests} --synthetic-input-tokens-mean {isl} "
+        f"--output-tokens-mean {osl} --random-seed 100 --artifact-dir /tmp/aiperf && "
+        "echo ===AIPERF-RESULT=== && cat /tmp/aiperf/profile_export_aiperf.json && echo && echo ===AIPERF-RESULT==="
+    )
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": job, "namespace": ctx.namespace, "labels": ctx.labels()},
+        "spec": {
+            "backoffLimit": 0,
+            "ttlSecondsAfterFinished": 3600,
+            "template": {
+                "metadata": {"labels": ctx.labels(**{"job-name": job})},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {
+                            "name": "aiperf",
+                            "image": ctx.entry.image,
+                            "command": ["sh", "-c", script],
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def inference_perf(ctx: CheckContext) -> CheckOutcome:
+    perf = ctx.recipe.phase("performance")
+    tp_gate = perf.constraint("inference-throughput")
+    ttft_gate = perf.constraint("inference-ttft-p99")
+    if tp_gate is None and ttft_gate is None:
+        return skipped("no inference-throughput or inference-ttft-p99 constraint in recipe")
+    if tp_gate is not None and not _has_op(tp_gate.value, ">="):
+        return failed(
+            f'[INVALID_REQUEST] inference-throughput constraint "{tp_gate.value}" must start with ">="'
+        )
+    if ttft_gate is not None and not _has_op(ttft_gate.value, "<="):
+        return failed(
+            f'[INVALID_REQUEST] inference-ttft-p99 constraint "{ttft_gate.value}" must start with "<="'
+        )
+    tp_limit = threshold_number(tp_gate.value) if tp_gate else None
+    ttft_limit = threshold_number(ttft_gate.value) if ttft_gate else None
+    if not ctx.recipe.has_enabled("dynamo-platform"):
+        return skipped("skipped - dynamo-platform not in recipe components")
+    served = ctx.executor.served_resources(DYNAMO_GROUP, DYNAMO_VERSION)
+    if served is None or "dynamographdeployments" not in served:
+        return skipped(
+            "skipped - DynamoGraphDeployment CRD not installed on cluster (nvidia.com/v1alpha1)"
+        )
+    try:
+        model_gate = perf.constraint("inference-model")
+        model = (
+            model_gate.value
+            if model_gate
+            else knob(ctx.entry, "AICR_INFERENCE_PERF_MODEL", "Qwen/Qwen3-8B")
+        )
+        cpg_gate = perf.constraint("inference-concurrency-per-gpu")
+        per_gpu = (
+            int(cpg_gate.value)
+            if cpg_gate
+            else knob_positive_int(ctx.entry, "AICR_INFERENCE_PERF_CONCURRENCY_PER_GPU", 256)
+        )
+        ready_s = knob_duration(ctx.entry, "AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT", "10m")
+        health_s = knob_duration(ctx.entry, "AICR_INFERENCE_PERF_HEALTH_TIMEOUT", "5m")
+    except (AicrError, ValueError) as exc:
+        msg = exc.message if isinstance(exc, AicrError) else str(exc)
+        return failed(f"[INVALID_REQUEST] {msg}")
+    nodes = schedulable_gpu_nodes(ctx.executor.list_nodes())
+    if not nodes:
+        return skipped(
+            "no schedulable GPU node for the inference benchmark",
+            skipReason="no-schedulable-gpu-nodes",
+        )
+    node = sorted(nodes, key=lambda n: (-n.gpu_count, n.name))[0]
+    na = small_sku_reason([node])
+    gpus = max(1, node.gpu_count)
+    concurrency = per_gpu * gpus
+    requests = max(1000, concurrency * 8)
+    ns = f"aicr-inference-perf-{_short_hash(ctx.run_id, node.name)}"
+    job = f"aicr-aiperf-{_short_hash(ctx.run_id)}"
+    ctx.log(
+        f"node {node.name} ({node.instance_type or 'unknown size'}, {gpus} GPU(s)); model {model}; concurrency {concurrency}; requests {requests}"
+    )
+    created_ns = ctx.executor.ensure_namespace(ns, ctx.labels())
+    try:
+        ctx.executor.create(dynamo_manifest(ctx, ns, node, model))
+        until = ctx.clock() + min(ready_s, ctx.remaining())
+        state = ""
+        while True:
+            dgd = ctx.executor.get_object(
+                DYNAMO_GROUP, DYNAMO_VERSION, "dynamographdeployments", "aicr-inference-perf", ns
+            )
+            status = (dgd or {}).get("status") or {}
+            state = str(status.get("state", "")) if isinstance(status, dict) else ""
+            if state == "successful" or ctx.clock() >= until:
+                break
+            ctx.sleep(min(ctx.poll_s * 5, max(0.0, until - ctx.clock())))
+        if state != "successful":
+            return failed(
+                "DynamoGraphDeployment not ready: TIMEOUT after "
+                f"{knob(ctx.entry, 'AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT', '10m')} (state {state or 'unknown'}); "
+                "raise AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT and the entry timeout via --data, "
+                "or set AICR_INFERENCE_PERF_MODEL_CACHE_STORAGE_CLASS to a faster class"
+            )
+        ctx.log("DynamoGraphDeployment aicr-inference-perf: successful")
+        url = f"http://aicr-inference-perf-frontend.{ns}.svc:8000"
+        ctx.executor.create(aiperf_job(ctx, job, url, model, concurrency, requests, health_s))
+        pod = _wait_for_named_pod(ctx, f"job-name={job}", 300.0)
+        if pod is None:
+            return other("AIPerf pod did not appear within 5m")
+        st = _watch_pod(ctx, pod)
+        pull = _pull_failure(st)
+        if pull:
+            return other(f"AIPerf image {ctx.entry.image} could not be pulled ({pull})")
+        if not st.terminal:
+            return other(f"timeout: AIPerf did not complete within {ctx.entry.timeout}")
+        logs = ctx.executor.pod_logs(ctx.namespace, pod)
+    finally:
+        if ctx.cleanup:
+            ctx.executor.delete("batch/v1", "Job", ctx.namespace, job)
+            if created_ns:
+                ctx.executor.delete_namespace(ns)
+    if "timed out waiting for inference endpoint" in logs:
+        return failed(
+            "[TIMEOUT] timed out waiting for inference endpoint to serve requests; raise AICR_INFERENCE_PERF_HEALTH_TIMEOUT"
+        )
+    try:
+        result = parse_report(logs, "AIPerf report in the benchmark log")
+    except AicrError as exc:
+        return failed(f"could not read the AIPerf report: {exc.message}")
+    if result.output_token_throughput is None and result.ttft_p99_ms is None:
+        return failed("AIPerf report holds neither output_token_throughput nor time_to_first_token")
+    problems: list[str] = []
+    if result.output_token_throughput is not None:
+        ctx.log(f"RESULT: Inference throughput: {result.output_token_throughput:.2f} tokens/sec")
+    if result.ttft_p99_ms is not None:
+        ctx.log(f"RESULT: Inference TTFT p99: {result.ttft_p99_ms:.2f} ms")
+    if tp_gate is not None and tp_limit is not None:
+        value = result.output_token_throughput
+        if na is not None:
+            ctx.log(f"Throughput constraint: {tp_gate.value} → NOT APPLICABLE ({na})")
+            ctx.measure(
+                "inference-throughput", value, "tok/s", tp_gate.value, "not-applicable", note=na
+            )
+        elif value is None:
+            ctx.measure("inference-throughput", None, "tok/s", tp_gate.value, "unmeasured")
+            problems.append("inference throughput not in the AIPerf report")
+        else:
+            ok = value >= FLOOR_TOLERANCE * tp_limit
+            ctx.log(f"Throughput constraint: {tp_gate.value} → {'PASS' if ok else 'FAIL'}")
+            ctx.log(_tolerance_line(tp_limit, "tok/s", floor=True))
+            ctx.measure(
+                "inference-throughput", value, "tok/s", tp_gate.value, "pass" if ok else "fail"
+            )
+            if not ok:
+                problems.append(
+                    f"inference throughput {value:.2f} tokens/sec does not satisfy constraint {tp_gate.value} (with 10% tolerance)"
+                )
+    if ttft_gate is not None and ttft_limit is not None:
+        value = result.ttft_p99_ms
+        if value is None:
+            ctx.measure("inference-ttft-p99", None, "ms", ttft_gate.value, "unmeasured")
+            problems.append("TTFT p99 not in the AIPerf report")
+        else:
+            ok = value <= CEILING_TOLERANCE * ttft_limit
+            ctx.log(f"TTFT p99 constraint: {ttft_gate.value} → {'PASS' if ok else 'FAIL'}")
+            ctx.log(_tolerance_line(ttft_limit, "ms", floor=False))
+            ctx.measure(
+                "inference-ttft-p99", value, "ms", ttft_gate.value, "pass" if ok else "fail"
+            )
+            if not ok:
+                problems.append(
+                    f"inference TTFT p99 {value:.2f} ms does not satisfy constraint {ttft_gate.value} (with 10% tolerance)"
+                )
+    if problems:
+        return failed("; ".join(problems))
+    gated = [
+        g
+        for g in (
+            "throughput" if tp_gate is not None and na is None else "",
+            "TTFT p99" if ttft_gate is not None else "",
+        )
+        if g
+    ]
+    if not gated:
+        return skipped(f"no gate applies: {na}", skipReason="not-applicable")
+    suffix = f" (throughput {na})" if na is not None and tp_gate is not None else ""
+    return passed("inference " + " and ".join(gated) + " within gates" + suffix)

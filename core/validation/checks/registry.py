@@ -1,0 +1,27 @@
+"""Which function runs each catalog check. Names not listed run ``not_implemented``."""
+
+from __future__ import annotations
+
+from core.validation.checks import conformance, deployment, performance
+from core.validation.checks.base import CheckFn
+
+CHECKS: dict[str, CheckFn] = {
+    "operator-health": deployment.operator_health,
+    "expected-resources": deployment.expected_resources,
+    "gpu-operator-version": deployment.gpu_operator_version,
+    "check-nvidia-smi": deployment.check_nvidia_smi,
+    "dra-support": conformance.dra_support,
+    "secure-accelerator-access": conformance.secure_accelerator_access,
+    "gpu-operator-health": conformance.gpu_operator_health,
+    "platform-health": conformance.platform_health,
+    "nccl-all-reduce-bw": performance.nccl_all_reduce_bw,
+    "inference-perf": performance.inference_perf,
+}
+
+
+def check_function(name: str) -> CheckFn:
+    return CHECKS.get(name, conformance.not_implemented)
+
+
+def is_implemented(name: str) -> bool:
+    return name in CHECKS

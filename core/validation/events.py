@@ -1,0 +1,195 @@
+"""Typed events of a validation run.
+
+Every consumer (CLI renderer, dashboard, recorder, report writers) reads the same events,
+in the same order, from one stream. Events are small frozen dataclasses with a stable JSON
+form: ``{"type": <class name>, "t": <seconds since the run started>, ...fields}``. Wall-clock
+time appears once, in :class:`RunStarted` (``started_ms``); every other time is relative,
+so a recorded run replays to byte-identical reports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+from core.errors import invalid
+
+CheckStatus = Literal["passed", "failed", "skipped", "other"]
+PhaseStatus = Literal["passed", "failed", "skipped", "other"]
+MeasurementVerdict = Literal["pass", "fail", "not-applicable", "unmeasured", "info"]
+
+PHASES: tuple[str, ...] = ("readiness", "deployment", "conformance", "performance")
+CHECK_STATUSES: tuple[str, ...] = ("passed", "failed", "skipped", "other")
+
+# Log lines longer than this are cut (upstream keeps <= 512 chars per stdout line).
+MAX_LINE_CHARS = 512
+
+
+def cap_line(line: str) -> str:
+    """Cut a log line to MAX_LINE_CHARS the way upstream marks truncation."""
+    text = line.rstrip("\r\n")
+    if len(text) <= MAX_LINE_CHARS:
+        return text
+    cut = len(text) - MAX_LINE_CHARS
+    return f"{text[:MAX_LINE_CHARS]}... [truncated {cut} chars]"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every event; ``t`` is seconds since the run started."""
+
+    t: float
+
+    TYPE: ClassVar[str] = "Event"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.TYPE}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    run_id: str
+    started_ms: int
+    phases: tuple[str, ...]
+    mode: str  # "cluster" | "no-cluster" | "replay"
+    recipe: str = ""
+    tool_version: str = ""
+
+    TYPE: ClassVar[str] = "RunStarted"
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseStarted(Event):
+    phase: str
+    checks: tuple[str, ...]
+
+    TYPE: ClassVar[str] = "PhaseStarted"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckStarted(Event):
+    phase: str
+    check: str
+    timeout_s: float = 0.0
+    description: str = ""
+
+    TYPE: ClassVar[str] = "CheckStarted"
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine(Event):
+    phase: str
+    check: str
+    line: str
+
+    TYPE: ClassVar[str] = "LogLine"
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement(Event):
+    """A measured value against its gate; ``value`` is None when nothing was measured."""
+
+    phase: str
+    check: str
+    name: str
+    value: float | None
+    unit: str
+    threshold: str
+    verdict: str  # MeasurementVerdict
+    display: str = ""  # the value as shown (e.g. "157.29", "v25.10.0")
+    note: str = ""
+
+    TYPE: ClassVar[str] = "Measurement"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckFinished(Event):
+    phase: str
+    check: str
+    status: str  # CheckStatus
+    message: str = ""
+    duration_ms: int = 0
+    extra: dict[str, str] = field(default_factory=dict)
+
+    TYPE: ClassVar[str] = "CheckFinished"
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseFinished(Event):
+    phase: str
+    status: str  # PhaseStatus
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    other: int = 0
+    duration_ms: int = 0
+
+    TYPE: ClassVar[str] = "PhaseFinished"
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    tests: int
+    passed: int
+    failed: int
+    skipped: int
+    other: int
+    exit_code: int
+    message: str = ""
+
+    TYPE: ClassVar[str] = "RunFinished"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.TYPE: cls
+    for cls in (
+        RunStarted,
+        PhaseStarted,
+        CheckStarted,
+        LogLine,
+        Measurement,
+        CheckFinished,
+        PhaseFinished,
+        RunFinished,
+    )
+}
+
+
+def event_from_dict(data: Any, source: str = "event") -> Event:
+    """Rebuild an event from its JSON form; a malformed record names ``source``."""
+    if not isinstance(data, dict):
+        raise invalid(f"{source} is not a JSON object")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise invalid(f'{source} has unknown event type "{kind}"')
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name in data:
+            value = data[f.name]
+            if isinstance(value, list):
+                value = tuple(value)
+            kwargs[f.name] = value
+    try:
+        event = cls(**kwargs)
+    except TypeError as exc:
+        raise invalid(f"{source} is missing a field of {kind}", str(exc)) from exc
+    if not isinstance(event.t, int | float) or isinstance(event.t, bool):
+        raise invalid(f'{source} has a non-numeric time "t"')
+    return event
+
+
+def event_from_json(line: str, source: str = "event") -> Event:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise invalid(f"{source} is not valid JSON", exc.msg) from exc
+    return event_from_dict(data, source)

@@ -1,0 +1,472 @@
+"""The cluster a validation run talks to, behind one interface.
+
+Checks call :class:`ClusterExecutor`; :class:`KubernetesExecutor` implements it with the
+official ``kubernetes`` client (imported only when one is built), and tests and the demo
+recordings use an in-memory implementation (``simulated.SimulatedCluster``). Every call is
+blocking and bounded by a request timeout; a failing call raises ``AicrError`` with the
+upstream code (UNAUTHORIZED for 401/403, SERVICE_UNAVAILABLE when the API cannot be
+reached), so a check that cannot measure can say why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.errors import AicrError, ErrorCode, invalid
+
+GPU_RESOURCE = "nvidia.com/gpu"
+INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+WORKLOAD_KINDS = ("Deployment", "DaemonSet", "StatefulSet")
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    allocatable: dict[str, str] = field(default_factory=dict)
+    unschedulable: bool = False
+    ready: bool = True
+
+    @property
+    def gpu_count(self) -> int:
+        raw = self.allocatable.get(GPU_RESOURCE, "0")
+        try:
+            return int(raw)
+        except ValueError:
+            return 0
+
+    @property
+    def is_gpu_node(self) -> bool:
+        return self.gpu_count > 0 or self.labels.get("nvidia.com/gpu.present") == "true"
+
+    @property
+    def instance_type(self) -> str:
+        for key in INSTANCE_TYPE_LABELS:
+            if self.labels.get(key):
+                return self.labels[key]
+        return ""
+
+
+@dataclass(frozen=True)
+class PodInfo:
+    name: str
+    namespace: str
+    phase: str
+    node: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WorkloadInfo:
+    kind: str
+    name: str
+    namespace: str
+    desired: int
+    ready: int
+    available: int
+    labels: dict[str, str] = field(default_factory=dict)
+    images: tuple[str, ...] = ()
+    annotations: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def healthy(self) -> bool:
+        if self.desired <= 0:
+            return False
+        if self.kind == "Deployment":
+            return self.available >= self.desired
+        return self.ready >= self.desired
+
+
+@dataclass(frozen=True)
+class ContainerOutcome:
+    exit_code: int | None
+    reason: str = ""
+    message: str = ""
+    waiting_reason: str = ""
+
+
+@dataclass(frozen=True)
+class PodOutcome:
+    name: str
+    phase: str  # Pending | Running | Succeeded | Failed | Unknown | Missing
+    node: str = ""
+    container: ContainerOutcome | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+
+class ClusterExecutor(Protocol):
+    """What checks need from a cluster. All calls block; all are bounded."""
+
+    def server_address(self) -> str: ...
+    def list_nodes(self) -> list[NodeInfo]: ...
+    def list_pods(self, namespace: str, label_selector: str = "") -> list[PodInfo]: ...
+    def list_workloads(
+        self, kind: str, namespace: str | None = None, label_selector: str = ""
+    ) -> list[WorkloadInfo]: ...
+    def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None: ...
+    def namespace_phase(self, name: str) -> str | None: ...
+    def ensure_namespace(self, name: str, labels: dict[str, str]) -> bool: ...
+    def delete_namespace(self, name: str) -> None: ...
+    def served_resources(self, group: str, version: str) -> set[str] | None: ...
+    def get_object(
+        self, group: str, version: str, plural: str, name: str, namespace: str | None = None
+    ) -> dict[str, Any] | None: ...
+    def create(self, manifest: dict[str, Any]) -> None: ...
+    def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None: ...
+    def pod_status(self, namespace: str, name: str) -> PodOutcome: ...
+    def pod_logs(self, namespace: str, name: str, container: str = "") -> str: ...
+
+
+def wait_for_pod(
+    executor: ClusterExecutor,
+    namespace: str,
+    name: str,
+    timeout_s: float,
+    *,
+    poll_s: float = 2.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> PodOutcome:
+    """Poll a pod until it is terminal or ``timeout_s`` passes; returns the last status."""
+    deadline = clock() + timeout_s
+    status = executor.pod_status(namespace, name)
+    while not status.terminal and clock() < deadline:
+        sleep(min(poll_s, max(0.0, deadline - clock())))
+        status = executor.pod_status(namespace, name)
+    return status
+
+
+def first_pod(executor: ClusterExecutor, namespace: str, selector: str) -> PodInfo | None:
+    pods = sorted(executor.list_pods(namespace, selector), key=lambda p: p.name)
+    return pods[0] if pods else None
+
+
+# -- Kubernetes implementation -----------------------------------------------------------
+
+_KIND_PLURALS = {"Pod": "pods", "Job": "jobs", "Namespace": "namespaces"}
+
+
+def _api_error(exc: BaseException, what: str, host: str) -> AicrError:
+    status = getattr(exc, "status", None)
+    reason = getattr(exc, "reason", None) or type(exc).__name__
+    if status in (401, 403):
+        return AicrError(
+            ErrorCode.UNAUTHORIZED, f"Kubernetes API refused {what}", f"{status} {reason}"
+        )
+    if isinstance(status, int) and status:
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API failed {what}", f"{status} {reason}"
+        )
+    return AicrError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        f"Kubernetes API at {host} unreachable while {what}",
+        " ".join(str(exc).split())[:200],
+    )
+
+
+class KubernetesExecutor:
+    """ClusterExecutor over the official client; build with from_kubeconfig or from_host."""
+
+    def __init__(self, api_client: Any, host: str, request_timeout_s: float = 30.0) -> None:
+        from kubernetes import client  # type: ignore[import-untyped]
+
+        self._client = api_client
+        self._host = host
+        self._timeout = request_timeout_s
+        self.core = client.CoreV1Api(api_client)
+        self.apps = client.AppsV1Api(api_client)
+        self.batch = client.BatchV1Api(api_client)
+        self.custom = client.CustomObjectsApi(api_client)
+
+    @classmethod
+    def from_kubeconfig(
+        cls, kubeconfig: str | None = None, context: str | None = None
+    ) -> KubernetesExecutor:
+        from kubernetes import config
+
+        try:
+            api_client = config.new_client_from_config(config_file=kubeconfig, context=context)
+        except Exception as exc:  # config errors come as assorted exception types
+            where = f'kubeconfig "{kubeconfig}"' if kubeconfig else "the default kubeconfig"
+            raise invalid(f"cannot load {where}", " ".join(str(exc).split())[:200]) from exc
+        return cls(api_client, str(api_client.configuration.host))
+
+    @classmethod
+    def from_host(cls, host: str, token: str | None = None) -> KubernetesExecutor:
+        from kubernetes import client
+
+        conf = client.Configuration()
+        conf.host = host
+        if token:
+            conf.api_key = {"authorization": f"Bearer {token}"}
+        return cls(client.ApiClient(conf), host)
+
+    def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, _request_timeout=self._timeout, **kwargs)
+        except AicrError:
+            raise
+        except Exception as exc:
+            raise _api_error(exc, what, self._host) from exc
+
+    def _call_or_none(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, _request_timeout=self._timeout, **kwargs)
+        except Exception as exc:
+            if getattr(exc, "status", None) == 404:
+                return None
+            raise _api_error(exc, what, self._host) from exc
+
+    def server_address(self) -> str:
+        return self._host
+
+    def list_nodes(self) -> list[NodeInfo]:
+        res = self._call("listing nodes", self.core.list_node)
+        out: list[NodeInfo] = []
+        for n in res.items or []:
+            conds = (n.status.conditions or []) if n.status else []
+            ready = any(c.type == "Ready" and c.status == "True" for c in conds)
+            out.append(
+                NodeInfo(
+                    n.metadata.name,
+                    dict(n.metadata.labels or {}),
+                    {
+                        k: str(v)
+                        for k, v in ((n.status.allocatable if n.status else None) or {}).items()
+                    },
+                    bool(n.spec.unschedulable) if n.spec else False,
+                    ready,
+                )
+            )
+        return out
+
+    def list_pods(self, namespace: str, label_selector: str = "") -> list[PodInfo]:
+        res = self._call(
+            f"listing pods in {namespace}",
+            self.core.list_namespaced_pod,
+            namespace,
+            label_selector=label_selector,
+        )
+        return [
+            PodInfo(
+                p.metadata.name,
+                p.metadata.namespace or namespace,
+                (p.status.phase if p.status else None) or "Unknown",
+                (p.spec.node_name if p.spec else None) or "",
+                dict(p.metadata.labels or {}),
+            )
+            for p in res.items or []
+        ]
+
+    def _workload(self, kind: str, obj: Any) -> WorkloadInfo:
+        st = obj.status
+        containers = obj.spec.template.spec.containers or []
+        if kind == "DaemonSet":
+            desired = int(st.desired_number_scheduled or 0) if st else 0
+            ready = int(st.number_ready or 0) if st else 0
+            available = int(st.number_available or 0) if st else 0
+        else:
+            desired = int(obj.spec.replicas if obj.spec.replicas is not None else 1)
+            ready = int(st.ready_replicas or 0) if st else 0
+            available = int(getattr(st, "available_replicas", None) or 0) if st else 0
+        return WorkloadInfo(
+            kind,
+            obj.metadata.name,
+            obj.metadata.namespace,
+            desired,
+            ready,
+            available,
+            dict(obj.metadata.labels or {}),
+            tuple(c.image or "" for c in containers),
+            dict(obj.metadata.annotations or {}),
+        )
+
+    def _workload_api(
+        self, kind: str
+    ) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
+        if kind == "Deployment":
+            return (
+                self.apps.list_deployment_for_all_namespaces,
+                self.apps.list_namespaced_deployment,
+                self.apps.read_namespaced_deployment,
+            )
+        if kind == "DaemonSet":
+            return (
+                self.apps.list_daemon_set_for_all_namespaces,
+                self.apps.list_namespaced_daemon_set,
+                self.apps.read_namespaced_daemon_set,
+            )
+        if kind == "StatefulSet":
+            return (
+                self.apps.list_stateful_set_for_all_namespaces,
+                self.apps.list_namespaced_stateful_set,
+                self.apps.read_namespaced_stateful_set,
+            )
+        raise invalid(
+            f'workload kind "{kind}" is not supported; expected one of {", ".join(WORKLOAD_KINDS)}'
+        )
+
+    def list_workloads(
+        self, kind: str, namespace: str | None = None, label_selector: str = ""
+    ) -> list[WorkloadInfo]:
+        all_ns, in_ns, _ = self._workload_api(kind)
+        what = f"listing {kind}s" + (f" in {namespace}" if namespace else "")
+        if namespace:
+            res = self._call(what, in_ns, namespace, label_selector=label_selector)
+        else:
+            res = self._call(what, all_ns, label_selector=label_selector)
+        return [self._workload(kind, o) for o in res.items or []]
+
+    def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None:
+        _, _, read = self._workload_api(kind)
+        obj = self._call_or_none(f"reading {kind} {namespace}/{name}", read, name, namespace)
+        return None if obj is None else self._workload(kind, obj)
+
+    def namespace_phase(self, name: str) -> str | None:
+        ns = self._call_or_none(f"reading namespace {name}", self.core.read_namespace, name)
+        if ns is None:
+            return None
+        return str((ns.status.phase if ns.status else None) or "Active")
+
+    def ensure_namespace(self, name: str, labels: dict[str, str]) -> bool:
+        if self.namespace_phase(name) is not None:
+            return False
+        body = {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": name, "labels": labels},
+        }
+        try:
+            self.core.create_namespace(body, _request_timeout=self._timeout)
+        except Exception as exc:
+            if getattr(exc, "status", None) == 409:
+                return False
+            raise _api_error(exc, f"creating namespace {name}", self._host) from exc
+        return True
+
+    def delete_namespace(self, name: str) -> None:
+        self._call_or_none(f"deleting namespace {name}", self.core.delete_namespace, name)
+
+    def served_resources(self, group: str, version: str) -> set[str] | None:
+        what = f"discovering {group}/{version}"
+        if group in ("", "core"):
+            res = self._call_or_none(what, self.core.get_api_resources)
+        else:
+            res = self._call_or_none(what, self.custom.get_api_resources, group, version)
+        if res is None:
+            return None
+        return {r.name for r in res.resources or []}
+
+    def get_object(
+        self, group: str, version: str, plural: str, name: str, namespace: str | None = None
+    ) -> dict[str, Any] | None:
+        what = f"reading {plural}.{group} {name}"
+        if namespace:
+            obj = self._call_or_none(
+                what,
+                self.custom.get_namespaced_custom_object,
+                group,
+                version,
+                namespace,
+                plural,
+                name,
+            )
+        else:
+            obj = self._call_or_none(
+                what, self.custom.get_cluster_custom_object, group, version, plural, name
+            )
+        return obj if isinstance(obj, dict) else None
+
+    def create(self, manifest: dict[str, Any]) -> None:
+        kind = str(manifest.get("kind", ""))
+        api_version = str(manifest.get("apiVersion", ""))
+        meta = manifest.get("metadata") or {}
+        ns = str(meta.get("namespace", ""))
+        what = f"creating {kind} {ns}/{meta.get('name', '')}"
+        if kind == "Pod":
+            self._call(what, self.core.create_namespaced_pod, ns, manifest)
+        elif kind == "Job":
+            self._call(what, self.batch.create_namespaced_job, ns, manifest)
+        elif "/" in api_version:
+            group, version = api_version.split("/", 1)
+            plural = str(manifest.get("__plural__") or kind.lower() + "s")
+            body = {k: v for k, v in manifest.items() if k != "__plural__"}
+            self._call(
+                what, self.custom.create_namespaced_custom_object, group, version, ns, plural, body
+            )
+        else:
+            raise invalid(f'cannot create kind "{kind}" ({api_version})')
+
+    def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None:
+        what = f"deleting {kind} {namespace}/{name}"
+        if kind == "Pod":
+            self._call_or_none(
+                what, self.core.delete_namespaced_pod, name, namespace, grace_period_seconds=0
+            )
+        elif kind == "Job":
+            self._call_or_none(
+                what,
+                self.batch.delete_namespaced_job,
+                name,
+                namespace,
+                propagation_policy="Foreground",
+            )
+        elif "/" in api_version:
+            group, version = api_version.split("/", 1)
+            plural = _KIND_PLURALS.get(kind, kind.lower() + "s")
+            self._call_or_none(
+                what,
+                self.custom.delete_namespaced_custom_object,
+                group,
+                version,
+                namespace,
+                plural,
+                name,
+            )
+        else:
+            raise invalid(f'cannot delete kind "{kind}" ({api_version})')
+
+    def pod_status(self, namespace: str, name: str) -> PodOutcome:
+        pod = self._call_or_none(
+            f"reading pod {namespace}/{name}", self.core.read_namespaced_pod, name, namespace
+        )
+        if pod is None:
+            return PodOutcome(name, "Missing")
+        st = pod.status
+        container: ContainerOutcome | None = None
+        for cs in (st.container_statuses if st else None) or []:
+            state = cs.state
+            if state is not None and state.terminated is not None:
+                t = state.terminated
+                container = ContainerOutcome(
+                    int(t.exit_code), t.reason or "", (t.message or "")[:4096]
+                )
+            elif state is not None and state.waiting is not None:
+                w = state.waiting
+                container = ContainerOutcome(None, "", w.message or "", w.reason or "")
+            break
+        return PodOutcome(
+            name,
+            (st.phase if st else None) or "Unknown",
+            (pod.spec.node_name if pod.spec else None) or "",
+            container,
+        )
+
+    def pod_logs(self, namespace: str, name: str, container: str = "") -> str:
+        kwargs: dict[str, Any] = {"tail_lines": 1000}
+        if container:
+            kwargs["container"] = container
+        text = self._call(
+            f"reading logs of pod {namespace}/{name}",
+            self.core.read_namespaced_pod_log,
+            name,
+            namespace,
+            **kwargs,
+        )
+        return text if isinstance(text, str) else str(text)

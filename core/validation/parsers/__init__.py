@@ -1,0 +1,1 @@
+"""Parsers for the output of the tools checks run: nccl-tests, nvidia-smi, AIPerf."""

@@ -1,0 +1,127 @@
+"""Parse nccl-tests ``all_reduce_perf`` output.
+
+Format (nccl-tests ``src/common.cu``): ``#``-prefixed header and device lines, then one
+data row per message size::
+
+    #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+    #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     17179869184    4294967296     float     sum      -1   ...
+
+The first time/algbw/busbw/#wrong group is out-of-place, the second in-place; ``#wrong``
+is a count or ``N/A``. Under ``mpirun --tag-output`` every line carries a ``[1,0]<stdout>:``
+prefix. The run ends with ``# Out of bounds values : 0 OK`` and ``# Avg bus bandwidth``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:")
+_AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
+_OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(\w+)")
+_NETWORK = re.compile(r"NCCL INFO Using network (\S+)")
+
+
+@dataclass(frozen=True)
+class NcclRow:
+    size_bytes: int
+    count: int
+    dtype: str
+    redop: str
+    root: int
+    time_us: float
+    algbw: float
+    busbw: float
+    wrong: str
+    inplace_busbw: float | None = None
+
+
+@dataclass(frozen=True)
+class NcclResult:
+    rows: tuple[NcclRow, ...]
+    avg_busbw: float | None
+    out_of_bounds: int | None
+    network: str | None
+
+    @property
+    def largest(self) -> NcclRow | None:
+        """The row of the largest message size (the one the gate reads)."""
+        if not self.rows:
+            return None
+        return max(self.rows, key=lambda r: r.size_bytes)
+
+
+def _float(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return None
+
+
+def parse_row(line: str) -> NcclRow | None:
+    parts = line.split()
+    if len(parts) < 9 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    root = parts[4]
+    if not root.lstrip("-").isdigit():
+        return None
+    time_us, algbw, busbw = _float(parts[5]), _float(parts[6]), _float(parts[7])
+    if time_us is None or algbw is None or busbw is None:
+        return None
+    inplace = _float(parts[11]) if len(parts) >= 13 else None
+    return NcclRow(
+        int(parts[0]),
+        int(parts[1]),
+        parts[2],
+        parts[3],
+        int(root),
+        time_us,
+        algbw,
+        busbw,
+        parts[8],
+        inplace,
+    )
+
+
+def parse_all_reduce(text: str) -> NcclResult:
+    rows: list[NcclRow] = []
+    avg: float | None = None
+    oob: int | None = None
+    network: str | None = None
+    for raw in text.splitlines():
+        line = _TAG.sub("", raw).strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            m = _AVG.search(line)
+            if m:
+                avg = float(m.group(1))
+            m = _OOB.search(line)
+            if m:
+                oob = int(m.group(1))
+            continue
+        m = _NETWORK.search(line)
+        if m and network is None:
+            network = m.group(1)
+            continue
+        row = parse_row(line)
+        if row is not None:
+            rows.append(row)
+    return NcclResult(tuple(rows), avg, oob, network)
+
+
+def parse_size(text: str) -> int:
+    """``1K``/``16G`` (nccl-tests -b/-e syntax, powers of 1024) into bytes."""
+    s = text.strip().upper()
+    mult = {"K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+    if s and s[-1] in mult:
+        return int(float(s[:-1]) * mult[s[-1]])
+    return int(s)
+
+
+def format_size(n: int) -> str:
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"

@@ -1,0 +1,111 @@
+"""Record the event stream as JSONL and replay it.
+
+``Recorder`` is a stream sink writing one event per line to a temporary sibling of the
+target; ``commit()`` renames it into place (so a refused or crashed run leaves no file).
+``replay`` re-publishes a recording with its original pacing (each event at its ``t``),
+scaled by ``speed`` (``2`` = twice as fast, ``0`` = as fast as possible). Events are
+re-emitted unchanged, so every report built from a replay equals the original's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import IO
+
+from core.errors import invalid
+from core.fileio import read_document
+from core.validation.events import Event, RunStarted, event_from_json
+from core.validation.stream import EventStream
+
+MAX_RECORDING_BYTES = 256 * 1_048_576
+
+
+class Recorder:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.target = Path(path)
+        if self.target.is_dir():
+            raise invalid(f'--record path "{self.target}" is a directory, expected a file')
+        parent = self.target.parent if str(self.target.parent) else Path(".")
+        if not parent.is_dir():
+            raise invalid(f'--record directory "{parent}" does not exist')
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp", dir=parent)
+        self._tmp = tmp
+        self._fh: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
+        self.count = 0
+
+    def __call__(self, event: Event) -> None:
+        if self._fh is not None:
+            self._fh.write(event.to_json())
+            self._fh.write("\n")
+            self.count += 1
+
+    def commit(self) -> None:
+        if self._fh is None:
+            return
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        self._fh = None
+        os.chmod(self._tmp, 0o644)
+        os.replace(self._tmp, self.target)
+
+    def abort(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self._tmp)
+
+
+def parse_recording(text: str, source: str) -> list[Event]:
+    events: list[Event] = []
+    last_t = 0.0
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        event = event_from_json(line, f'recording "{source}" line {i}')
+        if event.t < last_t:
+            raise invalid(f'recording "{source}" line {i} goes back in time ({event.t} < {last_t})')
+        last_t = event.t
+        events.append(event)
+    if not events or not isinstance(events[0], RunStarted):
+        raise invalid(f'recording "{source}" does not start with a RunStarted event')
+    return events
+
+
+def load_recording(path: str | os.PathLike[str]) -> list[Event]:
+    return parse_recording(
+        read_document(path, "recording", cap=MAX_RECORDING_BYTES), os.fspath(path)
+    )
+
+
+async def replay(
+    events: list[Event],
+    stream: EventStream,
+    *,
+    speed: float = 1.0,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    close_stream: bool = True,
+) -> None:
+    """Publish ``events`` at their original offsets divided by ``speed``."""
+    if speed < 0:
+        raise invalid(f"--replay-speed {speed:g} must be positive (0 = no pacing)")
+    start = clock()
+    try:
+        for event in events:
+            if speed > 0:
+                due = start + event.t / speed
+                wait = due - clock()
+                if wait > 0:
+                    await sleep(wait)
+            await stream.publish(event)
+    finally:
+        if close_stream:
+            await stream.close()

@@ -1,0 +1,1 @@
+"""Report writers fed by the event stream: CTRF JSON and JUnit XML."""

@@ -1,0 +1,416 @@
+"""Run a validation: readiness → declared-check pre-flight → deployment → conformance → performance.
+
+Every step is published as an event on one :class:`EventStream`; consumers (CLI, dashboard,
+recorder, reports) never see anything else. Order and rules follow upstream ``aicr
+validate``: readiness and the declared-check pre-flight refuse the run (exit 2) before any
+cluster work; ``--no-cluster`` reports every catalog check of each selected phase as
+skipped; inside a phase, declared checks run one at a time in catalog order; a failing
+check never stops its phase; a check that cannot measure is ``other``/``skipped``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from core import __version__
+from core.errors import EXIT_CHECKS_FAILED, EXIT_INVALID, EXIT_OK, AicrError, internal
+from core.snapshot import Snapshot
+from core.validation.catalog import (
+    CatalogEntry,
+    ValidatorCatalog,
+    format_duration,
+    preflight_declared_checks,
+)
+from core.validation.checks.base import (
+    NAMESPACE_LABELS,
+    RUN_ID_LABEL,
+    VALIDATION_NAMESPACE,
+    CheckContext,
+    CheckOutcome,
+    other,
+)
+from core.validation.checks.registry import check_function
+from core.validation.events import (
+    CHECK_STATUSES,
+    CheckFinished,
+    CheckStarted,
+    Event,
+    LogLine,
+    Measurement,
+    PhaseFinished,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+)
+from core.validation.executor import ClusterExecutor
+from core.validation.readiness import evaluate_readiness, readiness_refusal
+from core.validation.recipe_view import RecipeView
+from core.validation.stream import EventStream
+
+CLUSTER_PHASES = ("deployment", "conformance", "performance")
+ALL_PHASES = ("readiness", *CLUSTER_PHASES)
+NO_CLUSTER_MESSAGE = "skipped - no-cluster mode"
+# How long past a check's own budget the runner waits before declaring it timed out.
+WAIT_BUFFER_S = 150.0
+
+
+def select_phases(requested: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """Canonical-order phases for ``--phase`` values; ``all`` is exclusive."""
+    from core.errors import invalid
+
+    names = list(requested or [])
+    if not names or names == ["all"]:
+        return ALL_PHASES
+    if "all" in names:
+        raise invalid("--phase all cannot be combined with another phase")
+    for n in names:
+        if n not in ALL_PHASES:
+            raise invalid(
+                f'--phase "{n}" is not a phase; expected readiness, deployment, conformance, performance or all'
+            )
+    chosen = set(names)
+    return tuple(p for p in ALL_PHASES if p in chosen or p == "readiness")
+
+
+def new_run_id(wall: datetime) -> str:
+    return f"{wall.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(6)}"
+
+
+@dataclass
+class ValidationRequest:
+    recipe: RecipeView
+    snapshot: Snapshot | None
+    catalog: ValidatorCatalog
+    phases: tuple[str, ...] = ALL_PHASES
+    no_cluster: bool = False
+    cleanup: bool = True
+    namespace: str = VALIDATION_NAMESPACE
+    run_id: str = ""
+    started_ms: int = 0
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    poll_s: float = 2.0
+
+
+@dataclass
+class RunResult:
+    exit_code: int
+    error: AicrError | None = None
+    tests: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    other: int = 0
+    phase_status: dict[str, str] = field(default_factory=dict)
+
+
+def phase_status(counts: Mapping[str, int]) -> str:
+    if counts.get("failed", 0):
+        return "failed"
+    if counts.get("other", 0):
+        return "other"
+    if sum(counts.values()) == 0:
+        return "skipped"
+    return "passed"
+
+
+class _Run:
+    def __init__(
+        self,
+        req: ValidationRequest,
+        stream: EventStream,
+        executor_factory: Callable[[], ClusterExecutor] | None,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+    ) -> None:
+        self.req = req
+        self.stream = stream
+        self.factory = executor_factory
+        self.clock = clock
+        self.sleep = sleep
+        self.t0 = clock()
+        self.result = RunResult(EXIT_OK)
+        self.executor: ClusterExecutor | None = None
+
+    def t(self) -> float:
+        return round(self.clock() - self.t0, 3)
+
+    async def emit(self, event: Event) -> None:
+        await self.stream.publish(event)
+
+    def _count(self, status: str) -> None:
+        self.result.tests += 1
+        setattr(self.result, status, getattr(self.result, status) + 1)
+
+    async def finish(self, exit_code: int, message: str = "") -> RunResult:
+        r = self.result
+        r.exit_code = exit_code
+        await self.emit(
+            RunFinished(
+                self.t(), r.tests, r.passed, r.failed, r.skipped, r.other, exit_code, message
+            )
+        )
+        return r
+
+    async def refuse(self, err: AicrError) -> RunResult:
+        self.result.error = err
+        return await self.finish(EXIT_INVALID, err.render())
+
+    # -- readiness --------------------------------------------------------------------
+    async def readiness(self) -> AicrError | None:
+        req = self.req
+        outcomes = evaluate_readiness(req.recipe, req.snapshot)
+        names = tuple(o.name for o in outcomes)
+        started = self.clock()
+        await self.emit(PhaseStarted(self.t(), "readiness", names))
+        await self.emit(
+            LogLine(self.t(), "readiness", "", f"readiness pre-flight constraints={len(outcomes)}")
+        )
+        counts = {s: 0 for s in CHECK_STATUSES}
+        for o in outcomes:
+            await self.emit(
+                CheckStarted(self.t(), "readiness", o.name, 0.0, f"{o.source} constraint")
+            )
+            await self.emit(LogLine(self.t(), "readiness", o.name, o.log_line))
+            verdict = {"passed": "pass", "failed": "fail"}.get(o.status, "unmeasured")
+            await self.emit(
+                Measurement(
+                    self.t(),
+                    "readiness",
+                    o.name,
+                    o.name,
+                    None,
+                    "",
+                    o.expected,
+                    verdict,
+                    o.actual or "",
+                )
+            )
+            status = {"passed": "passed", "failed": "failed"}.get(o.status, "other")
+            counts[status] += 1
+            self._count(status)
+            await self.emit(CheckFinished(self.t(), "readiness", o.name, status, o.message, 0))
+        st = phase_status(counts)
+        self.result.phase_status["readiness"] = st
+        await self.emit(
+            PhaseFinished(
+                self.t(),
+                "readiness",
+                st,
+                counts["passed"],
+                counts["failed"],
+                counts["skipped"],
+                counts["other"],
+                int((self.clock() - started) * 1000),
+            )
+        )
+        return readiness_refusal(req.recipe, req.snapshot, outcomes)
+
+    # -- checks -----------------------------------------------------------------------
+    def _guarded(
+        self, fn: Callable[[CheckContext], CheckOutcome], ctx: CheckContext
+    ) -> CheckOutcome:
+        try:
+            outcome = fn(ctx)
+        except AicrError as exc:
+            return other(exc.render())
+        except Exception as exc:  # a check bug must surface as "other", never as a pass
+            return other(f"[INTERNAL] {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+        if outcome.status not in CHECK_STATUSES:
+            return other(f"[INTERNAL] check returned unknown status {outcome.status!r}")
+        return outcome
+
+    async def run_check(self, phase: str, entry: CatalogEntry) -> str:
+        assert self.executor is not None
+        loop = asyncio.get_running_loop()
+        stream = self.stream
+        ctx = CheckContext(
+            phase=phase,
+            entry=entry,
+            recipe=self.req.recipe,
+            executor=self.executor,
+            run_id=self.req.run_id,
+            emit=lambda ev: stream.publish_threadsafe(ev, loop),
+            clock=self.clock,
+            t0=self.t0,
+            sleep=self.sleep,
+            namespace=self.req.namespace,
+            cleanup=self.req.cleanup,
+            environ=self.req.environ,
+            poll_s=self.req.poll_s,
+        )
+        await self.emit(
+            CheckStarted(self.t(), phase, entry.name, entry.timeout_s, entry.description)
+        )
+        started = self.clock()
+        fn = check_function(entry.name)
+        try:
+            outcome = await asyncio.wait_for(
+                asyncio.to_thread(self._guarded, fn, ctx), timeout=entry.timeout_s + WAIT_BUFFER_S
+            )
+        except TimeoutError:
+            ctx.cancelled.set()
+            outcome = other(
+                f"timeout: validator did not complete within {format_duration(entry.timeout_s)}"
+            )
+        ctx.cancelled.set()
+        duration = int(round((self.clock() - started) * 1000))
+        self._count(outcome.status)
+        await self.emit(
+            CheckFinished(
+                self.t(),
+                phase,
+                entry.name,
+                outcome.status,
+                outcome.message,
+                duration,
+                dict(outcome.extra),
+            )
+        )
+        return outcome.status
+
+    async def phase(self, phase: str) -> None:
+        req = self.req
+        declared = set(req.recipe.phase(phase).checks)
+        if req.no_cluster:
+            entries = req.catalog.phase_entries(phase)
+        else:
+            entries = [e for e in req.catalog.phase_entries(phase) if e.name in declared]
+        started = self.clock()
+        await self.emit(PhaseStarted(self.t(), phase, tuple(e.name for e in entries)))
+        counts = {s: 0 for s in CHECK_STATUSES}
+        if not entries:
+            await self.emit(
+                LogLine(
+                    self.t(),
+                    phase,
+                    "",
+                    f"phase {phase} has no checks declared in the recipe; skipped",
+                )
+            )
+        for e in entries:
+            if req.no_cluster:
+                await self.emit(CheckStarted(self.t(), phase, e.name, e.timeout_s, e.description))
+                self._count("skipped")
+                await self.emit(
+                    CheckFinished(self.t(), phase, e.name, "skipped", NO_CLUSTER_MESSAGE, 0)
+                )
+                counts["skipped"] += 1
+            else:
+                counts[await self.run_check(phase, e)] += 1
+        st = phase_status(counts)
+        self.result.phase_status[phase] = st
+        await self.emit(
+            PhaseFinished(
+                self.t(),
+                phase,
+                st,
+                counts["passed"],
+                counts["failed"],
+                counts["skipped"],
+                counts["other"],
+                int(round((self.clock() - started) * 1000)),
+            )
+        )
+
+    async def run(self) -> RunResult:
+        req = self.req
+        await self.emit(
+            RunStarted(
+                0.0,
+                req.run_id,
+                req.started_ms,
+                req.phases,
+                "no-cluster" if req.no_cluster else "cluster",
+                req.recipe.source,
+                __version__,
+            )
+        )
+        mode = (
+            "validating in --no-cluster mode — offline dry-run; readiness is evaluated, every check is reported skipped"
+            if req.no_cluster
+            else "validating against the live cluster — validation workloads will be created in namespace "
+            + req.namespace
+        )
+        await self.emit(LogLine(self.t(), "", "", mode))
+        refusal = await self.readiness()
+        if refusal is not None:
+            return await self.refuse(refusal)
+        try:
+            preflight_declared_checks(req.recipe.declared_checks(), req.catalog)
+        except AicrError as exc:
+            return await self.refuse(exc)
+        cluster_phases = [p for p in req.phases if p in CLUSTER_PHASES]
+        created_ns = False
+        if cluster_phases and not req.no_cluster:
+            if self.factory is None:
+                return await self.refuse(internal("no cluster executor configured for a live run"))
+            try:
+                self.executor = await asyncio.to_thread(self.factory)
+                created_ns = await asyncio.to_thread(
+                    self.executor.ensure_namespace,
+                    req.namespace,
+                    {**NAMESPACE_LABELS, RUN_ID_LABEL: req.run_id},
+                )
+            except AicrError as exc:
+                self.result.error = exc
+                return await self.finish(
+                    exc.exit_code, f"cluster preparation failed: {exc.render()}"
+                )
+            await self.emit(
+                LogLine(
+                    self.t(),
+                    "",
+                    "",
+                    f"running validation phases runID={req.run_id} phases=[{' '.join(cluster_phases)}] server={self.executor.server_address()}",
+                )
+            )
+        for p in cluster_phases:
+            await self.phase(p)
+        if self.executor is not None:
+            if req.cleanup and created_ns:
+                try:
+                    await asyncio.to_thread(self.executor.delete_namespace, req.namespace)
+                    await self.emit(
+                        LogLine(self.t(), "", "", f"cleanup: deleted namespace {req.namespace}")
+                    )
+                except AicrError as exc:
+                    await self.emit(LogLine(self.t(), "", "", f"cleanup failed: {exc.render()}"))
+            elif not req.cleanup:
+                await self.emit(
+                    LogLine(
+                        self.t(),
+                        "",
+                        "",
+                        f"--no-cleanup: workloads kept; inspect with kubectl logs -l {RUN_ID_LABEL}={req.run_id} -n {req.namespace}",
+                    )
+                )
+        r = self.result
+        code = EXIT_CHECKS_FAILED if (r.failed or r.other) else EXIT_OK
+        return await self.finish(code)
+
+
+async def run_validation(
+    req: ValidationRequest,
+    stream: EventStream,
+    executor_factory: Callable[[], ClusterExecutor] | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    close_stream: bool = True,
+) -> RunResult:
+    """Run ``req``, publishing every event on ``stream``; closes the stream at the end."""
+    if not req.started_ms:
+        req.started_ms = int(time.time() * 1000)
+    if not req.run_id:
+        req.run_id = new_run_id(datetime.fromtimestamp(req.started_ms / 1000, UTC))
+    try:
+        return await _Run(req, stream, executor_factory, clock, sleep).run()
+    finally:
+        if close_stream:
+            await stream.close()
