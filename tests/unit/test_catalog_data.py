@@ -748,3 +748,18 @@ def test_required_leaves_exist() -> None:
     assert want <= set(leaves())
     for intermediate in ("aks-training", "aks-inference", "oke-training", "oke-inference"):
         assert intermediate in overlays()
+
+
+@pytest.mark.skipif(
+    not (RECIPES / "validators" / "catalog.yaml").is_file(),
+    reason="the validator catalog is written by the validation helper and has not landed yet",
+)
+def test_declared_checks_exist_in_the_validator_catalog_for_their_phase() -> None:
+    """Upstream's declared-check pre-flight fails validate when a check has no validator."""
+    catalog = _load(RECIPES / "validators" / "catalog.yaml")
+    phase_of = {v["name"]: v["phase"] for v in catalog["validators"]}
+    for where, doc in documents():
+        for phase, body in (doc["spec"].get("validation") or {}).items():
+            for check in body.get("checks") or []:
+                assert check in phase_of, f"{where}: no validator for check {check}"
+                assert phase_of[check] == phase, f"{where}: {check} is a {phase_of[check]} check"
