@@ -177,10 +177,15 @@ def list_addons(
     try:
         client = oci.container_engine.ContainerEngineClient(config, **client_kwargs)
         addons: list[dict[str, Any]] = []
-        pages = oci.pagination.list_call_get_all_results_generator(
-            client.list_addons, "response", ocid
-        )
-        for number, response in enumerate(pages, start=1):
+        # Pages are followed here rather than with oci.pagination's helpers: those wrap
+        # every call in the SDK's default retry strategy (minutes of back-off), which
+        # would make the per-call timeout and the cancel token meaningless.
+        page: str | None = None
+        number = 0
+        while True:
+            number += 1
+            kwargs: dict[str, Any] = {"page": page} if page else {}
+            response = client.list_addons(ocid, **kwargs)
             for summary in response.data or []:
                 addons.append(kebab_keys(oci.util.to_dict(summary)))
             report(
@@ -190,6 +195,9 @@ def list_addons(
                 done=len(addons),
             )
             check_cancel(cancel, "OKE add-on capture")
+            page = response.next_page if response.has_next_page else None
+            if not page:
+                break
     except AicrError:
         raise
     except oci.exceptions.ServiceError as exc:
