@@ -1,0 +1,119 @@
+"""``aicr-tui bundle``: render a recipe into a deployable helm bundle directory.
+
+Every refusal (bad flag, unknown component, profile lock, allocation policy, a blocking
+bundle check) is one line on stderr and exit 2, with nothing written. Warnings go to
+stderr and into the bundle README. The bundle is staged in a temporary sibling directory
+and renamed into place; a non-empty output directory is only replaced with ``--force``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from aicr_tui.commands._common import info, warn
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "bundle",
+        help="render a recipe into a deployable bundle (helm)",
+        description=(
+            "Render a recipe into NNN-<component>/ folders with values, manifests and "
+            "install scripts, plus deploy.sh, undeploy.sh, README.md, recipe.yaml, "
+            "bundle-info.yaml and checksums.txt. Refusals exit 2 and write nothing."
+        ),
+    )
+    parser.add_argument("-r", "--recipe", metavar="FILE", required=True, help="recipe file")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default="./bundle",
+        help="bundle directory (default ./bundle)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="set_",
+        action="append",
+        default=[],
+        metavar="C:PATH=VALUE",
+        help="scalar value override (component name or alias); C:enabled=false drops C",
+    )
+    parser.add_argument(
+        "--set-json", action="append", default=[], metavar="C:PATH=JSON", help="JSON value override"
+    )
+    parser.add_argument(
+        "--set-file",
+        action="append",
+        default=[],
+        metavar="C:PATH=FILE",
+        help="value override read from a YAML or JSON file",
+    )
+    parser.add_argument(
+        "--dynamic",
+        action="append",
+        default=[],
+        metavar="C:PATH",
+        help="leave this value to install time (moved to NNN-<c>/cluster-values.yaml)",
+    )
+    parser.add_argument(
+        "--accelerated-node-toleration",
+        action="append",
+        default=[],
+        metavar="KEY[=VALUE]:EFFECT",
+        help="toleration for GPU-node workloads (repeatable; default: a wildcard Exists, "
+        "which AKS bundles refuse)",
+    )
+    parser.add_argument(
+        "--accelerated-node-selector",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="node selector for GPU-node workloads (repeatable)",
+    )
+    parser.add_argument(
+        "--workload-selector",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="label selector of workloads NodeWright must not interrupt (repeatable)",
+    )
+    parser.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+
+
+def run(args: Any) -> int:
+    from core.bundler import parse_overrides, plan_bundle, write_bundle
+    from core.bundler.tolerations import parse_selectors, parse_tolerations
+    from core.errors import invalid
+    from core.recipe_result import load_recipe
+
+    tolerations = parse_tolerations(args.accelerated_node_toleration)
+    selector = parse_selectors(args.accelerated_node_selector, "--accelerated-node-selector")
+    workload = parse_selectors(args.workload_selector, "--workload-selector")
+    overrides = parse_overrides(
+        set_=args.set_, set_json=args.set_json, set_file=args.set_file, dynamic=args.dynamic
+    )
+    recipe = load_recipe(args.recipe)
+    plan = plan_bundle(
+        recipe,
+        overrides,
+        accelerated_tolerations=tolerations,
+        accelerated_node_selector=selector,
+        workload_selector=workload,
+    )
+    for warning in plan.warnings:
+        warn(warning)
+    if plan.errors:
+        for extra in plan.errors[1:]:
+            sys.stderr.write(f"aicr-tui: blocking: {extra.render()}\n")
+        first = plan.errors[0]
+        more = f" (+{len(plan.errors) - 1} more above)" if len(plan.errors) > 1 else ""
+        raise invalid(f"bundle refused by {first.check}{more}", first.message)
+    result = write_bundle(plan, Path(args.output), force=args.force)
+    info(
+        f"wrote {len(result.files)} files to {result.out_dir} "
+        f"({len(plan.components)} components); run {result.out_dir}/deploy.sh to deploy"
+    )
+    return 0

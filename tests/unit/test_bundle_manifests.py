@@ -1,0 +1,165 @@
+"""The manifest template convention and the three shipped manifests (aks.md §4.7, §4.9, §4.10)."""
+
+from __future__ import annotations
+
+import kubernetes_validate
+import pytest
+
+from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
+from core.errors import AicrError
+from tests.unit.test_bundle_support import demo_recipe, plan
+
+K8S_VERSION = "1.34.0"
+
+
+def test_file_gate_and_blocks() -> None:
+    tpl = (
+        "# aicr-render-if: c.flag != false\n"
+        "kind: X\n"
+        "# aicr-if: c.mode == fast\n"
+        "speed: 1\n"
+        "# aicr-else\n"
+        "speed: 0\n"
+        "# aicr-end\n"
+        "ns: ${aicr:namespace}\n"
+        "list: ${aicr:value:c.items|[]}\n"
+        "shell: $HOME ${HOME}\n"
+    )
+    out = render_template(tpl, TemplateContext({"c": {"mode": "fast", "items": [1]}}, "ns1"), "t")
+    assert out == "kind: X\nspeed: 1\nns: ns1\nlist: [1]\nshell: $HOME ${HOME}\n"
+    out = render_template(tpl, TemplateContext({"c": {"mode": "slow"}}, "n"), "t")
+    assert out is not None and "speed: 0" in out and "list: []" in out
+    assert render_template(tpl, TemplateContext({"c": {"flag": False}}, "n"), "t") is None
+
+
+def test_condition_uses_helm_strings() -> None:
+    tpl = "# aicr-render-if: c.on == false\nkind: X\n"
+    assert render_template(tpl, TemplateContext({"c": {"on": False}}, "n"), "t")
+    assert render_template(tpl, TemplateContext({"c": {"on": "false"}}, "n"), "t")
+    assert render_template(tpl, TemplateContext({"c": {}}, "n"), "t") is None
+    # a component that does not render reads enabled == false
+    tpl2 = "# aicr-render-if: other.enabled == false\nkind: X\n"
+    assert render_template(tpl2, TemplateContext({"c": {}}, "n"), "t")
+
+
+def test_missing_value_without_default_names_the_manifest() -> None:
+    with pytest.raises(AicrError, match="manifest t needs c:x"):
+        render_template("kind: X\nv: ${aicr:value:c.x}\n", TemplateContext({"c": {}}, "n"), "t")
+
+
+def test_unbalanced_blocks_are_internal_errors() -> None:
+    with pytest.raises(AicrError, match="aicr-if without a matching aicr-end"):
+        render_template("kind: X\n# aicr-if: c.a == b\n", TemplateContext({"c": {}}, "n"), "t")
+
+
+def test_structural_parse_rejects_nameless_objects() -> None:
+    with pytest.raises(AicrError, match="metadata.name"):
+        parse_manifest_documents("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "t")
+
+
+def _docs(p, component: str, name: str) -> list[dict]:
+    comp = p.component(component)
+    assert comp is not None
+    return parse_manifest_documents(comp.manifests[name], name)
+
+
+def _validate(doc: dict) -> None:
+    kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+
+
+def test_toolkit_hardening_renders_only_under_azure_managed() -> None:
+    p = plan(demo_recipe("aks-azure"))
+    (ds,) = _docs(p, "gpu-operator", "nvidia-toolkit-hardening-aks.yaml")
+    _validate(ds)
+    assert ds["kind"] == "DaemonSet" and ds["metadata"]["namespace"] == "gpu-operator"
+    pod = ds["spec"]["template"]["spec"]
+    (c,) = pod["containers"]
+    script = c["args"][0]
+    assert "accept-nvidia-visible-devices-envvar-when-unprivileged=false" in script
+    assert "accept-nvidia-visible-devices-as-volume-mounts=true" in script
+    assert (
+        "sleep 60" in script and "touch /tmp/hardened" in script and "rm -f /tmp/hardened" in script
+    )
+    assert c["readinessProbe"]["exec"]["command"] == ["test", "-f", "/tmp/hardened"]
+    assert c["readinessProbe"]["initialDelaySeconds"] == 2
+    assert c["readinessProbe"]["periodSeconds"] == 10
+    expr = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ][0]["matchExpressions"][0]
+    assert expr == {
+        "key": "kubernetes.azure.com/accelerator",
+        "operator": "In",
+        "values": ["nvidia"],
+    }
+    assert pod["priorityClassName"] == "system-node-critical"
+    operator = plan(demo_recipe("aks-operator")).component("gpu-operator")
+    assert operator is not None and operator.manifests == {}
+
+
+def test_peermem_reloader_targets_ib_nodes_without_a_probe() -> None:
+    for name in ("aks-azure", "aks-operator"):
+        (ds,) = _docs(plan(demo_recipe(name)), "network-operator", "nvidia-peermem-reloader.yaml")
+        _validate(ds)
+        pod = ds["spec"]["template"]["spec"]
+        (c,) = pod["containers"]
+        assert "readinessProbe" not in c and "startupProbe" not in c
+        assert "sleep 30" in c["args"][0] and "modprobe nvidia-peermem" in c["args"][0]
+        term = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+            "nodeSelectorTerms"
+        ][0]["matchExpressions"][0]
+        assert term["key"] == "feature.node.kubernetes.io/pci-15b3.present"
+        assert term["values"] == ["true"]
+        assert pod["tolerations"] == [{"operator": "Exists"}]
+    dropped = plan(
+        demo_recipe("aks-azure"),
+        set_=("networkoperator:enabled=false", "gpuoperator:driver.rdma.useHostMofed=false"),
+    )
+    assert dropped.component("network-operator") is None
+    assert not any("peermem" in f for f in dropped.files)
+
+
+def _skyhook(p) -> dict:
+    (cr,) = _docs(p, "nodewright-customizations", "tuning.yaml")
+    assert cr["apiVersion"] == "skyhook.nvidia.com/v1alpha1" and cr["kind"] == "Skyhook"
+    spec = cr["spec"]
+    assert isinstance(spec["packages"], dict)
+    for pkg in spec["packages"].values():
+        assert pkg["version"] and pkg["image"]
+    return spec
+
+
+def test_tuning_gate_on_aks() -> None:
+    spec = _skyhook(plan(demo_recipe("aks-azure")))
+    assert "nvidia-tuned" not in spec["packages"]
+    assert spec["packages"]["nvidia-setup-full"]["dependsOn"] == {"nvidia-setup-kernel": "0.5.0"}
+    assert "nvidia-setup-kernel" in spec["packages"]
+    assert spec["additionalTolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+    spec = _skyhook(
+        plan(demo_recipe("aks-azure"), set_=("nodewrightcustomizations:tuningEnabled=true",))
+    )
+    assert spec["packages"]["nvidia-tuned"]["version"] == "0.3.2"
+    assert spec["packages"]["nvidia-setup-full"]["dependsOn"] == {"nvidia-tuned": "0.3.2"}
+
+
+def test_skyhook_takes_selectors() -> None:
+    p = plan(
+        demo_recipe("aks-azure"),
+        accelerated_node_selector={"nodepool": "gpu"},
+        workload_selector={"app": "train"},
+    )
+    spec = _skyhook(p)
+    assert spec["nodeSelectors"] == {"matchLabels": {"nodepool": "gpu"}}
+    assert spec["podNonInterruptLabels"] == {"matchLabels": {"app": "train"}}
+
+
+def test_every_rendered_manifest_of_every_demo_recipe_is_valid() -> None:
+    for name in ("aks-azure", "aks-operator", "oke-oci", "oke-operator"):
+        p = plan(demo_recipe(name))
+        for comp in p.components:
+            for mname, body in comp.manifests.items():
+                for doc in parse_manifest_documents(body, mname):
+                    if doc["apiVersion"].startswith("skyhook."):
+                        continue  # a CRD: checked structurally above
+                    _validate(doc)
