@@ -65,7 +65,7 @@ class BundlePreviewScreen(Screen[Path | None]):
     :class:`BundlePreviewScreen.Written` when a bundle lands on disk.
     """
 
-    CSS_PATH = "bundle_preview.tcss"
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
 
     BINDINGS = [
         Binding("w", "write", "Write bundle", id="bundle.write"),

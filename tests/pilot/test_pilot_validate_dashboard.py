@@ -1,0 +1,139 @@
+"""Pilot tests of the validation dashboard, mounted in a bare host app at 80x24."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input, RichLog, Static
+
+from core.errors import invalid
+from screens.validate_dashboard import ValidationDashboardScreen
+from screens.widgets.validate_model import LOG_LINES_PER_CHECK
+from tests.pilot.validate_fixtures import (
+    FailingSource,
+    ListSource,
+    ScreenHost,
+    flood,
+    short_run,
+    wait_until,
+)
+
+
+def _host(source, **kwargs) -> ScreenHost:
+    return ScreenHost(lambda: ValidationDashboardScreen(source, **kwargs))
+
+
+def _text(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def test_table_phases_gates_and_summary_follow_the_stream() -> None:
+    app = _host(ListSource(short_run()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await pilot.pause()
+        table = screen.query_one("#checks", DataTable)
+        assert table.row_count == 3
+        assert str(table.get_cell("deployment/expected-resources", "status")) == "failed"
+        assert str(table.get_cell("deployment/operator-health", "duration")) == "0.8s"
+        assert table.get_cell("performance/nccl-all-reduce-bw", "measured") == "157.29 GB/s"
+        assert table.get_cell("performance/nccl-all-reduce-bw", "threshold") == ">= 150"
+        assert table.get_cell("performance/nccl-all-reduce-bw", "duration") == "3m54s"
+
+        phases = _text(screen.query_one("#phase-deployment", Static))
+        assert "2/2" in phases and "failed" in phases
+        assert "not in this run" in _text(screen.query_one("#phase-conformance", Static))
+
+        gates = _text(screen.query_one("#gates", Static))
+        assert "157.29 GB/s vs >= 150 pass" in gates
+
+        summary = _text(screen.query_one("#summary", Static))
+        assert "3 checks: 2 passed, 1 failed" in summary and "exit 8" in summary
+        assert screen.query_one("#summary").has_class("-failed")
+
+
+async def test_selected_check_streams_its_own_log() -> None:
+    app = _host(ListSource(short_run(log_lines=30)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        table = screen.query_one("#checks", DataTable)
+        # Follow mode parked the cursor on the last check that started.
+        assert screen.selected == "performance/nccl-all-reduce-bw"
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert screen.selected == "deployment/operator-health"
+        log = screen.query_one("#log", RichLog)
+        assert len(log.lines) == 30
+        assert "operator-health" in _text(screen.query_one("#log-title", Static))
+        await pilot.press("down")
+        await pilot.pause()
+        assert screen.selected == "deployment/expected-resources"
+        assert len(log.lines) == 1
+        title = _text(screen.query_one("#log-title", Static))
+        assert "failed" in title and "1 of 7 expected resources missing" in title
+        assert table.cursor_row == 1
+
+
+async def test_filter_narrows_rows_and_escape_restores_them() -> None:
+    app = _host(ListSource(short_run()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await pilot.press("slash")
+        box = screen.query_one("#filter", Input)
+        assert box.display and box.has_focus
+        await pilot.press(*"failed")
+        await pilot.pause()
+        table = screen.query_one("#checks", DataTable)
+        assert table.row_count == 1
+        assert "deployment/expected-resources" in table.rows
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.row_count == 3
+        assert not box.display
+        # A second escape with nothing to undo leaves the screen (the host stays).
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen
+
+
+async def test_a_failing_stream_is_reported_once_and_nothing_else_changes() -> None:
+    message = 'validation recording "x.jsonl" line 3 is not valid JSON'
+    app = _host(FailingSource(invalid(message)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "error")
+        await pilot.pause()
+        banner = screen.query_one("#run-banner", Static)
+        assert message in _text(banner)
+        assert banner.has_class("error")
+        assert screen.query_one("#checks", DataTable).row_count == 0
+
+
+async def test_save_is_refused_until_the_run_finishes(tmp_path) -> None:
+    app = _host(ListSource(short_run()[:5]), report_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.applied == 5)
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.screen is screen  # no save dialog opened
+        assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_flood_is_applied_completely_with_logs_capped() -> None:
+    lines = LOG_LINES_PER_CHECK + 500
+    app = _host(ListSource(flood(checks=6, lines_per_check=lines)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished", timeout=30)
+        total = 2 + 6 * (lines + 3) + 2
+        assert screen.model.applied == total
+        for row in screen.model.rows.values():
+            assert row.status == "passed"
+            assert len(row.logs) == LOG_LINES_PER_CHECK
+            assert row.logs[-1].endswith(f"step {lines - 1} ok")
+        await pilot.pause()
+        log = screen.query_one("#log", RichLog)
+        assert len(log.lines) <= LOG_LINES_PER_CHECK
+        assert screen.query_one("#checks", DataTable).row_count == 6
