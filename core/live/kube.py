@@ -350,7 +350,7 @@ def _api_error(
     exc: Exception, what: str, permission: str, source: str, seconds: float
 ) -> AicrError:
     from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
-    from urllib3.exceptions import HTTPError, MaxRetryError, TimeoutError
+    from urllib3.exceptions import HTTPError, MaxRetryError, NewConnectionError, TimeoutError
 
     if isinstance(exc, ApiException):
         status = int(exc.status or 0)
@@ -381,7 +381,9 @@ def _api_error(
             reason or None,
         )
     cause = exc.reason if isinstance(exc, MaxRetryError) else exc
-    if isinstance(cause, TimeoutError) or "timed out" in str(cause).lower():
+    # NewConnectionError subclasses ConnectTimeoutError in urllib3; a refusal is no timeout.
+    refused = isinstance(cause, NewConnectionError)
+    if not refused and (isinstance(cause, TimeoutError) or "timed out" in str(cause).lower()):
         return AicrError(
             ErrorCode.TIMEOUT,
             f"the Kubernetes API of {source} did not answer within {seconds:g}s to {what}",
