@@ -19,7 +19,7 @@ from typing import Any
 
 from core import __version__
 from core.catalog import Catalog, Overlay
-from core.criteria import ANY, DIMENSIONS, Criteria, overlay_matches
+from core.criteria import ANY, DIMENSIONS, FLAGS, Criteria, overlay_matches
 from core.errors import invalid, not_found
 from core.recipe_result import (
     API_V1,
@@ -313,31 +313,28 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
             o.criteria is not None and o.criteria.value(dim) == value for o in applied_overlays
         )
         if not carried:
-            probe = criteria.model_copy(update={dim: ANY})
             completions = sorted(
                 {
                     o.criteria.value(dim)
                     for o in catalog.overlays.values()
                     if o.criteria is not None
                     and o.criteria.value(dim) not in (ANY, "")
-                    and overlay_matches(o.criteria, probe)
+                    and overlay_matches(
+                        o.criteria, criteria.model_copy(update={dim: o.criteria.value(dim)})
+                    )
                 }
             )
             hint = (
                 f" (valid with the other criteria: {', '.join(completions)})" if completions else ""
             )
+            needs = _missing_dimensions(catalog, criteria, dim, value)
+            if needs:
+                hint += "; overlays for it also need " + ", ".join(
+                    f"{FLAGS[d]} ({'/'.join(v)})" for d, v in needs.items()
+                )
             uncovered.append(f'{dim} "{value}"{hint}')
-    if uncovered:
-        raise invalid(
-            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}"
-        )
+    gated: list[str] = []
     if criteria.os in (ANY, "") and stated:
-        joint = any(
-            o.criteria is not None and all(o.criteria.value(d) == v for d, v in stated.items())
-            for o in applied_overlays
-        )
-        if joint:
-            return
         gated = sorted(
             {
                 o.criteria.os
@@ -348,11 +345,40 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
                 and overlay_matches(o.criteria, criteria.model_copy(update={"os": o.criteria.os}))
             }
         )
-        if gated:
+    if gated:
+        joint = any(
+            o.criteria is not None and all(o.criteria.value(d) == v for d, v in stated.items())
+            for o in applied_overlays
+        )
+        if uncovered or not joint:
             raise invalid(
                 f"criteria {criteria.label()} need --os: the matching overlays are OS-specific "
                 f"(valid: {', '.join(gated)})"
             )
+    if uncovered:
+        raise invalid(
+            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}"
+        )
+
+
+def _missing_dimensions(
+    catalog: Catalog, criteria: Criteria, dim: str, value: str
+) -> dict[str, list[str]]:
+    """Unstated dimensions that the overlays carrying ``dim=value`` are specific about."""
+    stated = criteria.stated()
+    needs: dict[str, set[str]] = {}
+    common: set[str] | None = None
+    for o in catalog.overlays.values():
+        c = o.criteria
+        if c is None or c.value(dim) != value:
+            continue
+        if any(c.value(d) not in (ANY, "", v) for d, v in stated.items()):
+            continue
+        dims = {d for d in DIMENSIONS if d not in stated and c.value(d) not in (ANY, "")}
+        common = dims if common is None else common & dims
+        for d in dims:
+            needs.setdefault(d, set()).add(c.value(d))
+    return {d: sorted(needs[d]) for d in sorted(common or ())}
 
 
 # ---------------------------------------------------------------------- finalisation
