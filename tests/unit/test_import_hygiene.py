@@ -1,0 +1,103 @@
+"""Import hygiene, checked in fresh interpreters so nothing the test runner loaded can hide a leak.
+
+- Importing every module under ``core/`` loads none of textual, rich or screens (core is
+  UI-free) and none of the cloud SDKs (they are imported inside the functions that use them).
+- ``aicr-tui snapshot --no-cluster`` runs without importing kubernetes, azure or oci.
+"""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import core
+from tests.conftest import REPO, SAMPLES
+
+UI_PACKAGES = ("textual", "rich", "screens")
+SDK_PACKAGES = ("kubernetes", "azure", "oci")
+
+
+def core_modules() -> list[str]:
+    return sorted(info.name for info in pkgutil.walk_packages(core.__path__, prefix="core."))
+
+
+def run_python(code: str) -> dict[str, list[str]]:
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    loaded: dict[str, list[str]] = json.loads(last)
+    return loaded
+
+
+def loaded_roots(roots: tuple[str, ...]) -> str:
+    return "sorted({m.split('.')[0] for m in sys.modules} & set(" + repr(list(roots)) + "))"
+
+
+def test_core_modules_are_discovered() -> None:
+    names = core_modules()
+    for expected in (
+        "core.errors",
+        "core.fileio",
+        "core.yamlio",
+        "core.snapshot",
+        "core.versions",
+        "core.constraints",
+        "core.aks_pools",
+        "core.oke_addons",
+        "core.oke_legacy",
+        "core.capture",
+    ):
+        assert expected in names
+
+
+def test_importing_every_core_module_loads_no_ui_and_no_cloud_sdk() -> None:
+    modules = core_modules()
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"print(json.dumps({{'ui': {loaded_roots(UI_PACKAGES)}, "
+        f"'sdk': {loaded_roots(SDK_PACKAGES)}}}))\n"
+    )
+    loaded = run_python(code)
+    assert loaded["ui"] == [], f"core imports UI packages: {loaded['ui']}"
+    assert loaded["sdk"] == [], f"core imports cloud SDKs at module level: {loaded['sdk']}"
+
+
+def test_snapshot_no_cluster_imports_no_cloud_sdk(tmp_path: Path) -> None:
+    out = tmp_path / "snap.yaml"
+    captures = SAMPLES / "captures"
+    argv = [
+        "snapshot",
+        "--no-cluster",
+        "--aks-gpu-pools",
+        str(captures / "aks-pools-install.json"),
+        "--oke-addons",
+        str(captures / "oke-addons-active.json"),
+        "--oke-legacy-daemonset",
+        str(captures / "oke-legacy-daemonset-active.json"),
+        "-o",
+        str(out),
+    ]
+    code = (
+        "import json, sys\n"
+        "from aicr_tui.cli import main\n"
+        f"rc = main({argv!r})\n"
+        f"print(json.dumps({{'rc': [str(rc)], 'sdk': {loaded_roots(SDK_PACKAGES)}, "
+        f"'ui': {loaded_roots(UI_PACKAGES)}}}))\n"
+    )
+    loaded = run_python(code)
+    assert loaded["rc"] == ["0"]
+    assert out.read_text().startswith("kind: Snapshot\n")
+    assert loaded["sdk"] == [], f"snapshot --no-cluster imported {loaded['sdk']}"
+    assert loaded["ui"] == [], f"snapshot --no-cluster imported {loaded['ui']}"
