@@ -12,10 +12,11 @@ falls behind, the producer waits instead of memory growing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -32,6 +33,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
 from core.validation.events import Event
+from core.validation.reports.ctrf import CtrfBuilder
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.validate_model import (
     LOG_LINES_PER_CHECK,
@@ -40,7 +42,6 @@ from screens.widgets.validate_model import (
     CheckRow,
     DashboardModel,
     PhaseProgress,
-    RetainedEvents,
 )
 
 # A drain pass stops after this long so keys are answered between passes.
@@ -96,36 +97,87 @@ class ReplaySource:
     speed: float = 1.0
     label: str = field(default="replay", compare=False)
 
-    def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
-        from core.validation.recording import replay_events
+    async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
+        from core.validation.recording import load_recording, replay
 
-        return replay_events(self.path, speed=self.speed, cancel=cancel)
+        recorded = load_recording(self.path)
+        async for event in _published(lambda stream: replay(recorded, stream, speed=self.speed)):
+            yield event
 
 
 @dataclass(frozen=True)
 class LiveRunSource:
-    """A validation run against a cluster (or ``no_cluster``) from a recipe and snapshot."""
+    """A validation run from a recipe and snapshot, against a cluster or ``no_cluster``.
 
-    recipe: Any  # core.recipe_result.RecipeResult
-    snapshot: Any | None = None  # core.snapshot.Snapshot
+    ``recipe`` is a ``RecipeResult`` (or a ``RecipeView``); ``kubeconfig``/``context`` pick
+    the cluster as ``aicr-tui validate`` does.
+    """
+
+    recipe: Any
+    snapshot: Any | None = None
     phases: tuple[str, ...] = ()
     kubeconfig: str | None = None
+    context: str | None = None
     no_cluster: bool = False
+    cleanup: bool = True
     data_dir: Path | None = None
+    recipe_source: str = "recipe"
     label: str = field(default="live", compare=False)
 
-    def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
-        from core.validation.runner import run_events
+    async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
+        import os
 
-        return run_events(
-            self.recipe,
+        from core.validation.catalog import load_validator_catalog
+        from core.validation.recipe_view import RecipeView
+        from core.validation.runner import ValidationRequest, run_validation, select_phases
+
+        request = ValidationRequest(
+            recipe=RecipeView.of(self.recipe, self.recipe_source),
             snapshot=self.snapshot,
-            phases=self.phases,
-            kubeconfig=self.kubeconfig,
+            catalog=load_validator_catalog(self.data_dir),
+            phases=select_phases(list(self.phases)),
             no_cluster=self.no_cluster,
-            data_dir=self.data_dir,
-            cancel=cancel,
+            cleanup=self.cleanup,
+            environ=dict(os.environ),
         )
+        kubeconfig, context = self.kubeconfig, self.context
+
+        def executor_factory() -> Any:
+            from core.validation.executor import KubernetesExecutor
+
+            return KubernetesExecutor.from_kubeconfig(kubeconfig, context)
+
+        async for event in _published(
+            lambda stream: run_validation(request, stream, executor_factory)
+        ):
+            yield event
+
+
+async def _published(
+    producer: Callable[[Any], Coroutine[Any, Any, Any]],
+) -> AsyncIterator[Event]:
+    """Run ``producer(stream)`` on a fresh EventStream and yield what it publishes.
+
+    The producer's own failure (a refused replay speed, an unreadable catalog) is raised
+    here after the events it did publish, so the screen shows both.
+    """
+    from core.validation.stream import EventStream
+
+    stream = EventStream()
+    subscription = stream.subscribe()
+    task = asyncio.create_task(producer(stream))
+    try:
+        async for batch in subscription.batches():
+            for event in batch:
+                yield event
+    finally:
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    error = task.exception() if not task.cancelled() else None
+    if error is not None:
+        raise error
 
 
 _END = object()
@@ -186,7 +238,8 @@ class ValidationDashboardScreen(Screen[None]):
         self._drain_scheduled = False
         self._cancel = threading.Event()
         self._ended = False
-        self._retained = RetainedEvents()  # what the CTRF / JUnit writers need
+        # The CTRF builder is the report's only state: a sink fed every event (capped stdout).
+        self._report = CtrfBuilder()
         self._report_lock = threading.Lock()
         self.events_applied = 0
 
@@ -243,18 +296,25 @@ class ValidationDashboardScreen(Screen[None]):
         self._inbox.append(_END)
 
     async def _consume(self) -> None:
+        """Read the source until it ends or the screen goes away (checked every 0.1 s)."""
+        reader = asyncio.create_task(self._read_source())
+        while not reader.done():
+            if self._cancel.is_set():
+                reader.cancel()
+                break
+            await asyncio.wait({reader}, timeout=0.1)
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+
+    async def _read_source(self) -> None:
         inbox = self._inbox
-        retained = self._retained
+        report = self._report
         cancel = self._cancel
         async for event in self.source.events(cancel):
-            if cancel.is_set():
-                break
             with self._report_lock:
-                retained.add(event)
+                report(event)
             # Back-pressure: when the screen is behind, the producer waits, memory does not grow.
             while len(inbox) >= QUEUE_CAPACITY:
-                if cancel.is_set():
-                    return
                 await asyncio.sleep(0.002)
             inbox.append(event)
 
@@ -570,13 +630,13 @@ class ValidationDashboardScreen(Screen[None]):
     def _write_report(self, kind: str, path: Path) -> None:
         from core.errors import AicrError
         from core.fileio import atomic_write_text
+        from core.validation.reports.ctrf import render_ctrf
+        from core.validation.reports.junit import render_junit
 
         try:
             with self._report_lock:
-                builder = self._report
-                if builder is None:
-                    raise RuntimeError("no events were received")
-                text = builder.ctrf_json() if kind == "CTRF" else builder.junit_xml()
+                report = self._report.report()
+            text = render_ctrf(report) if kind == "CTRF" else render_junit(report)
             atomic_write_text(path, text)
         except AicrError as err:
             self.post_message(ReportFailed(kind, err.render()))

@@ -186,6 +186,7 @@ class DashboardModel:
         self.phases: dict[str, PhaseProgress] = {}
         self.rows: dict[str, CheckRow] = {}
         self.summary: RunSummary | None = None
+        self.run_log: deque[str] = deque(maxlen=LOG_LINES_PER_CHECK)
         self.applied = 0
         self._changes = Changes()
 
@@ -264,6 +265,8 @@ class DashboardModel:
         self._changes.phases.add(phase.name)
 
     def _on_check_started(self, event: CheckStarted) -> None:
+        if not event.check:
+            return
         row = self._row(event.phase, event.check)
         row.status = "running"
         row.timeout_s = event.timeout_s
@@ -272,19 +275,29 @@ class DashboardModel:
         self._changes.started.append(row.key)
 
     def _on_log_line(self, event: LogLine) -> None:
+        if not event.check:
+            # A phase-level line (e.g. the readiness pre-flight banner), not a check's.
+            self.run_log.append(f"[{event.phase}] {event.line[:LOG_LINE_CHARS]}")
+            return
         row = self._row(event.phase, event.check)
         row.logs.append(event.line[:LOG_LINE_CHARS])
         row.log_seq += 1
 
     def _on_measurement(self, event: Measurement) -> None:
+        if not event.check:
+            return
         row = self._row(event.phase, event.check)
+        value, note = format_value(event.value), event.note
+        if event.value is None and note and event.verdict in ("pass", "fail"):
+            # A non-numeric reading (a readiness constraint's actual value) lives in the note.
+            value, note = note, ""
         gate = Gate(
             name=event.name,
-            value=format_value(event.value),
+            value=value,
             unit=event.unit,
             threshold=event.threshold,
             verdict=event.verdict,
-            note=event.note,
+            note=note,
         )
         for i, existing in enumerate(row.gates):
             if existing.name == gate.name:
@@ -296,6 +309,8 @@ class DashboardModel:
         self._changes.gates = True
 
     def _on_check_finished(self, event: CheckFinished) -> None:
+        if not event.check:
+            return
         row = self._row(event.phase, event.check)
         was_done = row.status in TERMINAL_STATUSES
         row.status = event.status
@@ -336,51 +351,3 @@ class DashboardModel:
         PhaseFinished.TYPE: _on_phase_finished,
         RunFinished.TYPE: _on_run_finished,
     }
-
-
-class RetainedEvents:
-    """The events a report needs, kept with bounded memory for a run of any length.
-
-    Every event but ``LogLine`` is kept (a handful per check); log lines are kept per check,
-    only the last ``LOG_LINES_PER_CHECK`` — the same cap the CTRF ``stdout`` applies, so the
-    report written from the retained events equals one written from the full stream.
-    """
-
-    def __init__(self, per_check: int = LOG_LINES_PER_CHECK) -> None:
-        self._per_check = per_check
-        self._events: list[Event] = []
-        self._logs: dict[tuple[str, str], deque[LogLine]] = {}
-
-    def add(self, event: Event) -> None:
-        if isinstance(event, LogLine):
-            key = (event.phase, event.check)
-            lines = self._logs.get(key)
-            if lines is None:
-                lines = self._logs[key] = deque(maxlen=self._per_check)
-            lines.append(event)
-            return
-        self._events.append(event)
-
-    def __len__(self) -> int:
-        return len(self._events) + sum(len(v) for v in self._logs.values())
-
-    def events(self) -> list[Event]:
-        """The retained events in stream order, each check's lines just before it finishes."""
-        out: list[Event] = []
-        placed: set[tuple[str, str]] = set()
-        for event in self._events:
-            if isinstance(event, CheckFinished):
-                key = (event.phase, event.check)
-                if key not in placed:
-                    out.extend(self._logs.get(key, ()))
-                    placed.add(key)
-            elif isinstance(event, RunFinished):
-                for key, lines in self._logs.items():
-                    if key not in placed:
-                        out.extend(lines)
-                        placed.add(key)
-            out.append(event)
-        for key, lines in self._logs.items():
-            if key not in placed:
-                out.extend(lines)
-        return out

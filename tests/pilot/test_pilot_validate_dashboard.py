@@ -5,7 +5,8 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input, RichLog, Static
 
 from core.errors import invalid
-from screens.validate_dashboard import ValidationDashboardScreen
+from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.validate_model import LOG_LINES_PER_CHECK
 from tests.pilot.validate_fixtures import (
     FailingSource,
@@ -137,3 +138,76 @@ async def test_a_flood_is_applied_completely_with_logs_capped() -> None:
         log = screen.query_one("#log", RichLog)
         assert len(log.lines) <= LOG_LINES_PER_CHECK
         assert screen.query_one("#checks", DataTable).row_count == 6
+
+
+def _record(path, events) -> None:
+    path.write_text("".join(e.to_json() + "\n" for e in events), encoding="utf-8")
+
+
+async def test_replay_saves_the_same_ctrf_and_junit_as_the_cli_would(tmp_path) -> None:
+    from core.validation.reports.ctrf import ctrf_from_events, render_ctrf
+    from core.validation.reports.junit import render_junit
+
+    events = short_run()
+    recording = tmp_path / "run.jsonl"
+    _record(recording, events)
+    out = tmp_path / "out"
+    out.mkdir()
+    app = _host(ReplaySource(recording, speed=0), report_dir=out)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        assert screen.model.mode == "replay"
+        await pilot.press("s")
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, PathPromptModal)
+        assert prompt.query_one(Input).value == str(out / "validation-report.json")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (out / "validation-report.json").exists())
+        await pilot.press("j")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: (out / "validation-junit.xml").exists())
+
+    report = ctrf_from_events(events)
+    assert (out / "validation-report.json").read_text() == render_ctrf(report)
+    assert (out / "validation-junit.xml").read_text() == render_junit(report)
+
+
+async def test_saving_over_an_existing_report_asks_first(tmp_path) -> None:
+    target = tmp_path / "validation-report.json"
+    target.write_text("keep me\n")
+    app = _host(ListSource(short_run()), report_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen
+        assert target.read_text() == "keep me\n"
+
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: target.read_text().startswith("{"))
+        assert '"reportFormat": "CTRF"' in target.read_text()
+
+
+async def test_a_corrupt_recording_shows_the_cli_message(tmp_path) -> None:
+    recording = tmp_path / "broken.jsonl"
+    recording.write_text('{"type": "RunStarted"\n', encoding="utf-8")
+    app = _host(ReplaySource(recording, speed=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "error")
+        await pilot.pause()
+        banner = _text(screen.query_one("#run-banner", Static))
+        assert f'recording "{recording}" line 1 is not valid JSON' in banner
