@@ -32,10 +32,27 @@ def demo_recipe(name: str) -> RecipeResult:
     return verdict.recipe
 
 
-def legacy(recipe: RecipeResult) -> RecipeResult:
-    """The same recipe as a pre-profile artifact (no selectedProfile, no lock)."""
+def legacy(recipe: RecipeResult, *, pre_nvsentinel: bool = False) -> RecipeResult:
+    """The same recipe as a pre-profile artifact (no selectedProfile, no lock).
+
+    ``pre_nvsentinel`` also drops the two NVSentinel values the profile added later (#2181),
+    as in an artifact generated before either existed.
+    """
     meta = recipe.metadata.model_copy(update={"selectedProfile": None})
-    return recipe.model_copy(update={"metadata": meta, "apiVersion": "aicr.run/v1"})
+    out = recipe.model_copy(update={"metadata": meta, "apiVersion": "aicr.run/v1"})
+    if pre_nvsentinel:
+        refs = []
+        for r in out.componentRefs:
+            if r.name == "nvsentinel":
+                o = {
+                    k: v
+                    for k, v in r.overrides.items()
+                    if k not in ("labeler", "metadata-collector")
+                }
+                r = r.model_copy(update={"overrides": o})
+            refs.append(r)
+        out = out.model_copy(update={"componentRefs": refs})
+    return out
 
 
 def with_driver_state(recipe: RecipeResult, state: str) -> RecipeResult:
