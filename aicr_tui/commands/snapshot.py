@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 ENV_AKS_GPU_POOLS = "AICR_AKS_GPU_POOLS_PATH"
 ENV_OKE_ADDONS = "AICR_OKE_ADDONS_PATH"
+# Live capture: endpoint overrides (sovereign clouds, private endpoints) and the OCI
+# config file location the OCI CLI also honours.
+ENV_ARM_ENDPOINT = "AICR_AZURE_ARM_ENDPOINT"
+ENV_OCI_ENDPOINT = "AICR_OCI_SERVICE_ENDPOINT"
+ENV_OCI_CONFIG = "OCI_CLI_CONFIG_FILE"
 
 
 def register(sub: Any) -> None:
@@ -56,6 +61,34 @@ def register(sub: Any) -> None:
             "output of `kubectl get daemonsets -n kube-system -o json` (or of `kubectl get "
             "daemonset -n kube-system nvidia-gpu-device-plugin -o json`)"
         ),
+    )
+    aks = parser.add_argument_group(
+        "live AKS agent pools (azure-mgmt-containerservice, DefaultAzureCredential)"
+    )
+    aks.add_argument("--aks-subscription", metavar="ID", help="Azure subscription ID (GUID)")
+    aks.add_argument("--aks-resource-group", metavar="RG", help="resource group of the cluster")
+    aks.add_argument("--aks-cluster", metavar="NAME", help="AKS cluster name")
+    aks.add_argument(
+        "--aks-save-pools",
+        metavar="FILE",
+        help="also write the pools as `az aks nodepool list -o json` prints them",
+    )
+    oke = parser.add_argument_group("live OKE cluster add-ons (oci SDK)")
+    oke.add_argument("--oke-cluster-id", metavar="OCID", help="OKE cluster OCID")
+    oke.add_argument(
+        "--oci-profile",
+        metavar="P",
+        help=f"profile in the OCI config file (${ENV_OCI_CONFIG} or ~/.oci/config)",
+    )
+    oke.add_argument(
+        "--oci-auth",
+        choices=("config", "instance_principal", "resource_principal"),
+        help="how to authenticate (default: config)",
+    )
+    oke.add_argument(
+        "--oke-save-addons",
+        metavar="FILE",
+        help="also write the add-ons as `oci ce cluster list-addons --all --output json` prints them",
     )
     cluster = parser.add_argument_group("cluster")
     cluster.add_argument("-k", "--kubeconfig", metavar="K", help="kubeconfig file for live capture")
@@ -107,10 +140,10 @@ def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
     from core.snapshot import new_snapshot
 
     if args.no_cluster:
-        if not paths.any():
+        if not paths.any() and not live_requested(args):
             raise invalid(
                 "nothing to capture: --no-cluster needs at least one of --aks-gpu-pools, "
-                "--oke-addons or --oke-legacy-daemonset"
+                "--oke-addons, --oke-legacy-daemonset, --aks-cluster or --oke-cluster-id"
             )
         return new_snapshot()
     try:
@@ -137,12 +170,135 @@ def write_output(result: CaptureResult, args: argparse.Namespace) -> None:
     emit(render_snapshot(result.snapshot, args.format), args.output)
 
 
+def live_requested(args: argparse.Namespace) -> bool:
+    return bool(
+        getattr(args, "aks_subscription", None)
+        or getattr(args, "aks_resource_group", None)
+        or getattr(args, "aks_cluster", None)
+        or getattr(args, "oke_cluster_id", None)
+    )
+
+
+@dataclass(frozen=True)
+class LiveProviders:
+    """The live provider captures the flags ask for (checked before any work)."""
+
+    aks: tuple[str, str, str] | None
+    aks_save: str | None
+    oke_cluster_id: str | None
+    oci_auth: str
+    oci_profile: str | None
+    oke_save: str | None
+
+
+def resolve_live_providers(
+    args: argparse.Namespace, paths: DumpPaths
+) -> tuple[LiveProviders, DumpPaths]:
+    """Check the live flags; a live source replaces an AICR_* file fallback, never a flag."""
+    from dataclasses import replace
+
+    from core.errors import invalid
+
+    trio = {
+        "--aks-subscription": args.aks_subscription,
+        "--aks-resource-group": args.aks_resource_group,
+        "--aks-cluster": args.aks_cluster,
+    }
+    aks: tuple[str, str, str] | None = None
+    if any(trio.values()):
+        missing = [flag for flag, value in trio.items() if not value]
+        if missing:
+            raise invalid(
+                f"live AKS capture needs {', '.join(trio)} together; missing {', '.join(missing)}"
+            )
+        if args.aks_gpu_pools:
+            raise invalid(
+                "--aks-gpu-pools and --aks-cluster both supply the AKS pools reading; pass one"
+            )
+        aks = (args.aks_subscription, args.aks_resource_group, args.aks_cluster)
+        paths = replace(paths, aks_pools=None)
+    elif args.aks_save_pools:
+        raise invalid(
+            "--aks-save-pools needs a live AKS capture (--aks-subscription, "
+            "--aks-resource-group, --aks-cluster)"
+        )
+    if args.oke_cluster_id:
+        if args.oke_addons:
+            raise invalid(
+                "--oke-addons and --oke-cluster-id both supply the OKE add-ons reading; pass one"
+            )
+        paths = replace(paths, oke_addons=None)
+    else:
+        for flag, value in (
+            ("--oke-save-addons", args.oke_save_addons),
+            ("--oci-profile", args.oci_profile),
+            ("--oci-auth", args.oci_auth),
+        ):
+            if value:
+                raise invalid(f"{flag} needs a live OKE capture (--oke-cluster-id)")
+    auth = args.oci_auth or "config"
+    if args.oci_profile and auth != "config":
+        raise invalid(f"--oci-profile applies to --oci-auth config, not {auth}")
+    live = LiveProviders(
+        aks=aks,
+        aks_save=args.aks_save_pools,
+        oke_cluster_id=args.oke_cluster_id,
+        oci_auth=auth,
+        oci_profile=args.oci_profile,
+        oke_save=args.oke_save_addons,
+    )
+    return live, paths
+
+
+def capture_live_providers(
+    live: LiveProviders, projections: Projections
+) -> tuple[Projections, list[tuple[str, bytes]]]:
+    """Run the live provider captures; any failure fails the command (nothing written).
+
+    Returns the projections with the live readings in place and the dumps to save.
+    """
+    from dataclasses import replace
+
+    saves: list[tuple[str, bytes]] = []
+    if live.aks is not None:
+        from core.live.azure import capture_aks_pools
+
+        pools = capture_aks_pools(*live.aks, arm_endpoint=os.environ.get(ENV_ARM_ENDPOINT) or None)
+        projections = replace(projections, aks_pools=pools.projection)
+        if live.aks_save:
+            saves.append((live.aks_save, pools.raw))
+    if live.oke_cluster_id:
+        from core.live.oci import capture_oke_addons
+
+        addons = capture_oke_addons(
+            live.oke_cluster_id,
+            auth=live.oci_auth,
+            profile=live.oci_profile,
+            config_file=os.environ.get(ENV_OCI_CONFIG) or None,
+            service_endpoint=os.environ.get(ENV_OCI_ENDPOINT) or None,
+        )
+        projections = replace(projections, oke_addons=addons.projection)
+        if live.oke_save:
+            saves.append((live.oke_save, addons.raw))
+    return projections, saves
+
+
+def save_live_dumps(saves: list[tuple[str, bytes]]) -> None:
+    from core.fileio import atomic_write_bytes
+
+    for path, raw in saves:
+        atomic_write_bytes(path, raw)
+
+
 def run(args: argparse.Namespace) -> int:
     paths = resolve_dump_paths(args)
+    live, paths = resolve_live_providers(args, paths)
     projections = project_local_dumps(paths)
+    projections, saves = capture_live_providers(live, projections)
     base = capture_base(args, paths)
     result = merge(base, projections)
     for message in result.warnings:
         warn(message)
+    save_live_dumps(saves)
     write_output(result, args)
     return 0
