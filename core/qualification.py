@@ -396,12 +396,16 @@ def _qualify(
         merged = merge_candidates(cat, candidates)
     verdict.excluded_overlays = excluded
     verdict.applied_overlays = list(merged.applied)
+    verdict.checks = list(checks)
 
     if decl_source is not None and decl_source not in merged.applied:
         raise invalid(
             f'profile declaration from overlay "{decl_source}" was removed by snapshot constraint '
             f"filtering (excluded: {', '.join(e.name for e in excluded) or 'none'})",
-            remedy="fix the failing overlay constraint listed in the verdict and recapture",
+            remedy=next(
+                (c.remedy for c in checks if c.status != "passed" and c.remedy),
+                "fix the failing overlay constraint listed in the verdict and recapture",
+            ),
         )
     check_coverage(cat, criteria, merged.applied)
 
