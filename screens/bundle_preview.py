@@ -104,6 +104,8 @@ class BundlePreviewScreen(Screen[Path | None]):
         self.selected_manifest = ""
         self.written_to: Path | None = None
         self.writing = False
+        self.values_text = ""  # what the Values tab shows (YAML, highlighted on screen)
+        self.manifests_text = ""
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -157,14 +159,18 @@ class BundlePreviewScreen(Screen[Path | None]):
         description="plan the bundle",
     )
     def _plan_worker(self, text: str, generation: int) -> None:
-        from core.bundler import plan_bundle
+        from core.bundler import check_override_entry, plan_bundle
 
         recipe = self.recipe
+        base_dir = self.base_dir
 
         def planner(overrides: Any, tolerations: list[Any] | None) -> Any:
             return plan_bundle(recipe, overrides, accelerated_tolerations=tolerations)
 
-        result = preview(text, planner, base_dir=self.base_dir, generation=generation)
+        def checker(kind: str, entry: str) -> list[Any]:
+            return check_override_entry(recipe, kind, entry, base_dir=base_dir)
+
+        result = preview(text, planner, checker=checker, base_dir=base_dir, generation=generation)
         self.post_message(PlanReady(result))
 
     def on_plan_ready(self, message: PlanReady) -> None:
@@ -195,7 +201,7 @@ class BundlePreviewScreen(Screen[Path | None]):
                     if getattr(criteria, f, "any") not in ("", "any")
                 )
             )
-        profile = getattr(getattr(self.recipe, "metadata", None), "selected_profile", None)
+        profile = getattr(getattr(self.recipe, "metadata", None), "selectedProfile", None)
         if profile is not None:
             parts.append(f"{profile.name}={profile.value}")
         if self.plan is not None:
@@ -264,7 +270,8 @@ class BundlePreviewScreen(Screen[Path | None]):
             )
             manifests_view.update("")
             return
-        values_view.update(_yaml_view(self._values_text(component)))
+        self.values_text = self._values_text(component)
+        values_view.update(_yaml_view(self.values_text))
         manifests = component.manifests
         if not manifests:
             manifests_view.update(Text(f"{component.name} renders no manifests", style="dim"))
@@ -273,8 +280,10 @@ class BundlePreviewScreen(Screen[Path | None]):
             chosen = {self.selected_manifest: manifests[self.selected_manifest]}
         else:
             chosen = dict(sorted(manifests.items()))
-        text = "".join(f"# {path}\n{body.rstrip()}\n" for path, body in chosen.items())
-        manifests_view.update(_yaml_view(text))
+        self.manifests_text = "".join(
+            f"# {path}\n{body.rstrip()}\n" for path, body in chosen.items()
+        )
+        manifests_view.update(_yaml_view(self.manifests_text))
 
     def _values_text(self, component: Any) -> str:
         """The values.yaml exactly as it will be written (plus cluster-values for --dynamic)."""
@@ -325,6 +334,14 @@ class BundlePreviewScreen(Screen[Path | None]):
         if self.result is not None and self.result.error:
             text.append("✗ the bundle cannot be planned\n", style="bold red")
             text.append(f"  {self.result.error}\n")
+        rejected = self.result.rejected if self.result is not None else []
+        if rejected:
+            text.append(f"Rejected overrides ({len(rejected)})\n", style="bold red")
+            for line in rejected:
+                text.append(f"✗ L{line.lineno} ", style="bold red")
+                text.append(f"{line.raw}\n", style="bold")
+                text.append(f"  {line.message}\n")
+            text.append("\n")
         if plan is None:
             view.update(text)
             return
@@ -359,15 +376,17 @@ class BundlePreviewScreen(Screen[Path | None]):
             status.set_class(True, "-blocked")
             return
         parts: list[str] = []
-        blocked = bool(plan.errors)
+        blocked = bool(plan.errors) or rejected > 0
+        if plan.errors:
+            parts.append(f"✗ {len(plan.errors)} blocking")
+        if rejected:
+            parts.append(f"✗ {rejected} override line{'s' if rejected != 1 else ''} rejected")
         if blocked:
-            parts.append(f"✗ {len(plan.errors)} blocking — write disabled")
+            parts.append("write disabled")
         else:
             parts.append(f"✓ ready · w writes {self.default_output}")
         if plan.warnings:
             parts.append(f"{len(plan.warnings)} warnings")
-        if rejected:
-            parts.append(f"{rejected} override line{'s' if rejected != 1 else ''} rejected")
         if self.written_to is not None:
             parts.append(f"written to {self.written_to}")
         status.update(" · ".join(parts))
@@ -438,15 +457,16 @@ class BundlePreviewScreen(Screen[Path | None]):
         if self.writing:
             self.notify("a write is already running", severity="warning")
             return
-        if plan is None or plan.errors:
-            count = len(plan.errors) if plan is not None else 0
-            self.notify(
-                f"{count} blocking check{'s' if count != 1 else ''}: fix them before writing"
-                if plan is not None
-                else "the bundle cannot be planned; see Checks",
-                title="Write disabled",
-                severity="error",
-            )
+        rejected = self.result.rejected if self.result is not None else []
+        if plan is None or plan.errors or rejected:
+            if plan is None:
+                reason = "the bundle cannot be planned; see Checks"
+            elif plan.errors:
+                count = len(plan.errors)
+                reason = f"{count} blocking check{'s' if count != 1 else ''}: fix them first"
+            else:
+                reason = f"override line L{rejected[0].lineno} is rejected: fix or remove it first"
+            self.notify(reason, title="Write disabled", severity="error")
             self.action_show_tab("checks")
             return
 

@@ -149,24 +149,33 @@ def overrides_of(lines: Sequence[EditorLine]) -> tuple[Any, list[Any] | None]:
 
 
 Planner = Callable[[Any, list[Any] | None], Any]
+Checker = Callable[[str, str], list[Any]]
 
 
 def preview(
     text: str,
     planner: Planner,
     *,
+    checker: Checker | None = None,
     base_dir: Path | None = None,
     generation: int = 0,
 ) -> PreviewResult:
     """Parse the editor text and plan the bundle, attributing every refusal to its line.
 
-    ``planner(overrides, tolerations)`` is ``plan_bundle`` bound to the recipe. When the
+    ``planner(overrides, tolerations)`` is ``plan_bundle`` bound to the recipe;
+    ``checker(kind, text)`` is ``check_override_entry`` bound to it, giving each line its
+    lock and policy verdict (an ``error`` rejects the line, a ``warning`` flags it). When the
     plan with every parsed line is refused (and the recipe alone is not), each line is tried
     on its own to find the ones the bundler rejects; those are marked and the plan is made
     from the rest, so the preview never goes blank because of one bad entry.
     """
     result = PreviewResult(lines=split_lines(text), generation=generation)
     parse_lines(result.lines, base_dir=base_dir)
+    if checker is not None:
+        for line in result.lines:
+            if line.verdict == "rejected" or line.kind == "toleration":
+                continue
+            _apply_feedback(line, checker(line.kind, line.text))
     try:
         result.plan = planner(*overrides_of(result.lines))
     except AicrError as whole:
@@ -191,6 +200,18 @@ def preview(
     return result
 
 
+def _apply_feedback(line: EditorLine, feedback: list[Any]) -> None:
+    errors = [item.message for item in feedback if item.level == "error"]
+    if errors:
+        line.reject("; ".join(errors))
+        return
+    for item in feedback:
+        if item.level == "warning":
+            line.warn(item.message)
+        elif item.level == "info" and not line.message:
+            line.message = item.message
+
+
 def _attribute_warnings(result: PreviewResult) -> None:
     """Hang each plan warning on the line whose component path it names."""
     plan = result.plan
@@ -202,7 +223,7 @@ def _attribute_warnings(result: PreviewResult) -> None:
             entry = line.entry
             if line.verdict == "rejected" or entry is None or line.kind == "toleration":
                 continue
-            if f"{entry.key}:{entry.path}" in text:
+            if f"{entry.key}:{entry.path}" in text and text not in line.message:
                 line.warn(text)
 
 
