@@ -176,9 +176,34 @@ def new_snapshot(source_node: str = "") -> Snapshot:
     )
 
 
+def _load_document(text: str, source: str) -> Any:
+    """JSON when the text is JSON (YAML readers refuse some characters JSON allows), else YAML."""
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise invalid(f'snapshot file "{source}" is not valid JSON', str(exc)) from exc
+        except (ValueError, RecursionError):
+            pass  # flow-style YAML also starts with a bracket; let the YAML reader judge it
+    return load_yaml_plain(text, f'snapshot file "{source}"')
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(f'duplicate key "{key}"')
+        out[key] = value
+    return out
+
+
 def parse_snapshot(text: str, source: str) -> Snapshot:
     """Parse and gate a snapshot document (YAML or JSON)."""
-    raw = load_yaml_plain(text, f'snapshot file "{source}"')
+    raw = _load_document(text, source)
     if not isinstance(raw, dict):
         raise invalid(
             f'file "{source}" is not a snapshot: expected a mapping with kind, apiVersion and measurements'

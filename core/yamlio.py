@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from core.errors import invalid
 
@@ -73,10 +75,43 @@ def to_plain(value: Any) -> Any:
     return str(value)
 
 
+# Characters a YAML emitter may put raw into a plain or single-quoted scalar where a reader
+# folds or refuses them (controls, NEL, line/paragraph separators, BOM, surrogates).
+_RISKY = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+
+
+def _risky(text: str) -> bool:
+    return _RISKY.search(text) is not None
+
+
+def _quote_risky(value: Any) -> Any:
+    if isinstance(value, str) and not isinstance(value, DoubleQuotedScalarString):
+        return DoubleQuotedScalarString(value) if _risky(value) else value
+    if isinstance(value, dict):
+        out = type(value)() if isinstance(value, CommentedMap) else {}
+        for k, v in value.items():
+            out[_quote_risky(k)] = _quote_risky(v)
+        if isinstance(value, CommentedMap) and isinstance(out, CommentedMap):
+            value.copy_attributes(out)
+        return out
+    if isinstance(value, list):
+        items = [_quote_risky(v) for v in value]
+        if isinstance(value, CommentedSeq):
+            seq = CommentedSeq(items)
+            value.copy_attributes(seq)
+            return seq
+        return items
+    return value
+
+
 def dump_yaml(data: Any) -> str:
-    """Serialise to block-style YAML. Key order is the caller's; output is deterministic."""
+    """Serialise to block-style YAML. Key order is the caller's; output is deterministic.
+
+    Strings holding characters a YAML reader would fold or refuse are double-quoted, where
+    they are escaped, so every string reads back exactly as written.
+    """
     buf = io.StringIO()
-    _yaml("rt").dump(data, buf)
+    _yaml("rt").dump(_quote_risky(data), buf)
     return buf.getvalue()
 
 

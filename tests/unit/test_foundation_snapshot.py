@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.errors import AicrError, ErrorCode
 from core.snapshot import (
@@ -295,3 +297,46 @@ def test_new_snapshot_header() -> None:
     assert s.metadata["source-node"] == "node-1"
     assert s.metadata["timestamp"].endswith("Z") and "T" in s.metadata["timestamp"]
     assert s.metadata["version"].startswith("aicr-tui/")
+
+
+# -- property: any scalar reading survives YAML and JSON ----------------------------------
+
+_scalars = st.one_of(
+    st.text(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.dictionaries(st.text(min_size=1), _scalars, max_size=5),
+    fmt=st.sampled_from(["yaml", "json"]),
+)
+def test_any_reading_round_trips(data: dict[str, object], fmt: str) -> None:
+    s = Snapshot(
+        metadata={"note": "x"},
+        measurements=[Measurement(type="K8s", subtypes=[Subtype(subtype="p", data=data)])],
+    )
+    again = parse_snapshot(render_snapshot(s, fmt), "s")
+    assert again.measurements[0].subtypes[0].data == s.measurements[0].subtypes[0].data
+
+
+def test_control_characters_round_trip_in_both_formats() -> None:
+    data = {"\x85": "\u2028", "del": "\x7f", "cr": "a\rb", "bom": "\ufeffx", "tab": "a\tb\n"}
+    s = Snapshot(measurements=[Measurement(type="K8s", subtypes=[Subtype(subtype="p", data=data)])])
+    for fmt in ("yaml", "json"):
+        again = parse_snapshot(render_snapshot(s, fmt), "s")
+        assert again.measurements[0].subtypes[0].data == data
+
+
+def test_json_snapshot_with_duplicate_keys_is_rejected() -> None:
+    with pytest.raises(AicrError) as info:
+        parse_snapshot('{"kind": "Snapshot", "kind": "Snapshot", "measurements": []}', "s.json")
+    assert "duplicate key" in info.value.render()
+
+
+def test_flow_yaml_starting_with_a_brace_still_parses() -> None:
+    s = parse_snapshot("{kind: Snapshot, measurements: [{type: K8s, subtypes: []}]}", "s")
+    assert [m.type for m in s.measurements] == ["K8s"]
