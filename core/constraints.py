@@ -228,8 +228,9 @@ def extract(snapshot: Snapshot, path: ConstraintPath) -> Scalar:
         raise not_found("subtype not found in measurement", f"{path.mtype}.{path.subtype}")
     items = sub.items or []
     sel = path.selector
-    if sel.isdigit():
-        idx = int(sel)
+    if sel.isascii() and sel.isdigit():  # isdigit() alone admits "²", which int() refuses
+        # past 18 digits no list is that long, and int() would hit Python's digit limit
+        idx = int(sel) if len(sel) <= 18 else len(items)
         if idx >= len(items):
             raise not_found("item index out of range", f"{path}")
         matches = [items[idx]]

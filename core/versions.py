@@ -34,9 +34,18 @@ class Version:
         if not m:
             return None
         text = m.group(1)
-        if not text.isdigit():
+        # isdigit() alone admits non-ASCII digits ("²") that int() refuses.
+        if not (text.isascii() and text.isdigit()):
             raise invalid(f'invalid gke build number in version extras "{self.extras}"')
-        return int(text)
+        return _to_int(text, f'gke build number in version extras "{self.extras}"')
+
+
+def _to_int(digits: str, what: str) -> int:
+    """int() of ASCII digits; past Python's digit limit it raises ValueError, an input error here."""
+    try:
+        return int(digits)
+    except ValueError as exc:
+        raise invalid(f"{what[:80]} has a number too large to compare") from exc
 
 
 def parse_version(text: str) -> Version:
@@ -56,7 +65,7 @@ def parse_version(text: str) -> Version:
     for piece in pieces:
         if piece == "" or not piece.isascii() or not piece.isdigit():
             raise invalid(f'version "{text}" is not numeric major[.minor[.patch]]')
-        parts.append(int(piece))
+        parts.append(_to_int(piece, f'version "{text}"'))
     return Version(tuple(parts), extras)
 
 
