@@ -102,8 +102,11 @@ def type_scalar(text: str) -> Any:
     if text == "false":
         return False
     if _INT_RE.match(text):
-        number = int(text)
-        if -(2**63) <= number < 2**63:
+        try:
+            number: int | None = int(text)
+        except ValueError:  # past Python's digit limit, so far outside int64 as well
+            number = None
+        if number is not None and -(2**63) <= number < 2**63:
             return number
     if _FLOAT_RE.match(text):
         try:
@@ -171,6 +174,10 @@ def parse_set_json(entry: str) -> OverrideEntry:
         parsed = json.loads(value)
     except json.JSONDecodeError as exc:
         raise invalid(f"--set-json {entry!r}: the value is not valid JSON", exc.msg) from exc
+    except RecursionError as exc:
+        raise invalid(f"--set-json {entry!r}: the JSON value is nested too deeply") from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise invalid(f"--set-json {entry!r}: the JSON value holds a number too long") from exc
     return OverrideEntry(kind="set-json", key=key, path=path, value=parsed, text=value)
 
 
