@@ -192,4 +192,8 @@ def event_from_json(line: str, source: str = "event") -> Event:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise invalid(f"{source} is not valid JSON", exc.msg) from exc
+    except RecursionError as exc:
+        raise invalid(f"{source} is nested too deeply to be an event") from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise invalid(f"{source} holds a number too long to be an event field") from exc
     return event_from_dict(data, source)
