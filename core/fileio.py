@@ -131,6 +131,16 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int =
     target = Path(path)
     if target.is_dir():
         raise invalid(f'output path "{target}" is a directory, expected a file')
+    try:
+        existing = os.stat(target)
+    except OSError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        # A device or FIFO (``-o /dev/null``, ``-o /dev/stdout``): renaming over it would
+        # replace the device node itself, so write straight into it.
+        with open(target, "wb") as handle:
+            handle.write(data)
+        return
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise invalid(f'output directory "{parent}" does not exist')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -356,3 +357,26 @@ def test_go_json_helpers() -> None:
 def test_deep_nesting_is_a_clean_decode_error() -> None:
     with pytest.raises(GoDecodeError):
         load_json_pairs(b"[" * 200_000 + b"]" * 200_000)
+
+
+def test_atomic_write_to_a_device_writes_through_and_keeps_the_node() -> None:
+    atomic_write_text("/dev/null", "discarded\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null must stay a device"
+
+
+def test_atomic_write_to_a_fifo_writes_through(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as handle:
+            received.append(handle.read())
+
+    t = threading.Thread(target=reader)
+    t.start()
+    atomic_write_bytes(fifo, b"through the pipe")
+    t.join(timeout=10)
+    assert received == [b"through the pipe"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
