@@ -291,6 +291,13 @@ def load_catalog(
     data_dir: Path | str | None = None, *, external: Path | str | None = None
 ) -> Catalog:
     """Load (once per process) the catalog at ``data_dir``, optionally layered with ``--data``."""
+    if data_dir is None and external is None:
+        default = _CATALOGS.get(("", ""))
+        if default is not None:
+            return default
+        catalog = load_catalog(default_data_dir())
+        _CATALOGS[("", "")] = catalog
+        return catalog
     root = Path(data_dir) if data_dir is not None else default_data_dir()
     ext = Path(external) if external is not None else None
     key = (str(root.resolve()), str(ext.resolve()) if ext else "")

@@ -462,11 +462,18 @@ def _qualify(
         validation = with_readiness_constraints(
             validation, value.readinessConstraints, f"profile {label}"
         )
+        fragment_key = ("fragment", id(merged), value_name)
+        applied_refs = cat._memo.get(fragment_key)
+        if applied_refs is None:
+            applied_refs = {
+                pref.name: refs[pref.name].model_copy(
+                    update={"overrides": deep_merge(refs[pref.name].overrides, pref.overrides)}
+                )
+                for pref in value.componentRefs
+            }
+            cat._memo[fragment_key] = applied_refs
+        refs.update(applied_refs)
         for pref in value.componentRefs:
-            ref = refs[pref.name]
-            refs[pref.name] = ref.model_copy(
-                update={"overrides": deep_merge(ref.overrides, pref.overrides)}
-            )
             for path in owned.get(pref.name, []):
                 if path != "enabled" and not get_path(refs[pref.name].overrides, path)[0]:
                     raise invalid(
@@ -497,6 +504,7 @@ def _qualify(
     state = gpu_driver_state(snapshot)
     verdict.gpu_driver_state = state
     notes = _driver_state_notes(cat, criteria, refs, state, value, selected_profile, verdict)
+    overridden = notes is not refs
     refs = notes
     metadata = stamp_metadata(
         merged.applied,
@@ -513,6 +521,7 @@ def _qualify(
         validation,
         metadata,
         api_version=API_PROFILE if selected_profile is not None else "aicr.run/v1",
+        memo_key=(id(merged), value_name, overridden),
     )
 
 

@@ -514,27 +514,39 @@ def finalize(
     metadata: ResultMetadata,
     *,
     api_version: str = API_V1,
+    memo_key: Any = None,
 ) -> RecipeResult:
-    """Dependencies, deployment order, registry defaults, coherence; build the result."""
-    order = deployment_order(refs)
-    final_refs: list[ComponentRef] = []
-    problems: list[str] = []
-    for name in sorted(refs):
-        if name == "deployer":
-            raise invalid('component name "deployer" is reserved')
-        ref = apply_registry_defaults(catalog, refs[name])
-        if ref.enabled:
-            problems += coherence_problems(ref)
-        final_refs.append(ref)
-    if problems:
-        raise invalid("; ".join(sorted(problems)))
+    """Dependencies, deployment order, registry defaults, coherence; build the result.
+
+    ``memo_key`` names a ``refs`` mapping that is a pure function of the key (the
+    qualification layer passes the merged composition, profile value and driver
+    override); the finalised components are then computed once per catalog.
+    """
+    cached = catalog._memo.get(("final", memo_key)) if memo_key is not None else None
+    if cached is not None:
+        final_refs, order = cached
+    else:
+        order = deployment_order(refs)
+        final_refs = []
+        problems: list[str] = []
+        for name in sorted(refs):
+            if name == "deployer":
+                raise invalid('component name "deployer" is reserved')
+            ref = apply_registry_defaults(catalog, refs[name])
+            if ref.enabled:
+                problems += coherence_problems(ref)
+            final_refs.append(ref)
+        if problems:
+            raise invalid("; ".join(sorted(problems)))
+        if memo_key is not None:
+            catalog._memo[("final", memo_key)] = (final_refs, order)
     return RecipeResult(
         apiVersion=api_version,
         metadata=metadata,
         criteria=ResultCriteria(**criteria.model_dump()),
         constraints=[constraints[k] for k in sorted(constraints)],
-        componentRefs=final_refs,
-        deploymentOrder=order,
+        componentRefs=list(final_refs),
+        deploymentOrder=list(order),
         validation=validation,
     )
 
