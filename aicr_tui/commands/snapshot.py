@@ -147,14 +147,17 @@ def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
             )
         return new_snapshot()
     try:
-        from core.live.kube import capture_cluster
+        from core.live.kube import collect_cluster
     except ImportError as exc:
         raise invalid(
             "live cluster capture is not available in this build; pass --no-cluster to "
             "capture the provider dumps only",
             str(exc),
         ) from exc
-    snapshot: Snapshot = capture_cluster(args.kubeconfig, args.context)
+    capture = collect_cluster(args.kubeconfig, args.context)
+    for message in capture.warnings:
+        warn(message)
+    snapshot: Snapshot = capture.snapshot
     return snapshot
 
 

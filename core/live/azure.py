@@ -253,7 +253,8 @@ def _body_error(exc: Any) -> tuple[str, str]:
     code = str(getattr(err, "code", "") or "")
     message = str(getattr(err, "message", "") or "")
     if not message:
-        message = str(getattr(exc, "message", "") or "").splitlines()[0] if exc else ""
+        lines = str(getattr(exc, "message", "") or "").splitlines()
+        message = lines[0] if lines else ""
     return code, " ".join(message.split())[:300]
 
 

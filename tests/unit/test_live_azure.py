@@ -331,3 +331,28 @@ def test_cancel_between_pages_stops_the_listing(tls: tuple[Path, Path, Path]) ->
             progress=on_progress,
         )
     assert len(server.requests) == 1
+
+
+def test_server_error_without_body_is_one_line(tls: tuple[Path, Path, Path]) -> None:
+    def handler(_: Request) -> Reply:
+        return Reply(500, b"")
+
+    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
+        capture_aks_pools(
+            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
+        )
+    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "HTTP 500" in info.value.message
+    assert "\n" not in info.value.render()
+
+
+def test_body_that_is_not_a_pool_list(tls: tuple[Path, Path, Path]) -> None:
+    def handler(_: Request) -> Reply:
+        return Reply(200, b"<html>captive portal</html>")
+
+    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
+        capture_aks_pools(
+            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
+        )
+    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "\n" not in info.value.render()
