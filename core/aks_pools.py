@@ -11,6 +11,7 @@ a bad file never degrades into "reading unavailable".
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 
 from core.errors import invalid
@@ -177,7 +178,9 @@ def _subtype(pools: list[AksPool]) -> Subtype:
     return Subtype(subtype=SUBTYPE, data=data)
 
 
-def load_aks_pools(path: str | os.PathLike[str]) -> AksPoolsProjection:
+def load_aks_pools(
+    path: str | os.PathLike[str], *, cancel: threading.Event | None = None
+) -> AksPoolsProjection:
     """Read an ``az aks nodepool list -o json`` dump with the bounded-read rules and project it."""
     p = os.path.normpath(os.fspath(path))
-    return project_aks_pools(read_dump(p, DESCRIPTION, SOURCE_COMMAND), p)
+    return project_aks_pools(read_dump(p, DESCRIPTION, SOURCE_COMMAND, cancel=cancel), p)

@@ -8,6 +8,7 @@ attached to the first K8s measurement of the base snapshot (created when absent)
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from core.aks_pools import AksPoolsProjection, load_aks_pools
@@ -43,12 +44,18 @@ def project_dumps(
     aks_pools: str | None = None,
     oke_addons: str | None = None,
     legacy_daemonset: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> Projections:
-    """Run every requested projection; the first bad dump raises (exit 2)."""
+    """Run every requested projection; the first bad dump raises (exit 2).
+
+    ``cancel`` (set by the wizard's worker) stops a read with a TIMEOUT error (exit 5).
+    """
     return Projections(
-        aks_pools=load_aks_pools(aks_pools) if aks_pools else None,
-        oke_addons=load_oke_addons(oke_addons) if oke_addons else None,
-        legacy_plugin=load_legacy_daemonset(legacy_daemonset) if legacy_daemonset else None,
+        aks_pools=load_aks_pools(aks_pools, cancel=cancel) if aks_pools else None,
+        oke_addons=load_oke_addons(oke_addons, cancel=cancel) if oke_addons else None,
+        legacy_plugin=(
+            load_legacy_daemonset(legacy_daemonset, cancel=cancel) if legacy_daemonset else None
+        ),
     )
 
 
@@ -66,10 +73,14 @@ def capture_offline(
     oke_addons: str | None = None,
     legacy_daemonset: str | None = None,
     base: Snapshot | None = None,
+    cancel: threading.Event | None = None,
 ) -> CaptureResult:
     """Project the given dumps and attach them to ``base`` (a copy) or a fresh snapshot."""
     projections = project_dumps(
-        aks_pools=aks_pools, oke_addons=oke_addons, legacy_daemonset=legacy_daemonset
+        aks_pools=aks_pools,
+        oke_addons=oke_addons,
+        legacy_daemonset=legacy_daemonset,
+        cancel=cancel,
     )
     snapshot = base.model_copy(deep=True) if base is not None else new_snapshot()
     return attach_projections(snapshot, projections)

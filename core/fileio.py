@@ -97,11 +97,17 @@ def read_bounded(
         os.close(fd)
 
 
-def read_dump(path: str | os.PathLike[str], description: str, command: str) -> bytes:
+def read_dump(
+    path: str | os.PathLike[str],
+    description: str,
+    command: str,
+    *,
+    cancel: threading.Event | None = None,
+) -> bytes:
     """:func:`read_bounded` for a provider dump; every error also names ``command``, the
     command whose output the file should hold, so the user knows what to re-run."""
     try:
-        return read_bounded(path, description)
+        return read_bounded(path, description, cancel=cancel)
     except AicrError as exc:
         raise AicrError(
             exc.code, exc.message, exc.cause, remedy=f"expected the output of `{command}`"

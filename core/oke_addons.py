@@ -13,6 +13,7 @@ fight over the same releases.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 
 from core.errors import invalid
@@ -126,7 +127,9 @@ def project_oke_addons(raw: bytes, source: str) -> OkeAddonsProjection:
     return OkeAddonsProjection(source=source, addons=addons, subtype=subtype, warnings=warnings)
 
 
-def load_oke_addons(path: str | os.PathLike[str]) -> OkeAddonsProjection:
+def load_oke_addons(
+    path: str | os.PathLike[str], *, cancel: threading.Event | None = None
+) -> OkeAddonsProjection:
     """Read a ``list-addons`` dump with the bounded-read rules and project it."""
     p = os.path.normpath(os.fspath(path))
-    return project_oke_addons(read_dump(p, DESCRIPTION, SOURCE_COMMAND), p)
+    return project_oke_addons(read_dump(p, DESCRIPTION, SOURCE_COMMAND, cancel=cancel), p)

@@ -14,6 +14,7 @@ Collapse, in order: could not look → ``unknown``/``unknown``; not there →
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,7 +226,9 @@ def _classify_file(obj: dict[str, Any] | None, source: str) -> LegacyPluginProje
         raise invalid(f'{DESCRIPTION} file "{source}": {exc.message}') from exc
 
 
-def load_legacy_daemonset(path: str | os.PathLike[str]) -> LegacyPluginProjection:
+def load_legacy_daemonset(
+    path: str | os.PathLike[str], *, cancel: threading.Event | None = None
+) -> LegacyPluginProjection:
     """Read a ``kubectl get ... -o json`` dump with the bounded-read rules and classify it."""
     p = os.path.normpath(os.fspath(path))
-    return project_legacy_daemonset(read_dump(p, DESCRIPTION, SOURCE_COMMANDS[0]), p)
+    return project_legacy_daemonset(read_dump(p, DESCRIPTION, SOURCE_COMMANDS[0], cancel=cancel), p)

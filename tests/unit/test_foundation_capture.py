@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
 from core.capture import capture_offline, project_dumps
-from core.errors import AicrError
+from core.errors import AicrError, ErrorCode
 from core.snapshot import Measurement, Snapshot, Subtype
 
 CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
@@ -107,3 +108,12 @@ def test_project_dumps_runs_each_loader() -> None:
     p = project_dumps(legacy_daemonset=str(CAPTURES / "oke-legacy-daemonsets-none.json"))
     assert p.legacy_plugin is not None and p.legacy_plugin.daemonset == "absent"
     assert p.aks_pools is None and p.oke_addons is None
+
+
+def test_cancelled_capture_is_a_timeout_naming_the_dump() -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(AicrError) as info:
+        capture_offline(aks_pools=str(CAPTURES / "aks-pools-install.json"), cancel=cancel)
+    assert info.value.code is ErrorCode.TIMEOUT and info.value.exit_code == 5
+    assert "AKS GPU pools file read canceled" in info.value.message
