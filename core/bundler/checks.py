@@ -324,15 +324,22 @@ def check_wildcard_accelerated_toleration(state: BundleState, component: str) ->
 
 
 def check_host_mofed_without_network_operator(state: BundleState, component: str) -> Result:
+    """Network-operator left out while the GPU Operator may expect a host MOFED.
+
+    Fires when network-operator is dropped with ``--set <c>:enabled=false`` and
+    ``driver.rdma.useHostMofed=false`` was not restated, or whenever network-operator does
+    not render while the final values ask for a host MOFED.
+    """
     if "network-operator" not in state.declared or state.is_rendered("network-operator"):
         return [], []
-    silenced = any(
+    values = state.values.get(component, {})
+    uses_host = observe(values, "driver.rdma.useHostMofed") == (PRESENT, True)
+    dropped_by_flag = state.recipe_enabled("network-operator")
+    restated = any(
         e.kind == "set" and e.path == "driver.rdma.useHostMofed" and e.value is False
         for e in state.entries_for(component)
     )
-    values = state.values.get(component, {})
-    uses_host = observe(values, "driver.rdma.useHostMofed") == (PRESENT, True)
-    if silenced and not uses_host:
+    if not uses_host and (restated or not dropped_by_flag):
         return [], []
     return [
         "network-operator is disabled, so nothing installs MOFED for the GPU Operator; add "

@@ -376,3 +376,24 @@ def test_check_override_entry_feedback() -> None:
     assert {f.level for f in fbs} == {"error", "warning"}
     (fb,) = check_override_entry(r, "set-json", "gpuoperator:driver={")
     assert fb.level == "error" and "--set-json" in fb.message
+
+
+def test_host_mofed_warning_for_a_recipe_without_network_operator() -> None:
+    r = with_overrides(demo_recipe("aks-azure"), "network-operator", {"enabled": False})
+    assert not any("CheckHostMofed" in w for w in plan(r).warnings)
+    p = plan(r, set_=("gpuoperator:driver.rdma.useHostMofed=true",))
+    assert any("(it is currently true)" in w for w in p.warnings)
+
+
+def test_bundler_imports_no_ui_or_cloud_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, core.bundler, core.bundler.api\n"
+        "bad = [m for m in ('textual', 'rich', 'screens', 'kubernetes', 'azure', 'oci') "
+        "if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
