@@ -22,6 +22,7 @@ from core.yamlio import (
     GoField,
     decode_go_struct,
     go_equal_fold,
+    go_lower,
     json_kind,
     load_json_pairs,
     new_go_struct,
@@ -82,7 +83,7 @@ class AksPoolsProjection:
 
 def is_nvidia_gpu_size(vm_size: str) -> bool:
     """True for an NVIDIA GPU VM size (NC/ND/NV families, AMD sizes excluded)."""
-    lowered = vm_size.lower()
+    lowered = go_lower(vm_size)
     if any(marker in lowered for marker in AMD_MARKERS):
         return False
     return lowered.startswith(NVIDIA_PREFIXES)

@@ -251,6 +251,7 @@ def test_decode_error_names_the_source() -> None:
         (" Standard_NC6", False),
         ("Basic_NC6", False),
         ("Standard_NCxyz_mi300x", False),
+        ("Standard_ND96isr_M\u0130300X_v5", False),
     ],
 )
 def test_gpu_pool_detection(vm_size: str, is_gpu: bool) -> None:
