@@ -409,6 +409,8 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult:
         raise invalid(
             f'recipe file "{source}" has the legacy kind "Recipe"; regenerate it with `aicr-tui recipe`'
         )
+    if kind == "RecipeMetadata":
+        return _resolve_overlay_document(raw, source)
     if kind and kind != RESULT_KIND:
         raise invalid(f'recipe file "{source}" has kind "{kind}", expected "{RESULT_KIND}"')
     api = raw.get("apiVersion") or ""
@@ -446,6 +448,60 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult:
     if "deployer" in names:
         raise invalid(f'recipe file "{source}" uses the reserved component name "deployer"')
     return result
+
+
+def _resolve_overlay_document(raw: dict[str, Any], source: str) -> RecipeResult:
+    """A RecipeMetadata given as a recipe: re-resolve its criteria against the catalog.
+
+    Only the criteria are used. A profiled overlay must carry the same declaration the
+    catalog resolves to (the declared default is applied), and every mixin it names must
+    be named by some applied overlay.
+    """
+    from core.catalog import load_catalog
+    from core.criteria import parse_criteria
+    from core.profiles import ProfileDeclaration
+    from core.qualification import qualify
+
+    spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
+    criteria = spec.get("criteria") if isinstance(spec, dict) else None
+    if not isinstance(criteria, dict) or not criteria:
+        raise invalid(
+            f'recipe file "{source}" is a RecipeMetadata without criteria; '
+            "pass a RecipeResult from `aicr-tui recipe`, or an overlay with criteria"
+        )
+    catalog = load_catalog()
+    known = ("service", "accelerator", "intent", "os", "platform", "nodes")
+    crit = parse_criteria(**{k: criteria.get(k) for k in known}, registered=catalog.registered)
+    verdict = qualify(crit, None, None, catalog=catalog)
+    if verdict.error is not None:
+        raise invalid(f'recipe file "{source}": its criteria do not resolve', verdict.error)
+    assert verdict.recipe is not None
+    declared = spec.get("profile") if isinstance(spec, dict) else None
+    if declared is not None:
+        resolved = (
+            catalog.overlay(verdict.profile_source).spec.profile if verdict.profile_source else None
+        )
+        try:
+            mine = ProfileDeclaration.model_validate(declared)
+        except ValidationError as exc:
+            raise invalid(f'recipe file "{source}" has a malformed spec.profile') from exc
+        if resolved is None or mine.model_dump() != resolved.model_dump():
+            raise invalid(
+                f'recipe file "{source}" declares a profile that differs from the catalog\'s '
+                "resolved declaration; regenerate it with `aicr-tui recipe`"
+            )
+    mixins = spec.get("mixins") if isinstance(spec, dict) else None
+    if isinstance(mixins, list) and mixins:
+        named: set[str] = set()
+        for name in verdict.recipe.metadata.appliedOverlays:
+            named.update(catalog.overlay(name).spec.mixins)
+        dropped = sorted(str(m) for m in mixins if m not in named)
+        if dropped:
+            raise invalid(
+                f'recipe file "{source}" declares mixins no applied overlay declares: '
+                + ", ".join(dropped)
+            )
+    return verdict.recipe
 
 
 def load_recipe(path: str) -> RecipeResult:

@@ -199,3 +199,27 @@ def test_query_greedy_dotted_keys() -> None:
     tree = {"labels": {"nvidia.com/gpu.present": "true", "a": {"b": 1}}}
     assert select(tree, "labels.nvidia.com/gpu.present") == "true"
     assert select(tree, "labels.a.b") == 1
+
+
+# ------------------------------------------------------------ RecipeMetadata as input
+def test_overlay_file_is_re_resolved_from_its_criteria(tmp_path: Path) -> None:
+    from tests.conftest import RECIPES
+
+    r = load_recipe(str(RECIPES / "overlays" / "h100-aks-ubuntu-training.yaml"))
+    assert r.kind == "RecipeResult" and r.apiVersion == "aicr.run/v1beta2"
+    assert r.metadata.appliedOverlays[-1] == "h100-aks-ubuntu-training"
+    assert r.metadata.selectedProfile is not None
+    assert r.metadata.selectedProfile.value == "azure-managed"  # the declared default
+
+    doc = {"kind": "RecipeMetadata", "apiVersion": "aicr.run/v1beta1", "metadata": {"name": "x"}}
+    with pytest.raises(AicrError, match="RecipeMetadata without criteria"):
+        parse_recipe(json.dumps(doc), "x.yaml")
+    doc["spec"] = {"criteria": {"service": "aks"}, "mixins": ["os-nothing"]}
+    with pytest.raises(AicrError, match="declares mixins no applied overlay declares: os-nothing"):
+        parse_recipe(json.dumps(doc), "x.yaml")
+    doc["spec"] = {
+        "criteria": {"service": "aks"},
+        "profile": {"name": "gpuStack", "default": "a", "values": {"a": {}}},
+    }
+    with pytest.raises(AicrError, match="differs from the catalog's resolved declaration"):
+        parse_recipe(json.dumps(doc), "x.yaml")
