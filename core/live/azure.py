@@ -166,7 +166,15 @@ def list_agent_pools(
     report(progress, SOURCE, f"listing agent pools of {ref.describe()}")
     pools: list[dict[str, Any]] = []
     try:
-        with ContainerServiceClient(credential, ref.subscription, **client_kwargs) as client:
+        try:
+            client = ContainerServiceClient(credential, ref.subscription, **client_kwargs)
+        except ValueError as exc:
+            raise invalid(
+                "the Azure SDK rejected its cloud setting: AZURE_SDK_CLOUD_CONF must be "
+                "AZURE_PUBLIC_CLOUD, AZURE_CHINA_CLOUD or AZURE_US_GOVERNMENT",
+                str(exc),
+            ) from exc
+        with client:
             pages = client.agent_pools.list(ref.resource_group, ref.cluster).by_page()
             for number, page in enumerate(pages, start=1):
                 for pool in page:

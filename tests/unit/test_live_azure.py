@@ -356,3 +356,11 @@ def test_body_that_is_not_a_pool_list(tls: tuple[Path, Path, Path]) -> None:
         )
     assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
     assert "\n" not in info.value.render()
+
+
+def test_bad_cloud_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AZURE_SDK_CLOUD_CONF", "AZURE_MARS")
+    with pytest.raises(AicrError) as info:
+        capture_aks_pools(SUB, RG, CLUSTER, credential=StaticTokenCredential(), retries=0)
+    assert info.value.code is ErrorCode.INVALID_REQUEST
+    assert "AZURE_SDK_CLOUD_CONF" in info.value.message
