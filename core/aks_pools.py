@@ -63,6 +63,7 @@ class AksPool:
     mode: str | None
     driver: str
     management_mode: str | None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,27 @@ def pool_mode(gpu_profile: dict[str, object] | None) -> str:
     if driver:
         return driver
     return MODE_INSTALL
+
+
+def mode_reason(vm_size: str, gpu_profile: dict[str, object] | None) -> str:
+    """One sentence saying why a pool reads the mode it does (for the capture screen)."""
+    if not is_nvidia_gpu_size(vm_size):
+        return f'"{vm_size}" is not an NVIDIA GPU size (NC/ND/NV families, AMD sizes excluded)'
+    if gpu_profile is None:
+        return "no gpuProfile: AKS installs the driver (the provider default)"
+    nvidia = gpu_profile.get("nvidia")
+    if isinstance(nvidia, dict):
+        management = str(nvidia.get("managementMode") or "")
+        if not go_equal_fold(management, "Unmanaged"):
+            shown = f'"{management}"' if management else "unset"
+            return (
+                f"gpuProfile.nvidia.managementMode is {shown}: an AKS-managed GPU pool, "
+                "which conflicts with the operands AICR deploys"
+            )
+    driver = str(gpu_profile.get("driver") or "")
+    if driver:
+        return f'gpuProfile.driver is "{driver}"'
+    return "gpuProfile without a driver: AKS installs the driver (the provider default)"
 
 
 def aggregate_modes(modes: list[str]) -> str | None:
@@ -164,6 +186,7 @@ def _pool(decoded: dict[str, object]) -> AksPool:
         mode=pool_mode(gpu_profile) if is_gpu else None,
         driver=driver,
         management_mode=management,
+        reason=mode_reason(vm_size, gpu_profile),
     )
 
 

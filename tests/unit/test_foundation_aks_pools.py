@@ -444,3 +444,20 @@ def test_load_shipped_samples() -> None:
         result = load_aks_pools(captures / name)
         assert result.subtype.data["gpu-driver"] == driver
         assert any(not p.is_gpu for p in result.pools), "each sample has a system pool"
+
+
+def test_each_pool_says_why_it_reads_its_mode() -> None:
+    raw = json.dumps(
+        [
+            {"name": "sys", "vmSize": "Standard_D8s_v6"},
+            {"name": "a", "vmSize": H100},
+            {"name": "b", "vmSize": H100, "gpuProfile": {"driver": "None"}},
+            {"name": "c", "vmSize": H100, "gpuProfile": {"nvidia": {"managementMode": "Managed"}}},
+            {"name": "d", "vmSize": H100, "gpuProfile": {}},
+        ]
+    ).encode()
+    reasons = [p.reason for p in project_aks_pools(raw, "p").pools]
+    assert "not an NVIDIA GPU size" in reasons[0]
+    assert "provider default" in reasons[1] and "provider default" in reasons[4]
+    assert reasons[2] == 'gpuProfile.driver is "None"'
+    assert "AKS-managed GPU pool" in reasons[3]
