@@ -380,3 +380,37 @@ def test_atomic_write_to_a_fifo_writes_through(tmp_path: Path) -> None:
     assert received == [b"through the pipe"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_size_cap_is_enforced_while_streaming_when_stat_lies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file that grows between fstat and read (or a filesystem that reports 0) is still
+    # capped by counting the bytes actually read.
+    f = tmp_path / "growing"
+    f.write_bytes(b"x" * (MAX_PROVIDER_DUMP_BYTES + 1))
+    real_fstat = os.fstat
+
+    def small_fstat(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        fields = list(st)
+        fields[stat.ST_SIZE] = 10
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(os, "fstat", small_fstat)
+    assert "exceeds 1048576 bytes" in fail(f).message
+
+
+def test_reads_in_64_kib_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "f"
+    f.write_bytes(b"y" * 200_000)
+    sizes: list[int] = []
+    real_read = os.read
+
+    def recording_read(fd: int, n: int) -> bytes:
+        sizes.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", recording_read)
+    assert len(read_bounded(f, DESC)) == 200_000
+    assert set(sizes) == {65_536}
