@@ -128,20 +128,22 @@ class Snapshot(BaseModel):
         return s.data[key]
 
     # -- edits -------------------------------------------------------------------------
-    def attach(self, mtype: str, subtype: Subtype) -> None:
+    def attach(self, mtype: str, subtype: Subtype, *, replace: bool = True) -> None:
         """Attach ``subtype`` to the first ``mtype`` measurement, creating it when absent.
 
-        Product decision (upstream unconfirmed): a subtype of the same name is replaced, so
-        a recapture never leaves two readings where consumers would only see the first.
+        Product decision (upstream unconfirmed, so configurable): by default a subtype of
+        the same name is replaced, so a recapture never leaves two readings where consumers
+        would only see the first; ``replace=False`` appends as a plain merge would.
         """
         m = self.measurement(mtype)
         if m is None:
             self.measurements.append(Measurement(type=mtype, subtypes=[subtype]))
             return
-        for i, existing in enumerate(m.subtypes):
-            if existing.subtype == subtype.subtype:
-                m.subtypes[i] = subtype
-                return
+        if replace:
+            for i, existing in enumerate(m.subtypes):
+                if existing.subtype == subtype.subtype:
+                    m.subtypes[i] = subtype
+                    return
         m.subtypes.append(subtype)
 
     def to_document(self) -> dict[str, Any]:

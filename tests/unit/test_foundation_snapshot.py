@@ -340,3 +340,11 @@ def test_json_snapshot_with_duplicate_keys_is_rejected() -> None:
 def test_flow_yaml_starting_with_a_brace_still_parses() -> None:
     s = parse_snapshot("{kind: Snapshot, measurements: [{type: K8s, subtypes: []}]}", "s")
     assert [m.type for m in s.measurements] == ["K8s"]
+
+
+def test_attach_can_append_instead_of_replacing_and_first_still_wins() -> None:
+    s = parse_snapshot(EXAMPLE, "s")
+    s.attach("K8s", Subtype(subtype="oke-addons", data={"addon-count": 9}), replace=False)
+    names = [x.subtype for x in s.measurements[0].subtypes]
+    assert names.count("oke-addons") == 2
+    assert s.reading("K8s", "oke-addons", "addon-count") == 3
