@@ -9,11 +9,14 @@ value, but a query's ``any`` never matches a specific overlay value.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.errors import invalid
+from core.errors import AicrError, invalid
+
+if TYPE_CHECKING:
+    from core.snapshot import Snapshot
 
 ANY = "any"
 DIMENSIONS: tuple[str, ...] = ("service", "accelerator", "intent", "os", "platform")
@@ -187,3 +190,55 @@ def overlay_criteria(raw: Mapping[str, Any], source: str) -> Criteria:
     except Exception as exc:
         raise invalid(f"{source}: criteria.nodes must be an integer >= 0") from exc
     return Criteria(**out)
+
+
+# Snapshot fingerprint -> criteria (service, accelerator, os; never intent or platform).
+PROVIDER_SERVICES = {"azure": "aks", "oci": "oke", "aws": "eks", "gce": "gke", "gcp": "gke"}
+ACCELERATOR_TOKENS = (
+    ("gb300", "gb300"),
+    ("gb200", "gb200"),
+    ("h200", "h200"),
+    ("h100", "h100"),
+    ("b200", "b200"),
+    ("a100", "a100"),
+    ("l40s", "l40s"),
+    ("l40", "l40"),
+    ("rtx pro 6000", "rtx-pro-6000"),
+    ("rtx-pro-6000", "rtx-pro-6000"),
+)
+OS_IDS = {
+    "ubuntu": "ubuntu",
+    "ol": "ol",
+    "rhel": "rhel",
+    "amzn": "amazonlinux",
+    "cos": "cos",
+    "talos": "talos",
+}
+
+
+def _reading(snapshot: Snapshot, mtype: str, subtype: str, key: str) -> str:
+    try:
+        return str(snapshot.reading(mtype, subtype, key)).strip().lower()
+    except AicrError:
+        return ""
+
+
+def criteria_from_snapshot(snapshot: Snapshot) -> dict[str, str]:
+    """Service, accelerator and OS the snapshot's fingerprint names (empty when unknown)."""
+    out: dict[str, str] = {}
+    service = PROVIDER_SERVICES.get(_reading(snapshot, "K8s", "node", "provider"), "")
+    if not service and snapshot.subtype("K8s", "aks-gpu-pools") is not None:
+        service = "aks"
+    if not service and snapshot.subtype("K8s", "oke-addons") is not None:
+        service = "oke"
+    if service:
+        out["service"] = service
+    model = _reading(snapshot, "GPU", "hardware", "model")
+    for token, accel in ACCELERATOR_TOKENS:
+        if token in model:
+            out["accelerator"] = accel
+            break
+    os_id = OS_IDS.get(_reading(snapshot, "OS", "release", "ID"), "")
+    if os_id:
+        out["os"] = os_id
+    return out

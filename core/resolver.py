@@ -20,7 +20,7 @@ from typing import Any
 from core import __version__
 from core.catalog import Catalog, Overlay
 from core.criteria import ANY, DIMENSIONS, FLAGS, Criteria, overlay_matches
-from core.errors import invalid, not_found
+from core.errors import AicrError, ErrorCode, invalid, not_found
 from core.recipe_result import (
     API_V1,
     PHASES,
@@ -303,11 +303,20 @@ def _intersects(a: str, b: str) -> bool:
 
 
 # -------------------------------------------------------------------------- coverage
+class CoverageError(AicrError):
+    """A stated criteria dimension no applied overlay carries (INVALID_REQUEST)."""
+
+    def __init__(self, message: str, dimensions: tuple[str, ...]) -> None:
+        super().__init__(ErrorCode.INVALID_REQUEST, message)
+        self.dimensions = dimensions
+
+
 def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str]) -> None:
     """Every stated dimension must be carried by an applied overlay (ancestors count)."""
     applied_overlays = [catalog.overlay(n) for n in applied if n != "base"]
     stated = criteria.stated()
     uncovered: list[str] = []
+    uncovered_dims: list[str] = []
     for dim, value in stated.items():
         carried = any(
             o.criteria is not None and o.criteria.value(dim) == value for o in applied_overlays
@@ -333,6 +342,7 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
                     f"{FLAGS[d]} ({'/'.join(v)})" for d, v in needs.items()
                 )
             uncovered.append(f'{dim} "{value}"{hint}')
+            uncovered_dims.append(dim)
     gated: list[str] = []
     if criteria.os in (ANY, "") and stated:
         gated = sorted(
@@ -351,13 +361,15 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
             for o in applied_overlays
         )
         if uncovered or not joint:
-            raise invalid(
+            raise CoverageError(
                 f"criteria {criteria.label()} need --os: the matching overlays are OS-specific "
-                f"(valid: {', '.join(gated)})"
+                f"(valid: {', '.join(gated)})",
+                tuple(uncovered_dims),
             )
     if uncovered:
-        raise invalid(
-            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}"
+        raise CoverageError(
+            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}",
+            tuple(uncovered_dims),
         )
 
 

@@ -33,12 +33,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from aicr_tui.commands.recipe import load_inputs
-    from core.qualification import qualify
+    from aicr_tui.commands.recipe import qualify_from_args
     from core.query import hydrate, render_value, select
 
-    catalog, criteria, snapshot = load_inputs(args)
-    verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+    catalog, verdict = qualify_from_args(args)
     if verdict.error is not None:
         raise verdict.error
     assert verdict.recipe is not None

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from aicr_tui.commands._common import emit, warn
+from aicr_tui.commands._common import emit, info, warn
 
 if TYPE_CHECKING:
     from core.catalog import Catalog
@@ -69,34 +69,72 @@ def register(sub: Any) -> None:
     )
 
 
-def load_inputs(args: argparse.Namespace) -> tuple[Catalog, Criteria, Snapshot | None]:
+def load_inputs(args: argparse.Namespace) -> tuple[Catalog, Criteria, Snapshot | None, list[str]]:
+    """Catalog, criteria and snapshot from the flags.
+
+    Criteria the flags leave out are taken from the snapshot's fingerprint (service,
+    accelerator, OS; never intent or platform), as upstream does; flags always win. The
+    fourth value names the dimensions that came from the snapshot.
+    """
     from core.catalog import load_catalog
-    from core.criteria import parse_criteria
+    from core.criteria import criteria_from_snapshot, parse_criteria
 
     catalog = load_catalog(external=args.data) if args.data else load_catalog()
-    criteria = parse_criteria(
-        service=args.service,
-        accelerator=args.accelerator,
-        intent=args.intent,
-        os=args.os,
-        platform=args.platform,
-        nodes=args.nodes,
-        registered=catalog.registered,
-    )
     snapshot = None
     if args.snapshot:
         from core.snapshot import load_snapshot
 
         snapshot = load_snapshot(args.snapshot)
-    return catalog, criteria, snapshot
+    given: dict[str, Any] = {
+        "service": args.service,
+        "accelerator": args.accelerator,
+        "intent": args.intent,
+        "os": args.os,
+        "platform": args.platform,
+    }
+    derived: list[str] = []
+    if snapshot is not None:
+        for dim, value in criteria_from_snapshot(snapshot).items():
+            if not given.get(dim):
+                given[dim] = value
+                derived.append(dim)
+        if derived:
+            info(
+                "criteria from the snapshot: "
+                + ", ".join(f"{d}={given[d]}" for d in derived)
+                + " (flags override)"
+            )
+    criteria = parse_criteria(**given, nodes=args.nodes, registered=catalog.registered)
+    return catalog, criteria, snapshot, derived
+
+
+def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationVerdict]:
+    """Qualify the flags' selection; a snapshot-derived dimension no overlay covers is
+    dropped once and the resolution retried (never one the user stated, and never when an
+    overlay was excluded by the snapshot's constraints)."""
+    from core.qualification import qualify
+    from core.resolver import CoverageError
+
+    catalog, criteria, snapshot, derived = load_inputs(args)
+    verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+    err = verdict.error
+    if isinstance(err, CoverageError) and not verdict.excluded_overlays:
+        relax = [d for d in err.dimensions if d in derived]
+        if relax and len(relax) == len(err.dimensions):
+            info(
+                "no overlay covers "
+                + ", ".join(f"{d}={criteria.value(d)}" for d in relax)
+                + " from the snapshot; resolving without it"
+            )
+            criteria = criteria.model_copy(update={d: "any" for d in relax})
+            verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+    return catalog, verdict
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.qualification import qualify
     from core.recipe_result import render_recipe
 
-    catalog, criteria, snapshot = load_inputs(args)
-    verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+    _, verdict = qualify_from_args(args)
     to_stdout = not args.output or args.output == "-"
     if args.explain:
         table = format_verdict(verdict)

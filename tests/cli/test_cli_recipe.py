@@ -177,3 +177,23 @@ def test_recipe_imports_no_cloud_sdk_or_ui() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.stdout.strip() == "0 []", proc.stdout + proc.stderr
+
+
+def test_criteria_come_from_the_snapshot_when_flags_leave_them_out(cli) -> None:  # type: ignore[no-untyped-def]
+    """The OKE brief's own invocation: `recipe --snapshot s.yaml --intent training`."""
+    proc = cli("recipe", "--snapshot", str(SNAPS / "oke-gb200-active.yaml"), "--intent", "training")
+    assert proc.returncode == 0, proc.stderr
+    assert "criteria from the snapshot: service=oke, accelerator=gb200, os=ol" in proc.stderr
+    assert "gb200-oke-ol-training" in proc.stdout
+    # a flag beats the fingerprint, and the snapshot still only verifies the selection
+    refused = cli(
+        "recipe",
+        "--snapshot",
+        str(SNAPS / "oke-gb200-active.yaml"),
+        "--intent",
+        "training",
+        "--profile",
+        "gpuStack=operator-managed",
+    )
+    assert refused.returncode == 2
+    assert "expected absent, observed installed" in one_line_error(refused)

@@ -223,3 +223,14 @@ def test_overlay_file_is_re_resolved_from_its_criteria(tmp_path: Path) -> None:
     }
     with pytest.raises(AicrError, match="differs from the catalog's resolved declaration"):
         parse_recipe(json.dumps(doc), "x.yaml")
+
+
+def test_criteria_from_snapshot_fingerprint() -> None:
+    from core.criteria import criteria_from_snapshot
+    from core.snapshot import load_snapshot
+    from tests.conftest import SAMPLES
+
+    aks = load_snapshot(str(SAMPLES / "snapshots" / "aks-h100-install.yaml"))
+    assert criteria_from_snapshot(aks) == {"service": "aks", "accelerator": "h100", "os": "ubuntu"}
+    oke = load_snapshot(str(SAMPLES / "snapshots" / "oke-gb200-active.yaml"))
+    assert criteria_from_snapshot(oke) == {"service": "oke", "accelerator": "gb200", "os": "ol"}
