@@ -1,0 +1,414 @@
+"""``aicr-tui validate``: readiness, then deployment → conformance → performance, streamed live.
+
+Progress goes to stderr as it happens (a rich live table on a terminal, one plain line per
+event when piped); the CTRF JSON report goes to ``--output`` or stdout at the end, JUnit XML
+to ``--junit``, the event stream to ``--record``. ``--replay FILE`` re-emits a recording with
+its original pacing (``--replay-speed``) and rebuilds the same reports.
+
+Exit codes: 0 every check passed or was skipped; 2 invalid input, readiness refused or a
+declared check unknown (nothing written); 8 a check failed or could not run (``other``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from aicr_tui.commands._common import emit, warn
+
+if TYPE_CHECKING:
+    from core.snapshot import Snapshot
+    from core.validation.events import Event
+    from core.validation.recipe_view import RecipeView
+    from core.validation.stream import EventStream, Subscription
+
+PHASE_CHOICES = ("readiness", "deployment", "performance", "conformance", "all")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="validate a cluster against a recipe: readiness, deployment, conformance, performance",
+        description=(
+            "Validate a cluster against a recipe. Readiness constraints are evaluated against the "
+            "snapshot first (refused with exit 2 before any cluster work); then the recipe's "
+            "declared checks run phase by phase and stream as they happen."
+        ),
+    )
+    inputs = p.add_argument_group("inputs")
+    inputs.add_argument(
+        "-r", "--recipe", metavar="FILE", help="recipe (RecipeResult) to validate against"
+    )
+    inputs.add_argument(
+        "-s",
+        "--snapshot",
+        metavar="FILE",
+        help="snapshot to evaluate readiness against (default: capture live)",
+    )
+    inputs.add_argument(
+        "--aks-gpu-pools",
+        metavar="FILE",
+        help="`az aks nodepool list -o json` dump for the live capture",
+    )
+    inputs.add_argument(
+        "--oke-addons",
+        metavar="FILE",
+        help="`oci ce cluster list-addons` dump for the live capture",
+    )
+    inputs.add_argument(
+        "--data",
+        metavar="DIR",
+        help="external data dir; DIR/validators/catalog.yaml overrides catalog entries",
+    )
+    run = p.add_argument_group("run")
+    run.add_argument(
+        "--phase",
+        action="append",
+        choices=PHASE_CHOICES,
+        metavar="PHASE",
+        help="readiness|deployment|performance|conformance|all (repeatable; default all)",
+    )
+    run.add_argument(
+        "--no-cluster",
+        action="store_true",
+        help="offline dry run: readiness only, every check reported skipped",
+    )
+    run.add_argument(
+        "--no-cleanup",
+        action="store_true",
+        help="keep the namespace, pods and jobs the checks created",
+    )
+    run.add_argument(
+        "-k", "--kubeconfig", metavar="K", help="kubeconfig for every cluster operation"
+    )
+    run.add_argument("--context", metavar="C", help="kubeconfig context")
+    run.add_argument(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        default=os.environ.get("AICR_NAMESPACE") or "aicr-validation",
+        help="namespace for validation workloads (default aicr-validation; env AICR_NAMESPACE)",
+    )
+    out = p.add_argument_group("output")
+    out.add_argument("-o", "--output", metavar="FILE", help="CTRF JSON report (default: stdout)")
+    out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
+    rec = out.add_mutually_exclusive_group()
+    rec.add_argument("--record", metavar="FILE", help="record the event stream as JSONL")
+    rec.add_argument(
+        "--replay", metavar="FILE", help="replay a recorded event stream instead of running"
+    )
+    out.add_argument(
+        "--replay-speed",
+        type=float,
+        metavar="X",
+        help="replay pacing factor (1 = original, 10 = ten times faster, 0 = no pacing)",
+    )
+    out.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
+
+
+# -- rendering ---------------------------------------------------------------------------
+
+
+def _dur(ms: int) -> str:
+    s = ms / 1000
+    return f"{s:.1f}s" if s < 60 else f"{int(s // 60)}m{int(s % 60):02d}s"
+
+
+def format_event(event: Event) -> str | None:
+    """One plain progress line for ``event`` (None for events shown only in the table)."""
+    from core.validation import events as ev
+
+    if isinstance(event, ev.LogLine):
+        if not event.check:
+            return f"[{event.phase or 'run'}] {event.line}"
+        return f"    {event.phase}/{event.check} | {event.line}"
+    if isinstance(event, ev.Measurement):
+        if event.phase == "readiness":
+            return None  # the readiness log line already names expected and actual
+        value = event.display or "n/a"
+        unit = f" {event.unit}" if event.unit and event.display else ""
+        gate = f" vs {event.threshold}" if event.threshold else ""
+        note = (
+            f" ({event.note})"
+            if event.note and event.verdict in ("not-applicable", "unmeasured")
+            else ""
+        )
+        return f"    {event.phase}/{event.check} gate {event.name}: {value}{unit}{gate} → {event.verdict.upper()}{note}"
+    if isinstance(event, ev.CheckStarted):
+        if event.phase == "readiness":
+            return None
+        budget = f" (budget {_dur(int(event.timeout_s * 1000))})" if event.timeout_s else ""
+        return f"  {event.phase}/{event.check} running{budget}"
+    if isinstance(event, ev.CheckFinished):
+        msg = f": {event.message}" if event.message else ""
+        took = f" ({_dur(event.duration_ms)})" if event.duration_ms else ""
+        return f"  {event.status.upper():7} {event.phase}/{event.check}{took}{msg}"
+    if isinstance(event, ev.PhaseStarted):
+        return f"phase {event.phase}: {len(event.checks)} check(s)"
+    if isinstance(event, ev.PhaseFinished):
+        return (
+            f"phase {event.phase} {event.status}: passed={event.passed} failed={event.failed} "
+            f"skipped={event.skipped} other={event.other} duration={_dur(event.duration_ms)}"
+        )
+    if isinstance(event, ev.RunStarted):
+        return f"validation run {event.run_id} ({event.mode}): phases {', '.join(event.phases)}"
+    if isinstance(event, ev.RunFinished):
+        verdict = {0: "passed", 2: "refused", 8: "failed"}.get(event.exit_code, "ended")
+        tail = f": {event.message}" if event.message else ""
+        return (
+            f"validation {verdict}: tests={event.tests} passed={event.passed} failed={event.failed} "
+            f"skipped={event.skipped} other={event.other} exit={event.exit_code}{tail}"
+        )
+    return None
+
+
+async def render_plain(sub: Subscription, out: TextIO) -> None:
+    async for batch in sub.batches(256):
+        lines = [line for e in batch if (line := format_event(e)) is not None]
+        if lines:
+            out.write("\n".join(lines) + "\n")
+            out.flush()
+
+
+class LiveTable:
+    """State of the rich live table: one row per check, updated by key."""
+
+    STYLES = {
+        "passed": "green",
+        "failed": "bold red",
+        "other": "bold yellow",
+        "skipped": "dim",
+        "running": "cyan",
+    }
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], list[str]] = {}
+        self.title = "aicr-tui validate"
+        self.footer = ""
+
+    def apply(self, event: Event) -> None:
+        from core.validation import events as ev
+
+        if isinstance(event, ev.RunStarted):
+            self.title = f"aicr-tui validate · run {event.run_id} · {event.mode}"
+        elif isinstance(event, ev.PhaseStarted):
+            for c in event.checks:
+                self.rows.setdefault((event.phase, c), [event.phase, c, "queued", "", ""])
+        elif isinstance(event, ev.CheckStarted):
+            self.rows[(event.phase, event.check)] = [event.phase, event.check, "running", "", ""]
+        elif isinstance(event, ev.LogLine) and event.check:
+            row = self.rows.get((event.phase, event.check))
+            if row is not None:
+                row[4] = event.line[:70]
+        elif isinstance(event, ev.Measurement):
+            row = self.rows.get((event.phase, event.check))
+            if row is not None:
+                unit = f" {event.unit}" if event.unit and event.display else ""
+                row[4] = (
+                    f"{event.display or 'n/a'}{unit} vs {event.threshold or '-'} → {event.verdict}"[
+                        :70
+                    ]
+                )
+        elif isinstance(event, ev.CheckFinished):
+            row = self.rows.setdefault(
+                (event.phase, event.check), [event.phase, event.check, "", "", ""]
+            )
+            row[2] = event.status
+            row[3] = _dur(event.duration_ms) if event.duration_ms else ""
+            if event.status != "passed" and event.message:
+                row[4] = event.message[:70]
+        elif isinstance(event, ev.RunFinished):
+            self.footer = format_event(event) or ""
+
+    def renderable(self) -> Any:
+        from rich.table import Table
+
+        table = Table(title=self.title, caption=self.footer or None, expand=True)
+        for col in ("phase", "check", "status", "time", "latest"):
+            table.add_column(col, overflow="ellipsis", no_wrap=True)
+        for phase, check, status, took, latest in self.rows.values():
+            table.add_row(
+                phase,
+                check,
+                f"[{self.STYLES.get(status, '')}]{status}[/]" if status in self.STYLES else status,
+                took,
+                latest,
+            )
+        return table
+
+
+async def render_live(sub: Subscription) -> None:
+    from rich.console import Console
+    from rich.live import Live
+
+    state = LiveTable()
+    console = Console(stderr=True)
+    with Live(state.renderable(), console=console, refresh_per_second=8, transient=False) as live:
+        async for batch in sub.batches(1024):
+            for e in batch:
+                state.apply(e)
+            live.update(state.renderable())
+
+
+# -- inputs ------------------------------------------------------------------------------
+
+
+def _check_output_path(path: str | None, flag: str) -> None:
+    from core.errors import invalid
+
+    if not path or path == "-":
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise invalid(f'{flag} "{path}" is a directory, expected a file')
+    if not os.path.isdir(parent):
+        raise invalid(f'{flag} directory "{parent}" does not exist')
+
+
+def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
+    from core.errors import invalid
+    from core.recipe_result import load_recipe
+    from core.snapshot import load_snapshot
+    from core.validation.recipe_view import RecipeView
+
+    recipe = RecipeView.of(load_recipe(args.recipe), args.recipe)
+    if args.snapshot:
+        if args.aks_gpu_pools or args.oke_addons:
+            warn("--aks-gpu-pools/--oke-addons are ignored when --snapshot is given")
+        return recipe, load_snapshot(args.snapshot)
+    if args.no_cluster:
+        raise invalid(
+            "--no-cluster requires --snapshot", remedy="capture one with `aicr-tui snapshot`"
+        )
+    # Project the dumps first: a bad dump fails before any cluster work.
+    from core.capture import attach_projections, project_dumps
+
+    projections = project_dumps(
+        aks_pools=args.aks_gpu_pools, oke_addons=args.oke_addons, legacy_daemonset=None
+    )
+    from core.live.kube import capture_cluster
+
+    base = capture_cluster(args.kubeconfig, args.context)
+    captured = attach_projections(base, projections)
+    for message in captured.warnings:
+        warn(message)
+    return recipe, captured.snapshot
+
+
+# -- run ---------------------------------------------------------------------------------
+
+
+async def _drive(args: argparse.Namespace, producer: Any, stream: EventStream) -> Any:
+    live = sys.stderr.isatty() and not args.plain and os.environ.get("TERM") != "dumb"
+    sub = stream.subscribe()  # before the producer starts, so no event is missed
+    renderer = asyncio.create_task(render_live(sub) if live else render_plain(sub, sys.stderr))
+    try:
+        result = await producer
+    finally:
+        if not stream.closed:
+            await stream.close()
+        await renderer
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.errors import invalid
+
+    if args.replay_speed is not None and not args.replay:
+        raise invalid("--replay-speed needs --replay")
+    for path, flag in (
+        (args.output, "--output"),
+        (args.junit, "--junit"),
+        (args.record, "--record"),
+    ):
+        _check_output_path(path, flag)
+    if args.replay:
+        return _run_replay(args)
+    if not args.recipe:
+        raise invalid("--recipe is required (or --replay FILE to replay a recording)")
+    return _run_live(args)
+
+
+def _write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    from core.fileio import atomic_write_text
+    from core.validation.reports.ctrf import render_ctrf
+    from core.validation.reports.junit import render_junit
+
+    if args.junit:
+        atomic_write_text(args.junit, render_junit(report))
+    emit(render_ctrf(report), args.output)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from core.errors import invalid
+    from core.validation.events import RunFinished
+    from core.validation.recording import load_recording, replay
+    from core.validation.reports.ctrf import CtrfBuilder
+    from core.validation.stream import EventStream
+
+    speed = 1.0 if args.replay_speed is None else args.replay_speed
+    if speed < 0:
+        raise invalid(f"--replay-speed {speed:g} must be >= 0 (0 = no pacing)")
+    events = load_recording(args.replay)
+    finished = [e for e in events if isinstance(e, RunFinished)]
+    if not finished:
+        raise invalid(f'recording "{args.replay}" has no RunFinished event; it is incomplete')
+    stream = EventStream()
+    builder = CtrfBuilder()
+    stream.add_sink(builder)
+    asyncio.run(_drive(args, replay(events, stream, speed=speed), stream))
+    _write_reports(args, builder.report())
+    return int(finished[-1].exit_code)
+
+
+def _run_live(args: argparse.Namespace) -> int:
+    from core.validation.catalog import load_validator_catalog
+    from core.validation.recording import Recorder
+    from core.validation.reports.ctrf import CtrfBuilder
+    from core.validation.runner import ValidationRequest, run_validation, select_phases
+    from core.validation.stream import EventStream
+
+    phases = select_phases(args.phase)
+    recipe, snapshot = load_inputs(args)
+    catalog = load_validator_catalog(args.data)
+    request = ValidationRequest(
+        recipe=recipe,
+        snapshot=snapshot,
+        catalog=catalog,
+        phases=phases,
+        no_cluster=args.no_cluster,
+        cleanup=not args.no_cleanup,
+        namespace=args.namespace,
+        environ=dict(os.environ),
+    )
+
+    def executor_factory() -> Any:
+        from core.validation.executor import KubernetesExecutor
+
+        return KubernetesExecutor.from_kubeconfig(args.kubeconfig, args.context)
+
+    stream = EventStream()
+    builder = CtrfBuilder()
+    stream.add_sink(builder)
+    recorder = Recorder(args.record) if args.record else None
+    if recorder is not None:
+        stream.add_sink(recorder)
+    try:
+        result = asyncio.run(
+            _drive(args, run_validation(request, stream, executor_factory), stream)
+        )
+    except BaseException:
+        if recorder is not None:
+            recorder.abort()
+        raise
+    if result.error is not None:
+        if recorder is not None:
+            recorder.abort()
+        raise result.error
+    if recorder is not None:
+        recorder.commit()
+    _write_reports(args, builder.report())
+    return int(result.exit_code)
