@@ -20,14 +20,12 @@ from aicr_tui.commands._common import emit, warn
 
 if TYPE_CHECKING:
     from core.capture import CaptureResult, Projections
+    from core.live import LiveCaptureResult
     from core.snapshot import Snapshot
 
 ENV_AKS_GPU_POOLS = "AICR_AKS_GPU_POOLS_PATH"
 ENV_OKE_ADDONS = "AICR_OKE_ADDONS_PATH"
-# Live capture: endpoint overrides (sovereign clouds, private endpoints) and the OCI
-# config file location the OCI CLI also honours.
-ENV_ARM_ENDPOINT = "AICR_AZURE_ARM_ENDPOINT"
-ENV_OCI_ENDPOINT = "AICR_OCI_SERVICE_ENDPOINT"
+# Read by core.live.capture_live; named here for the help text.
 ENV_OCI_CONFIG = "OCI_CLI_CONFIG_FILE"
 
 
@@ -135,30 +133,16 @@ def project_local_dumps(paths: DumpPaths) -> Projections:
 
 
 def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
-    """The live cluster snapshot, or an empty one under ``--no-cluster``."""
+    """The empty snapshot a ``--no-cluster`` capture of dump files starts from."""
     from core.errors import invalid
     from core.snapshot import new_snapshot
 
-    if args.no_cluster:
-        if not paths.any() and not live_requested(args):
-            raise invalid(
-                "nothing to capture: --no-cluster needs at least one of --aks-gpu-pools, "
-                "--oke-addons, --oke-legacy-daemonset, --aks-cluster or --oke-cluster-id"
-            )
-        return new_snapshot()
-    try:
-        from core.live.kube import collect_cluster
-    except ImportError as exc:
+    if not paths.any() and not live_requested(args):
         raise invalid(
-            "live cluster capture is not available in this build; pass --no-cluster to "
-            "capture the provider dumps only",
-            str(exc),
-        ) from exc
-    capture = collect_cluster(args.kubeconfig, args.context)
-    for message in capture.warnings:
-        warn(message)
-    snapshot: Snapshot = capture.snapshot
-    return snapshot
+            "nothing to capture: --no-cluster needs at least one of --aks-gpu-pools, "
+            "--oke-addons, --oke-legacy-daemonset, --aks-cluster or --oke-cluster-id"
+        )
+    return new_snapshot()
 
 
 def merge(base: Snapshot, projections: Projections) -> CaptureResult:
@@ -167,7 +151,7 @@ def merge(base: Snapshot, projections: Projections) -> CaptureResult:
     return attach_projections(base, projections)
 
 
-def write_output(result: CaptureResult, args: argparse.Namespace) -> None:
+def write_output(result: CaptureResult | LiveCaptureResult, args: argparse.Namespace) -> None:
     from core.snapshot import render_snapshot
 
     emit(render_snapshot(result.snapshot, args.format), args.output)
@@ -253,37 +237,35 @@ def resolve_live_providers(
     return live, paths
 
 
-def capture_live_providers(
-    live: LiveProviders, projections: Projections
-) -> tuple[Projections, list[tuple[str, bytes]]]:
-    """Run the live provider captures; any failure fails the command (nothing written).
+def capture_live_sources(
+    args: argparse.Namespace, live: LiveProviders, projections: Projections
+) -> tuple[CaptureResult | LiveCaptureResult, list[tuple[str, bytes]]]:
+    """Capture the live providers and the cluster through core.live.capture_live.
 
-    Returns the projections with the live readings in place and the dumps to save.
+    Any failure fails the command before anything is written. Returns the capture and
+    the dumps to save once the snapshot is ready.
     """
-    from dataclasses import replace
+    from core.live import capture_live
 
+    aks = live.aks or (None, None, None)
+    captured = capture_live(
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        cluster=not args.no_cluster,
+        aks_subscription=aks[0],
+        aks_resource_group=aks[1],
+        aks_cluster=aks[2],
+        oke_cluster_id=live.oke_cluster_id,
+        oci_auth=live.oci_auth,
+        oci_profile=live.oci_profile,
+        offline=projections,
+    )
     saves: list[tuple[str, bytes]] = []
-    if live.aks is not None:
-        from core.live.azure import capture_aks_pools
-
-        pools = capture_aks_pools(*live.aks, arm_endpoint=os.environ.get(ENV_ARM_ENDPOINT) or None)
-        projections = replace(projections, aks_pools=pools.projection)
-        if live.aks_save:
-            saves.append((live.aks_save, pools.raw))
-    if live.oke_cluster_id:
-        from core.live.oci import capture_oke_addons
-
-        addons = capture_oke_addons(
-            live.oke_cluster_id,
-            auth=live.oci_auth,
-            profile=live.oci_profile,
-            config_file=os.environ.get(ENV_OCI_CONFIG) or None,
-            service_endpoint=os.environ.get(ENV_OCI_ENDPOINT) or None,
-        )
-        projections = replace(projections, oke_addons=addons.projection)
-        if live.oke_save:
-            saves.append((live.oke_save, addons.raw))
-    return projections, saves
+    if live.aks_save and captured.aks is not None:
+        saves.append((live.aks_save, captured.aks.raw))
+    if live.oke_save and captured.oke is not None:
+        saves.append((live.oke_save, captured.oke.raw))
+    return captured, saves
 
 
 def save_live_dumps(saves: list[tuple[str, bytes]]) -> None:
@@ -297,9 +279,12 @@ def run(args: argparse.Namespace) -> int:
     paths = resolve_dump_paths(args)
     live, paths = resolve_live_providers(args, paths)
     projections = project_local_dumps(paths)
-    projections, saves = capture_live_providers(live, projections)
-    base = capture_base(args, paths)
-    result = merge(base, projections)
+    result: CaptureResult | LiveCaptureResult
+    saves: list[tuple[str, bytes]] = []
+    if args.no_cluster and not live_requested(args):
+        result = merge(capture_base(args, paths), projections)
+    else:
+        result, saves = capture_live_sources(args, live, projections)
     for message in result.warnings:
         warn(message)
     save_live_dumps(saves)
