@@ -134,14 +134,13 @@ def test_explain_without_snapshot_marks_deferred(cli) -> None:  # type: ignore[n
 
 
 def test_input_errors_exit_2_with_one_line(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Parse and resolution errors are covered in the unit tests; here one of each kind
+    # proves the CLI turns them into one stderr line and exit 2.
     cases = [
         ((), "no criteria provided"),
         (("--service", "azure"), 'invalid service type: "azure" (--service); valid values:'),
-        (("--service", "aks", "--profile", "gpuStack"), "exact name=value form"),
         ((*AKS, "--profile", "gpuStack=gpu-managed"), 'has no value "gpu-managed"'),
-        ((*AKS, "--profile", "other=x"), 'declares profile "gpuStack", not "other"'),
         ((*AKS, "-s", str(tmp_path / "missing.yaml")), "missing.yaml"),
-        (("--service", "aks", "--gpu", "h100"), "--intent"),
         ((*AKS, "--data", str(tmp_path)), "must contain registry.yaml"),
     ]
     for args, fragment in cases:
@@ -159,8 +158,6 @@ def test_query_prints_hydrated_values(cli) -> None:  # type: ignore[no-untyped-d
     assert operator.stdout == "true\n"
     tree = cli("query", *AKS, "--selector", "components.gpu-operator.values.operator", "-t", "json")
     assert json.loads(tree.stdout)["runtimeClass"] == "nvidia-container-runtime"
-    bad = cli("query", *AKS, "--selector", "components.nope")
-    assert bad.returncode == 2 and 'no key "nope"' in one_line_error(bad)
     refused = cli("query", *AKS, "-s", str(SNAPS / "aks-h100-mixed.yaml"), "--selector", sel)
     assert refused.returncode == 2 and refused.stdout == ""
 
