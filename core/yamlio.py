@@ -55,7 +55,45 @@ def load_yaml_plain(text: str, source: str) -> Any:
         raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     if len(docs) > 1:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
-    return docs[0] if docs else None
+    doc = docs[0] if docs else None
+    _check_aliasing(doc, source)
+    return doc
+
+
+# Aliases share one object, so a few hundred bytes can stand for billions of nodes once
+# expanded (every consumer walks or serialises the tree), and an alias inside its own anchor
+# makes a cycle. Like Go's yaml.v3, refuse both; a document without aliases always passes.
+_ALIAS_EXPANSION_SLACK = 10_000
+
+
+def _check_aliasing(doc: Any, source: str) -> None:
+    sizes: dict[int, int] = {}
+    open_ids: set[int] = set()
+
+    def expanded(node: Any) -> int:
+        if not isinstance(node, dict | list):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_ids:
+            raise invalid(f"{source} is not valid YAML", "an alias refers to its own anchor")
+        open_ids.add(key)
+        children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
+        size = 1 + sum(expanded(child) for child in children)
+        open_ids.discard(key)
+        sizes[key] = size
+        return size
+
+    try:
+        total = expanded(doc)
+    except RecursionError as exc:
+        raise invalid(f"{source} is not valid YAML", "nesting is too deep") from exc
+    if total > 4 * len(sizes) + _ALIAS_EXPANSION_SLACK:
+        raise invalid(
+            f"{source} is not valid YAML",
+            f"excessive aliasing: anchors expand to {total} nodes",
+        )
 
 
 def to_plain(value: Any) -> Any:
