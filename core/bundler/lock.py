@@ -37,12 +37,16 @@ def effective_lock_set(state: BundleState) -> dict[str, list[str]]:
 def canonical(state: str, value: Any) -> str:
     if state != PRESENT:
         return state
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def describe(state: str, value: Any) -> str:
     if state == PRESENT:
-        return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        return (
+            json.dumps(value, ensure_ascii=False, default=str)
+            if not isinstance(value, str)
+            else value
+        )
     return "absent" if state != BLOCKED else "unreachable (a parent is not a map)"
 
 

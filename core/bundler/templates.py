@@ -67,7 +67,7 @@ def helm_string(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True)
+        return json.dumps(value, sort_keys=True, default=str)
     return str(value)
 
 
@@ -172,7 +172,7 @@ def _substitute(ref: str, ctx: TemplateContext, source: str) -> str:
             raise internal(
                 f"template {source}: default for {component}.{path} is not JSON"
             ) from exc
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False, default=str)
 
 
 _PARSED: dict[str, list[dict[str, Any]]] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.bundler.overrides import parse_bool_go, parse_entry, parse_overrides, type_scalar
 from core.bundler.tolerations import parse_selectors, parse_toleration, parse_tolerations
@@ -157,3 +159,16 @@ def test_selectors() -> None:
     assert parse_selectors(["a=b", "c=d=e"], "--x") == {"a": "b", "c": "d=e"}
     with pytest.raises(AicrError, match="--x 'nokey': expected key=value"):
         parse_selectors(["nokey"], "--x")
+
+
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1))
+def test_every_int64_types_as_int(n: int) -> None:
+    assert type_scalar(str(n)) == n and isinstance(type_scalar(str(n)), int)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30))
+def test_any_value_text_round_trips_through_display(text: str) -> None:
+    o = parse_overrides(set_=[f"nfd:master.label={text}"])
+    (e,) = o.sets
+    assert e.text == text and e.display() == f"--set nfd:master.label={text}"
+    assert isinstance(e.value, bool | int | float | str)
