@@ -404,8 +404,20 @@ def _store_cache(path: Path, docs: dict[str, Any]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
+        _prune_cache(path.parent, keep=path)
     except (OSError, TypeError, ValueError):
         return
+
+
+def _prune_cache(directory: Path, *, keep: Path, limit: int = 8) -> None:
+    """Keep the newest few parse caches; every catalog edit leaves a stale one behind."""
+    entries = sorted(
+        (p for p in directory.glob("catalog-*.json") if p != keep),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    for stale in entries[limit - 1 :]:
+        stale.unlink(missing_ok=True)
 
 
 def _one_line(exc: ValidationError) -> str:

@@ -308,10 +308,10 @@ def qualify(
     """Resolve ``criteria`` with ``profile`` (``name=value`` or None for the default) and
     verify the selection against ``snapshot`` when one is given. Never raises for bad
     input: problems land in ``verdict.error``."""
-    cat = catalog if catalog is not None else load_catalog()
     verdict = QualificationVerdict(ok=False, criteria=criteria, snapshot_used=snapshot is not None)
     verdict.warnings.extend(capture_warnings or ())
     try:
+        cat = catalog if catalog is not None else load_catalog()
         _qualify(cat, criteria, profile, snapshot, verdict)
     except AicrError as err:
         verdict.error = err
