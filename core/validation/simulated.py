@@ -1,0 +1,611 @@
+"""An in-memory cluster for tests and the demo recordings — never used for a live run.
+
+``SimulatedCluster`` implements :class:`ClusterExecutor` over a scripted cluster: nodes,
+workloads, namespaces, served API groups and custom objects, and pods whose logs are the
+real output formats of the tools the checks run (the nvidia-smi table, nccl-tests
+all_reduce_perf, an AIPerf JSON report), generated from the scenario's parameters. Time is a
+:class:`VirtualClock` that advances when a check sleeps or calls the API, so a recorded demo
+run is reproducible byte for byte.
+
+``python -m core.validation.simulated`` rewrites the shipped recordings under
+``recipes/samples/validation/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.validation.events import Event
+from core.validation.executor import (
+    ContainerOutcome,
+    NodeInfo,
+    PodInfo,
+    PodOutcome,
+    WorkloadInfo,
+)
+from core.validation.recipe_view import RecipeView
+
+API_LATENCY_S = 0.04
+
+
+class VirtualClock:
+    def __init__(self, start: float = 0.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += max(0.0, seconds)
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class NodeProfile:
+    gpu_name: str = "NVIDIA H100 80GB HBM3"
+    driver: str = "580.126.09"
+    cuda: str = "13.0"
+    memory_mib: int = 81559
+
+
+@dataclass
+class Scenario:
+    name: str
+    nodes: list[NodeInfo]
+    profile: NodeProfile = field(default_factory=NodeProfile)
+    gpu_operator_version: str = "v26.7.0"
+    isolation_breach: bool = False
+    nccl_busbw: float = 157.29
+    nccl_seconds: float = 38.0
+    inference_throughput: float = 148004.0
+    inference_ttft_p99_ms: float = 579.70
+    dgd_ready_after_s: float = 45.0
+    unhealthy: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+    missing_groups: set[str] = field(default_factory=set)
+    image_pull_failure: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _SimPod:
+    info: PodInfo
+    created: float
+    duration: float
+    logs: str
+    exit_code: int = 0
+    waiting_reason: str = ""
+
+
+def _node(name: str, sku: str, gpus: int, rdma: bool) -> NodeInfo:
+    alloc = {"cpu": "96", "memory": "1900Gi", "nvidia.com/gpu": str(gpus)}
+    if rdma:
+        alloc["rdma/hca_shared_devices_a"] = "63"
+    return NodeInfo(
+        name,
+        {
+            "kubernetes.io/hostname": name,
+            "node.kubernetes.io/instance-type": sku,
+            "nvidia.com/gpu.present": "true",
+            "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+            "kubernetes.azure.com/agentpool": "gpupool",
+        },
+        alloc,
+    )
+
+
+def aks_nd96_scenario() -> Scenario:
+    """2x Standard_ND96isr_H100_v5: the AKS brief's validated run (NCCL 157.29 GB/s)."""
+    nodes = [
+        _node(f"aks-gpupool-31415926-vmss00000{i}", "Standard_ND96isr_H100_v5", 8, True)
+        for i in range(2)
+    ]
+    return Scenario("aks-h100-training", nodes)
+
+
+def aks_nc80_scenario() -> Scenario:
+    """2x Standard_NC80adis_H100_v5: full-node floors not applicable; toolkit left permissive."""
+    nodes = [
+        _node(f"aks-ncpool-27182818-vmss00000{i}", "Standard_NC80adis_H100_v5", 2, False)
+        for i in range(2)
+    ]
+    return Scenario(
+        "aks-nc80adis-training",
+        nodes,
+        profile=NodeProfile(gpu_name="NVIDIA H100 NVL", memory_mib=95830),
+        isolation_breach=True,
+        nccl_busbw=38.41,
+    )
+
+
+# -- tool output in the real formats -----------------------------------------------------
+
+
+def nvidia_smi_table(profile: NodeProfile, gpus: int) -> str:
+    lines = [
+        "Sun Nov 29 21:04:11 2026       ",
+        "+-----------------------------------------------------------------------------------------+",
+        f"| NVIDIA-SMI {profile.driver:<22} Driver Version: {profile.driver:<14} CUDA Version: {profile.cuda:<8} |",
+        "|-----------------------------------------+------------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                        |               MIG M. |",
+        "|=========================================+========================+======================|",
+    ]
+    for i in range(gpus):
+        bus = f"0000{i + 1:04X}:00:00.0"
+        lines += [
+            f"| {i:>3}  {profile.gpu_name:<29} On  | {bus:>18} Off |                    0 |",
+            f"| N/A   {31 + i}C    P0             {69 + i}W /  700W |       1MiB / {profile.memory_mib:>6}MiB |      0%      Default |",
+            "|                                         |                        |             Disabled |",
+            "+-----------------------------------------+------------------------+----------------------+",
+        ]
+    lines += [
+        "",
+        "+-----------------------------------------------------------------------------------------+",
+        "| Processes:                                                                              |",
+        "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |",
+        "|        ID   ID                                                               Usage      |",
+        "|=========================================================================================|",
+        "|  No running processes found                                                             |",
+        "+-----------------------------------------------------------------------------------------+",
+        "GPU_CHECK_SUCCESS",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def nccl_all_reduce_output(nodes: list[NodeInfo], peak_busbw: float, profile: NodeProfile) -> str:
+    gpus = nodes[0].gpu_count
+    nranks = gpus * len(nodes)
+    factor = 2 * (nranks - 1) / nranks
+    head = [
+        "# nThread 1 nGpus 1 minBytes 1024 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
+        "#",
+        "# Using devices",
+    ]
+    rank = 0
+    for n in nodes:
+        for d in range(gpus):
+            head.append(
+                f"#  Rank {rank:>2} Group  0 Pid {1200 + rank:>6} on {n.name} device {d:>2} [0x{0x18 + d:02x}] {profile.gpu_name}"
+            )
+            rank += 1
+    head += [
+        "#",
+        "#                                                              out-of-place                       in-place          ",
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ",
+    ]
+    rows: list[str] = []
+    total = 0.0
+    sizes = [1024 * 2**i for i in range(25)]  # 1K .. 16G
+    largest = sizes[-1]
+    knee = 64 * 1024**2
+    scale = (largest + knee) / largest
+    for size in sizes:
+        busbw = peak_busbw * scale * size / (size + knee)
+        busbw = max(busbw, 0.01)
+        algbw = busbw / factor
+        t_us = size / (algbw * 1e3)
+        ip_busbw = busbw * 1.001
+        ip_t = size / (ip_busbw / factor * 1e3)
+        total += busbw
+        rows.append(
+            f"{size:>12}  {size // 4:>12}     float     sum      -1  {_t(t_us):>7}  {algbw:6.2f}  {busbw:6.2f}      0  {_t(ip_t):>7}  {ip_busbw / factor:6.2f}  {ip_busbw:6.2f}      0"
+        )
+    tail = [
+        "# Out of bounds values : 0 OK",
+        f"# Avg bus bandwidth    : {total / len(sizes):.4f} ",
+        "#",
+    ]
+    return "\n".join(head + rows + tail) + "\n"
+
+
+def _t(us: float) -> str:
+    return f"{us:.2f}" if us < 1000 else f"{us:.0f}" if us >= 10000 else f"{us:.1f}"
+
+
+def aiperf_report(throughput: float, ttft_p99_ms: float, requests: int, concurrency: int) -> str:
+    ttft = {
+        "unit": "ms",
+        "avg": round(ttft_p99_ms * 0.41, 4),
+        "p50": round(ttft_p99_ms * 0.37, 4),
+        "p90": round(ttft_p99_ms * 0.78, 4),
+        "p95": round(ttft_p99_ms * 0.88, 4),
+        "p99": round(ttft_p99_ms, 4),
+        "min": round(ttft_p99_ms * 0.05, 4),
+        "max": round(ttft_p99_ms * 1.07, 4),
+        "std": round(ttft_p99_ms * 0.19, 4),
+    }
+    duration = requests * 128 / throughput
+    doc = {
+        "request_throughput": {"unit": "requests/sec", "avg": round(requests / duration, 4)},
+        "time_to_first_token": ttft,
+        "output_token_throughput": {"unit": "tokens/sec", "avg": round(throughput, 4)},
+        "output_sequence_length": {
+            "unit": "tokens",
+            "avg": 128.0,
+            "p50": 128.0,
+            "min": 128.0,
+            "max": 128.0,
+        },
+        "benchmark_duration": {"unit": "sec", "avg": round(duration, 4)},
+        "request_count": {"unit": "requests", "avg": float(requests)},
+        "was_cancelled": False,
+        "error_summary": [],
+        "input_config": {"loadgen": {"concurrency": concurrency, "request_count": requests}},
+    }
+    return "===AIPERF-RESULT===\n" + json.dumps(doc, indent=2) + "\n===AIPERF-RESULT===\n"
+
+
+# -- the cluster -------------------------------------------------------------------------
+
+
+class SimulatedCluster:
+    def __init__(self, scenario: Scenario, recipe: RecipeView, clock: VirtualClock) -> None:
+        self.s = scenario
+        self.clock = clock
+        self.nodes = list(scenario.nodes)
+        self.namespaces: dict[str, str] = {"default": "Active", "kube-system": "Active"}
+        self.workloads: dict[tuple[str, str, str], WorkloadInfo] = {}
+        self.pods: dict[tuple[str, str], _SimPod] = {}
+        self.objects: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
+        self.created: list[tuple[str, str, str]] = []
+        self.deleted: list[tuple[str, str, str]] = []
+        gpu_nodes = len(self.nodes)
+        for c in recipe.components:
+            if not c.enabled:
+                continue
+            if c.namespace:
+                self.namespaces[c.namespace] = "Active"
+            for r in c.expected_resources:
+                desired = gpu_nodes if r.kind == "DaemonSet" else 1
+                ready = desired
+                if (r.kind, r.namespace, r.name) in scenario.unhealthy:
+                    desired, ready = scenario.unhealthy[(r.kind, r.namespace, r.name)]
+                self.workloads[(r.kind, r.namespace, r.name)] = WorkloadInfo(
+                    r.kind,
+                    r.name,
+                    r.namespace,
+                    desired,
+                    ready,
+                    ready,
+                    {"app.kubernetes.io/name": r.name},
+                )
+                self.namespaces.setdefault(r.namespace, "Active")
+        op_ns = next(
+            (c.namespace for c in recipe.components if c.name == "gpu-operator"), "gpu-operator"
+        )
+        self.namespaces.setdefault(op_ns, "Active")
+        version = scenario.gpu_operator_version
+        self.workloads[("Deployment", op_ns, "gpu-operator")] = WorkloadInfo(
+            "Deployment",
+            "gpu-operator",
+            op_ns,
+            1,
+            1,
+            1,
+            {"app": "gpu-operator", "app.kubernetes.io/version": version},
+            (f"nvcr.io/nvidia/gpu-operator:{version}",),
+        )
+        self.workloads.setdefault(
+            ("DaemonSet", op_ns, "nvidia-dcgm-exporter"),
+            WorkloadInfo(
+                "DaemonSet", "nvidia-dcgm-exporter", op_ns, gpu_nodes, gpu_nodes, gpu_nodes
+            ),
+        )
+        self.static_pods: dict[str, list[PodInfo]] = {
+            op_ns: [
+                PodInfo(
+                    "gpu-operator-7d9c6b8f5-x2k4q",
+                    op_ns,
+                    "Running",
+                    "aks-system-0",
+                    {"app": "gpu-operator"},
+                )
+            ]
+        }
+        self.objects[("nvidia.com", "v1", "clusterpolicies", "", "cluster-policy")] = {
+            "apiVersion": "nvidia.com/v1",
+            "kind": "ClusterPolicy",
+            "metadata": {"name": "cluster-policy"},
+            "status": {"state": "ready"},
+        }
+        self.served: dict[tuple[str, str], set[str]] = {
+            ("resource.k8s.io", "v1"): {
+                "deviceclasses",
+                "resourceclaims",
+                "resourceclaimtemplates",
+                "resourceslices",
+            },
+            ("trainer.kubeflow.org", "v1alpha1"): {
+                "trainjobs",
+                "trainingruntimes",
+                "clustertrainingruntimes",
+            },
+            ("nvidia.com", "v1alpha1"): {"dynamographdeployments", "dynamocomponentdeployments"},
+            ("nvidia.com", "v1"): {"clusterpolicies"},
+        }
+        for g in scenario.missing_groups:
+            for key in [k for k in self.served if k[0] == g]:
+                del self.served[key]
+
+    def _tick(self) -> None:
+        self.clock.advance(API_LATENCY_S)
+
+    # -- ClusterExecutor -------------------------------------------------------------
+    def server_address(self) -> str:
+        return f"simulated://{self.s.name}"
+
+    def list_nodes(self) -> list[NodeInfo]:
+        self._tick()
+        return list(self.nodes)
+
+    def list_pods(self, namespace: str, label_selector: str = "") -> list[PodInfo]:
+        self._tick()
+        want = dict(p.split("=", 1) for p in label_selector.split(",") if "=" in p)
+        pods = list(self.static_pods.get(namespace, []))
+        pods += [
+            sp.info
+            for (ns, _), sp in self.pods.items()
+            if ns == namespace and self.clock() >= sp.created
+        ]
+        return [p for p in pods if all(p.labels.get(k) == v for k, v in want.items())]
+
+    def list_workloads(
+        self, kind: str, namespace: str | None = None, label_selector: str = ""
+    ) -> list[WorkloadInfo]:
+        self._tick()
+        return [
+            w
+            for (k, ns, _), w in self.workloads.items()
+            if k == kind and (namespace is None or ns == namespace)
+        ]
+
+    def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None:
+        self._tick()
+        return self.workloads.get((kind, namespace, name))
+
+    def namespace_phase(self, name: str) -> str | None:
+        self._tick()
+        return self.namespaces.get(name)
+
+    def ensure_namespace(self, name: str, labels: dict[str, str]) -> bool:
+        self._tick()
+        if name in self.namespaces:
+            return False
+        self.namespaces[name] = "Active"
+        self.created.append(("v1", "Namespace", name))
+        return True
+
+    def delete_namespace(self, name: str) -> None:
+        self._tick()
+        if self.namespaces.pop(name, None) is not None:
+            self.deleted.append(("v1", "Namespace", name))
+            for key in [k for k in self.pods if k[0] == name]:
+                del self.pods[key]
+
+    def served_resources(self, group: str, version: str) -> set[str] | None:
+        self._tick()
+        found = self.served.get((group, version))
+        return set(found) if found is not None else None
+
+    def get_object(
+        self, group: str, version: str, plural: str, name: str, namespace: str | None = None
+    ) -> dict[str, Any] | None:
+        self._tick()
+        obj = self.objects.get((group, version, plural, namespace or "", name))
+        if obj is None:
+            return None
+        if obj.get("kind") == "DynamoGraphDeployment":
+            ready = self.clock() - float(obj["__created"]) >= self.s.dgd_ready_after_s
+            obj = {k: v for k, v in obj.items() if k != "__created"}
+            obj["status"] = {"state": "successful" if ready else "pending"}
+        return obj
+
+    def _add_pod(
+        self,
+        ns: str,
+        name: str,
+        node: str,
+        labels: dict[str, str],
+        duration: float,
+        logs: str,
+        image: str,
+        exit_code: int = 0,
+    ) -> None:
+        waiting = "ImagePullBackOff" if image in self.s.image_pull_failure else ""
+        self.pods[(ns, name)] = _SimPod(
+            PodInfo(name, ns, "Pending", node, labels),
+            self.clock(),
+            duration,
+            logs,
+            exit_code,
+            waiting,
+        )
+
+    def create(self, manifest: dict[str, Any]) -> None:
+        self._tick()
+        kind = manifest["kind"]
+        meta = manifest["metadata"]
+        ns, name = meta.get("namespace", ""), meta["name"]
+        labels = dict(meta.get("labels") or {})
+        self.created.append((manifest["apiVersion"], kind, f"{ns}/{name}"))
+        if kind == "Pod":
+            spec = manifest["spec"]
+            node = spec.get("nodeName", "")
+            container = spec["containers"][0]
+            info = next((n for n in self.nodes if n.name == node), None)
+            if container["name"] == "nvidia-smi":
+                logs = nvidia_smi_table(self.s.profile, info.gpu_count if info else 0)
+                self._add_pod(ns, name, node, labels, 7.5, logs, container["image"])
+            elif container["name"] == "probe":
+                if self.s.isolation_breach and info is not None:
+                    devs = "\n".join(f"/dev/nvidia{i}" for i in range(info.gpu_count))
+                    gpus = "\n".join(
+                        f"GPU {i}: {self.s.profile.gpu_name} (UUID: GPU-{i:08x}-5e1d-4c3a-9b7f-{i:012x})"
+                        for i in range(info.gpu_count)
+                    )
+                    logs = f"GPU device nodes visible:\n{devs}\n{gpus}\nISOLATION_BREACH\n"
+                else:
+                    logs = "NO_GPU_VISIBLE\n"
+                self._add_pod(ns, name, node, labels, 4.0, logs, container["image"])
+            else:
+                self._add_pod(ns, name, node, labels, 1.0, "", container["image"])
+        elif kind == "TrainJob":
+            launcher = f"{name}-launcher-0-0-{hashlib.sha256(name.encode()).hexdigest()[:5]}"
+            image = self._runtime_image(ns)
+            logs = nccl_all_reduce_output(self.nodes, self.s.nccl_busbw, self.s.profile)
+            self._add_pod(
+                ns,
+                launcher,
+                self.nodes[0].name,
+                {
+                    **labels,
+                    "jobset.sigs.k8s.io/jobset-name": name,
+                    "jobset.sigs.k8s.io/replicatedjob-name": "launcher",
+                },
+                self.s.nccl_seconds,
+                logs,
+                image,
+            )
+        elif kind == "Job":
+            pod = f"{name}-q7w2x"
+            concurrency, requests = (
+                256 * self.nodes[0].gpu_count,
+                max(1000, 256 * self.nodes[0].gpu_count * 8),
+            )
+            logs = "aiperf profile: done\n" + aiperf_report(
+                self.s.inference_throughput, self.s.inference_ttft_p99_ms, requests, concurrency
+            )
+            image = manifest["spec"]["template"]["spec"]["containers"][0]["image"]
+            self._add_pod(
+                ns, pod, self.nodes[0].name, {**labels, "job-name": name}, 95.0, logs, image
+            )
+        else:
+            group, version = manifest["apiVersion"].split("/", 1)
+            plural = manifest.get("__plural__") or kind.lower() + "s"
+            body = {k: v for k, v in manifest.items() if k != "__plural__"}
+            body["__created"] = self.clock()
+            self.objects[(group, version, plural, ns, name)] = body
+
+    def _runtime_image(self, ns: str) -> str:
+        for (g, _v, plural, o_ns, _n), obj in self.objects.items():
+            if g == "trainer.kubeflow.org" and plural == "trainingruntimes" and o_ns == ns:
+                jobs = obj["spec"]["template"]["spec"]["replicatedJobs"]
+                return str(
+                    jobs[0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
+                )
+        return ""
+
+    def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None:
+        self._tick()
+        self.deleted.append((api_version, kind, f"{namespace}/{name}"))
+        if kind == "Pod":
+            self.pods.pop((namespace, name), None)
+        elif kind == "TrainJob":
+            for key in [
+                k
+                for k, p in self.pods.items()
+                if p.info.labels.get("jobset.sigs.k8s.io/jobset-name") == name
+            ]:
+                del self.pods[key]
+        elif kind == "Job":
+            for key in [k for k, p in self.pods.items() if p.info.labels.get("job-name") == name]:
+                del self.pods[key]
+        else:
+            for obj_key in [k for k in self.objects if k[3] == namespace and k[4] == name]:
+                del self.objects[obj_key]
+
+    def pod_status(self, namespace: str, name: str) -> PodOutcome:
+        self._tick()
+        sp = self.pods.get((namespace, name))
+        if sp is None:
+            return PodOutcome(name, "Missing")
+        age = self.clock() - sp.created
+        if sp.waiting_reason:
+            return PodOutcome(
+                name,
+                "Pending",
+                sp.info.node,
+                ContainerOutcome(None, "", "Back-off pulling image", sp.waiting_reason),
+            )
+        if age < 1.0:
+            return PodOutcome(
+                name, "Pending", sp.info.node, ContainerOutcome(None, "", "", "ContainerCreating")
+            )
+        if age < sp.duration:
+            return PodOutcome(name, "Running", sp.info.node)
+        phase = "Succeeded" if sp.exit_code == 0 else "Failed"
+        reason = "Completed" if sp.exit_code == 0 else "Error"
+        return PodOutcome(name, phase, sp.info.node, ContainerOutcome(sp.exit_code, reason, ""))
+
+    def pod_logs(self, namespace: str, name: str, container: str = "") -> str:
+        self._tick()
+        sp = self.pods.get((namespace, name))
+        return sp.logs if sp is not None else ""
+
+
+# -- demo recordings ---------------------------------------------------------------------
+
+SAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "validation"
+DEMO_RECIPE = SAMPLES / "aks-h100-training.recipe.yaml"
+DEMO_STARTED_MS = 1796000000000  # 2026-11-30T00:53:20Z: fixed so regeneration is byte-identical
+DEMOS: dict[str, tuple[str, str]] = {
+    "aks-h100-training-passed.jsonl": ("aks_nd96_scenario", "20261130-005320-4e1f0c9a7b2d"),
+    "aks-nc80adis-training-failed.jsonl": ("aks_nc80_scenario", "20261130-005320-9c3b5d7e1a0f"),
+}
+
+
+def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: Any) -> list[Event]:
+    """Run the full validation against ``scenario`` and return every event, in order."""
+    from core.validation.catalog import load_validator_catalog
+    from core.validation.runner import ValidationRequest, run_validation
+    from core.validation.stream import EventStream
+
+    clock = VirtualClock()
+    cluster = SimulatedCluster(scenario, recipe, clock)
+    events: list[Event] = []
+    stream = EventStream()
+    stream.add_sink(events.append)
+    req = ValidationRequest(
+        recipe=recipe,
+        snapshot=snapshot,
+        catalog=load_validator_catalog(environ={}),
+        run_id=run_id,
+        started_ms=DEMO_STARTED_MS,
+        environ={},
+        poll_s=2.0,
+    )
+    asyncio.run(run_validation(req, stream, lambda: cluster, clock=clock, sleep=clock.sleep))
+    return events
+
+
+def demo_recording(filename: str) -> str:
+    from core.recipe_result import load_recipe
+    from core.snapshot import load_snapshot
+
+    builder, run_id = DEMOS[filename]
+    scenario = globals()[builder]()
+    recipe = RecipeView.of(load_recipe(str(DEMO_RECIPE)), "aks-h100-training.recipe.yaml")
+    snapshot = load_snapshot(str(SAMPLES.parent / "snapshots" / "aks-h100-install.yaml"))
+    events = record_demo(scenario, recipe, run_id, snapshot)
+    return "".join(e.to_json() + "\n" for e in events)
+
+
+def main() -> int:
+    from core.fileio import atomic_write_text
+
+    for filename in DEMOS:
+        atomic_write_text(SAMPLES / filename, demo_recording(filename))
+        print(f"wrote {SAMPLES / filename}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
