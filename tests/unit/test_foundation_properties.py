@@ -67,14 +67,14 @@ def _swap_case_keys(value: Any) -> Any:
     return value
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(pools(), max_size=6))
 def test_aks_projection_matches_the_rules_for_any_pool_list(doc: list[dict[str, Any]]) -> None:
     data = project_aks_pools(json.dumps(doc).encode(), "p").subtype.data
     assert data == _expected(doc)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(pools(), max_size=5), st.sampled_from([None, 2]))
 def test_aks_projection_ignores_key_case_and_whitespace(
     doc: list[dict[str, Any]], indent: int | None
@@ -90,7 +90,7 @@ ADDON_NAMES = st.sampled_from(
 STATES = st.sampled_from(["ACTIVE", "active", "DELETING", "FAILED", "NEEDS_ATTENTION", ""])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(ADDON_NAMES, STATES), max_size=6))
 def test_oke_projection_first_plugin_decides(entries: list[tuple[str, str]]) -> None:
     doc = {"data": [{"name": n, "lifecycle-state": s} for n, s in entries]}

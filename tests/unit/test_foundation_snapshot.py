@@ -309,7 +309,7 @@ _scalars = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     data=st.dictionaries(st.text(min_size=1), _scalars, max_size=5),
     fmt=st.sampled_from(["yaml", "json"]),
