@@ -45,13 +45,15 @@ from screens.widgets.validate_model import (
 )
 
 # A drain pass stops after this long so keys are answered between passes.
-APPLY_BUDGET_S = 0.02
+APPLY_BUDGET_S = 0.015
+REPAINT_INTERVAL_S = 0.1
 DRAIN_INTERVAL_S = 1 / 30
 QUEUE_CAPACITY = 20_000
 # The log pane is a human-speed view: repaint it at most this often during a burst, and
 # show at most this many of a burst's newest lines.
 LOG_PAINT_INTERVAL_S = 0.1
 LIVE_TAIL_LINES = 60
+RESET_TAIL_LINES = 20
 
 STATUS_STYLE = {
     "queued": "dim",
@@ -212,6 +214,7 @@ class ValidationDashboardScreen(Screen[None]):
         Binding("j", "save_junit", "Save JUnit", id="validate.save_junit"),
         Binding("f", "toggle_follow", "Follow", id="validate.follow"),
         Binding("slash", "filter", "Filter", id="validate.filter"),
+        Binding("a", "full_log", "Full log", id="validate.full_log", show=False),
         Binding("l", "focus_log", "Log", id="validate.focus_log", show=False),
         Binding("t", "focus_table", "Table", id="validate.focus_table", show=False),
         Binding("escape", "back", "Back", id="validate.back"),
@@ -236,6 +239,7 @@ class ValidationDashboardScreen(Screen[None]):
         self._log_painted_at = 0.0
         self._inbox: deque[object] = deque()  # append/popleft are thread-safe
         self._drain_scheduled = False
+        self._painted_at = 0.0
         self._cancel = threading.Event()
         self._ended = False
         # The CTRF builder is the report's only state: a sink fed every event (capped stdout).
@@ -319,11 +323,13 @@ class ValidationDashboardScreen(Screen[None]):
             inbox.append(event)
 
     def drain(self) -> int:
-        """Apply queued events for up to APPLY_BUDGET_S, then repaint what changed.
+        """Apply queued events for up to APPLY_BUDGET_S; repaint at most REPAINT_INTERVAL_S apart.
 
-        When events are still waiting after the budget, the next pass is scheduled right
-        after the coming refresh instead of on the next timer tick: throughput stays high
-        while input and rendering still get their turn between passes.
+        Applying an event to the model costs microseconds; painting costs milliseconds, so
+        paints are coalesced: whatever changed since the last paint is painted once. When
+        events are still waiting after the budget, the next pass is queued behind whatever
+        is already waiting (keys included) rather than on the next timer tick, so
+        throughput stays high and a key waits for at most one pass.
         """
         self._drain_scheduled = False
         if self._ended:
@@ -331,7 +337,8 @@ class ValidationDashboardScreen(Screen[None]):
         model = self.model
         inbox = self._inbox
         pop = inbox.popleft
-        deadline = time.perf_counter() + APPLY_BUDGET_S
+        started = time.perf_counter()
+        deadline = started + APPLY_BUDGET_S
         applied = 0
         while inbox:
             item = pop()
@@ -350,13 +357,16 @@ class ValidationDashboardScreen(Screen[None]):
             if applied & 127 == 0 and time.perf_counter() > deadline:
                 break
         self.events_applied += applied
-        changes = model.take_changes()
-        if changes or applied:
+        now = time.perf_counter()
+        due = now - self._painted_at >= REPAINT_INTERVAL_S
+        if model.has_changes() and (due or self._ended):
+            # Changes that are not due yet are painted by a later pass or timer tick.
+            self._painted_at = now
             with self.app.batch_update():
-                self._repaint(changes)
+                self._repaint(model.take_changes())
         if inbox and not self._drain_scheduled:
             self._drain_scheduled = True
-            self.call_after_refresh(self.drain)
+            self.call_later(self.drain)
         return applied
 
     # ---------------------------------------------------------------- painting
@@ -467,13 +477,14 @@ class ValidationDashboardScreen(Screen[None]):
                 text.append(f"\n    {gate.note}", style="dim")
         self.query_one("#gates", Static).update(text)
 
-    def _paint_log(self, *, reset: bool = False) -> None:
+    def _paint_log(self, *, reset: bool = False, full: bool = False) -> None:
         """Append the selected check's new lines to the log pane, in one write.
 
-        While lines arrive faster than anyone can read, the pane is repainted at most
-        LOG_PAINT_INTERVAL_S apart and keeps only the newest LIVE_TAIL_LINES of a burst; the
-        model still holds the last LOG_LINES_PER_CHECK lines, and selecting the check again
-        shows all of them.
+        Rendering a log line costs far more than storing it, so the pane shows a tail: on
+        selection the newest lines that fit the pane (at least RESET_TAIL_LINES) (``full`` shows every kept line), and
+        while lines arrive faster than anyone can read, a repaint at most every
+        LOG_PAINT_INTERVAL_S with the newest LIVE_TAIL_LINES of the burst. The model keeps
+        the last LOG_LINES_PER_CHECK lines of every check whatever the pane shows.
         """
         log = self.query_one("#log", RichLog)
         row = self.model.rows.get(self.selected)
@@ -483,9 +494,14 @@ class ValidationDashboardScreen(Screen[None]):
             return
         now = time.perf_counter()
         fresh = row.log_seq - self._shown_seq
-        if reset:
+        if reset or full:
             log.clear()
-            lines = list(row.logs)
+            tail = len(row.logs) if full else max(RESET_TAIL_LINES, log.size.height)
+            lines = _tail(row.logs, tail)
+            if row.log_seq > len(lines):
+                hidden = row.log_seq - len(lines)
+                hint = "" if full or len(row.logs) <= tail else " — press a for the kept lines"
+                lines.insert(0, f"… {hidden} earlier lines{hint}")
             if row.message and not lines:
                 lines = [row.message]
         elif fresh <= 0:
@@ -494,8 +510,9 @@ class ValidationDashboardScreen(Screen[None]):
             return
         elif fresh > LIVE_TAIL_LINES:
             log.clear()
-            skipped = row.log_seq - LIVE_TAIL_LINES
-            lines = [f"… {skipped} earlier lines (the last {LOG_LINES_PER_CHECK} are kept)"]
+            lines = [
+                f"… {row.log_seq - LIVE_TAIL_LINES} earlier lines — press a for the kept lines"
+            ]
             lines += _tail(row.logs, LIVE_TAIL_LINES)
         else:
             lines = _tail(row.logs, fresh)
@@ -560,6 +577,10 @@ class ValidationDashboardScreen(Screen[None]):
         box = self.query_one("#filter", Input)
         box.display = True
         box.focus()
+
+    def action_full_log(self) -> None:
+        """Show every kept line of the selected check (up to LOG_LINES_PER_CHECK)."""
+        self._paint_log(full=True)
 
     def action_focus_log(self) -> None:
         self.query_one("#log", RichLog).focus()

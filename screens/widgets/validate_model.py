@@ -204,6 +204,9 @@ class DashboardModel:
     def gates(self) -> list[tuple[CheckRow, Gate]]:
         return [(row, gate) for row in self.rows.values() for gate in row.gates]
 
+    def has_changes(self) -> bool:
+        return bool(self._changes)
+
     def take_changes(self) -> Changes:
         changes, self._changes = self._changes, Changes()
         return changes

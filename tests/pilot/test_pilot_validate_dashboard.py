@@ -64,7 +64,15 @@ async def test_selected_check_streams_its_own_log() -> None:
         await pilot.pause()
         assert screen.selected == "deployment/operator-health"
         log = screen.query_one("#log", RichLog)
+        # Selecting shows the newest lines that fit (at least 20) behind a marker ...
+        assert len(log.lines) == 21
+        assert "10 earlier lines" in log.lines[0].text
+        assert log.lines[-1].text == "pod gpu-operator-29 Running"
+        # ... and `a` shows every kept line.
+        await pilot.press("a")
+        await pilot.pause()
         assert len(log.lines) == 30
+        assert log.lines[0].text == "pod gpu-operator-0 Running"
         assert "operator-health" in _text(screen.query_one("#log-title", Static))
         await pilot.press("down")
         await pilot.pause()

@@ -1,0 +1,83 @@
+"""SVG snapshots of the bundle preview and the validation dashboard at 80x24 and 120x40.
+
+Nothing in these screens reads a clock or the host: durations come from the recorded
+events, the bundle from the shipped catalog and sample snapshots. Regenerate with
+``pytest tests/snapshots/test_snapshots_e2.py --snapshot-update`` after a deliberate change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.criteria import parse_criteria
+from core.qualification import qualify
+from core.snapshot import load_snapshot
+from screens.bundle_preview import BundlePreviewScreen
+from screens.validate_dashboard import ValidationDashboardScreen
+from tests.conftest import SAMPLES
+from tests.pilot.validate_fixtures import ListSource, ScreenHost, short_run, wait_until
+
+SIZES = [(80, 24), (120, 40)]
+KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule\n"
+
+
+@pytest.fixture(scope="module")
+def aks_recipe():
+    criteria = parse_criteria(service="aks", accelerator="h100", intent="training", os="ubuntu")
+    snapshot = load_snapshot(SAMPLES / "snapshots" / "aks-h100-install.yaml")
+    verdict = qualify(criteria, "gpuStack=azure-managed", snapshot)
+    assert verdict.ok, verdict.error
+    return verdict.recipe
+
+
+def _dashboard_app() -> ScreenHost:
+    return ScreenHost(
+        lambda: ValidationDashboardScreen(ListSource(short_run()), report_dir=Path("."))
+    )
+
+
+async def _dashboard_finished(pilot) -> None:
+    screen = pilot.app.shown
+    await wait_until(pilot, lambda: screen.model.state == "finished")
+    await pilot.press("ctrl+home")  # select the first check so its log is shown
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_dashboard_after_a_replayed_run(snap_compare, size) -> None:
+    assert snap_compare(_dashboard_app(), terminal_size=size, run_before=_dashboard_finished)
+
+
+def _bundle_app(recipe, overrides: str) -> ScreenHost:
+    return ScreenHost(
+        lambda: BundlePreviewScreen(
+            recipe, default_output=Path("bundle"), overrides=overrides, base_dir=Path(".")
+        )
+    )
+
+
+async def _planned(pilot) -> None:
+    screen = pilot.app.shown
+    await wait_until(pilot, lambda: screen.result is not None)
+    await wait_until(pilot, lambda: screen.result.generation == screen.generation)
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_bundle_preview_values(snap_compare, aks_recipe, size) -> None:
+    assert snap_compare(_bundle_app(aks_recipe, KEYED), terminal_size=size, run_before=_planned)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_bundle_preview_rejected_override(snap_compare, aks_recipe, size) -> None:
+    async def show_checks(pilot) -> None:
+        await _planned(pilot)
+        await pilot.press("c")
+        await pilot.pause(0.2)
+
+    overrides = KEYED + "--set gpu-operator:driver.enabled=true\n"
+    assert snap_compare(
+        _bundle_app(aks_recipe, overrides), terminal_size=size, run_before=show_checks
+    )
