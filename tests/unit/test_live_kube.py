@@ -345,3 +345,32 @@ def test_small_helpers() -> None:
     assert provider_of("") == ""
     assert model_from_label("NVIDIA-H100-80GB-HBM3") == "NVIDIA H100 80GB HBM3"
     assert os_release_from_image("") == {}
+
+
+def _tls_kubeconfig(path: Path, server: str, ca: Path) -> Path:
+    write_kubeconfig(path, server)
+    text = path.read_text().replace(
+        f"    server: {server}\n", f"    server: {server}\n    certificate-authority: {ca}\n"
+    )
+    path.write_text(text)
+    return path
+
+
+def test_https_api_server_verified_against_the_kubeconfig_ca(tmp_path: Path) -> None:
+    from tests.unit.live_fakes import make_tls_files
+
+    ca, cert, key = make_tls_files(tmp_path)
+    with LoopbackServer(FakeCluster(OKE_NODES), tls=(cert, key)) as server:
+        kubeconfig = _tls_kubeconfig(tmp_path / "kc", server.url, ca)
+        snapshot = capture_cluster(str(kubeconfig), None, timeout=5)
+        assert readings(snapshot)["K8s.server.version"] == "v1.34.1"
+        # A CA that did not sign the server certificate is refused, in one line.
+        other = tmp_path / "other"
+        other.mkdir()
+        wrong_ca, _, _ = make_tls_files(other)
+        bad = _tls_kubeconfig(tmp_path / "kc-bad", server.url, wrong_ca)
+        with pytest.raises(AicrError) as info:
+            capture_cluster(str(bad), None, timeout=5)
+    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "could not reach" in info.value.message
+    assert "\n" not in info.value.render()
