@@ -314,8 +314,8 @@ class CaptureScreen(Screen[None]):
     def _progress(self, message: LiveProgress) -> None:
         self._status(message.text)
 
-    @on(FilterBar.Changed)
-    def _filter_changed(self, message: FilterBar.Changed) -> None:
+    @on(FilterBar.FilterChanged)
+    def _filter_changed(self, message: FilterBar.FilterChanged) -> None:
         self._render_capture(message.text)
 
     def _status(self, text: str) -> None:

@@ -466,8 +466,8 @@ class RecipeScreen(Screen[None]):
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()
 
-    @on(FilterBar.Changed)
-    def _filter_changed(self, message: FilterBar.Changed) -> None:
+    @on(FilterBar.FilterChanged)
+    def _filter_changed(self, message: FilterBar.FilterChanged) -> None:
         self._render_verdict(
             VerdictReady(self._seq, self.state.verdict, "", self.last_latency_ms or 0),
             message.text,

@@ -144,8 +144,8 @@ class TroubleshootScreen(Screen[None]):
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()
 
-    @on(FilterBar.Changed)
-    def _filter_changed(self, message: FilterBar.Changed) -> None:
+    @on(FilterBar.FilterChanged)
+    def _filter_changed(self, message: FilterBar.FilterChanged) -> None:
         self._fill(message.text)
 
     def action_back(self) -> None:

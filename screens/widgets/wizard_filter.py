@@ -10,13 +10,13 @@ from textual.widgets import Input
 
 
 class FilterBar(Input):
-    """Posts :class:`FilterBar.Changed` with the text on every keystroke."""
+    """Posts :class:`FilterBar.FilterChanged` with the text on every keystroke."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Clear filter", id="filter.close"),
     ]
 
-    class Changed(Message):
+    class FilterChanged(Message):
         def __init__(self, bar: FilterBar, text: str) -> None:
             super().__init__()
             self.bar = bar
@@ -33,12 +33,12 @@ class FilterBar(Input):
     def action_close(self) -> None:
         self.value = ""
         self.display = False
-        self.post_message(self.Changed(self, ""))
+        self.post_message(self.FilterChanged(self, ""))
         self.screen.focus_next()
 
     def _on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.post_message(self.Changed(self, event.value))
+        self.post_message(self.FilterChanged(self, event.value))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -1,0 +1,50 @@
+"""Shared helpers for the wizard's Pilot tests."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from aicr_tui.app import AicrApp, create_app
+
+
+def demo_app(tmp_path: Path | None = None) -> AicrApp:
+    app = create_app(demo=True)
+    app.state.replay_speed = 0.0  # replay the recorded run as fast as it can be applied
+    if tmp_path is not None:
+        app.state.output_dir = tmp_path
+    return app
+
+
+async def settle(pilot, rounds: int = 2) -> None:
+    """Let thread workers finish and their messages be handled."""
+    for _ in range(rounds):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+        await pilot.pause()
+
+
+async def pick_sample(pilot, key: str) -> None:
+    """Move the capture list's highlight to sample ``key`` with arrow keys, then enter."""
+    app = pilot.app
+    keys = [s.key for s in app.state.samples]
+    options = app.screen.query_one("#capture-samples")
+    options.focus()
+    await pilot.pause()
+    while options.highlighted is None or keys[options.highlighted] != key:
+        before = options.highlighted
+        await pilot.press("down")
+        if options.highlighted == before:
+            await pilot.press("home")
+    await pilot.press("enter")
+    await settle(pilot)
