@@ -353,7 +353,8 @@ def _qualify(
                 r = _evaluate(c.name, c.value, snapshot)
                 evaluated.add(c.name)
                 if r.status is ConstraintStatus.ERROR:
-                    raise invalid(
+                    raise AicrError(
+                        r.error.code if r.error else ErrorCode.INVALID_REQUEST,
                         f'overlay "{cand.name}" constraint "{c.name}" could not be evaluated',
                         r.error or r.message,
                     )
@@ -582,8 +583,10 @@ def _filter_mixins(
                 continue
             r = _evaluate(c.name, c.value, snapshot)
             if r.status is ConstraintStatus.ERROR:
-                raise invalid(
-                    f'mixin constraint "{c.name}" could not be evaluated', r.error or r.message
+                raise AicrError(
+                    r.error.code if r.error else ErrorCode.INVALID_REQUEST,
+                    f'mixin constraint "{c.name}" could not be evaluated',
+                    r.error or r.message,
                 )
             mixin = origin.removeprefix("mixin:")
             if r.passed:
