@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tr
 
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.bundle_overrides import PreviewResult, preview, warning_text
+from screens.widgets.bundle_palette import ScreenActionsProvider
 
 SYNTAX_THEME = "ansi_dark"
 
@@ -75,6 +76,27 @@ class BundlePreviewScreen(Screen[Path | None]):
         Binding("c", "show_tab('checks')", "Checks", id="bundle.checks"),
         Binding("escape", "back", "Back", id="bundle.back"),
     ]
+
+    COMMANDS = {ScreenActionsProvider}
+    PALETTE_ACTIONS = (
+        ("Bundle: write", "Write the bundle to a directory (asks before replacing)", "write"),
+        ("Bundle: edit overrides", "--set / --set-json / --set-file / --dynamic", "edit_overrides"),
+        (
+            "Bundle: show values",
+            "Final values.yaml of the selected component",
+            "show_tab('values')",
+        ),
+        (
+            "Bundle: show manifests",
+            "Rendered manifests of the selected component",
+            "show_tab('manifests')",
+        ),
+        (
+            "Bundle: show checks",
+            "Blocking checks, rejected overrides, warnings, notes",
+            "show_tab('checks')",
+        ),
+    )
 
     class Written(Message):
         """A bundle was written to ``out_dir``."""

@@ -35,6 +35,7 @@ from textual.widgets import DataTable, Footer, Input, RichLog, Static
 from core.validation.events import Event
 from core.validation.reports.ctrf import CtrfBuilder
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.bundle_palette import ScreenActionsProvider
 from screens.widgets.validate_model import (
     LOG_LINES_PER_CHECK,
     PHASE_ORDER,
@@ -219,6 +220,31 @@ class ValidationDashboardScreen(Screen[None]):
         Binding("t", "focus_table", "Table", id="validate.focus_table", show=False),
         Binding("escape", "back", "Back", id="validate.back"),
     ]
+
+    COMMANDS = {ScreenActionsProvider}
+    PALETTE_ACTIONS = (
+        (
+            "Validation: save CTRF report",
+            "JSON report, same as aicr-tui validate --output",
+            "save_ctrf",
+        ),
+        (
+            "Validation: save JUnit report",
+            "XML report, same as aicr-tui validate --junit",
+            "save_junit",
+        ),
+        (
+            "Validation: filter checks",
+            "Show only checks matching a phase, name or status",
+            "filter",
+        ),
+        (
+            "Validation: follow running check",
+            "Toggle moving the cursor to the running check",
+            "toggle_follow",
+        ),
+        ("Validation: full log", "Every kept log line of the selected check", "full_log"),
+    )
 
     def __init__(
         self,

@@ -245,3 +245,20 @@ def test_editor_lines_accept_flag_forms_and_skip_comments() -> None:
         (7, "toleration", "k:NoSchedule", "accepted"),
         (8, "set", "", "rejected"),
     ]
+
+
+async def test_write_is_reachable_from_the_command_palette(aks_recipe, tmp_path) -> None:
+    app = _host(aks_recipe, tmp_path, KEYED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: BundlePreviewScreen = app.shown
+        await _planned(pilot, screen)
+        bound = {b.action.split("(")[0] for b in screen.BINDINGS if b.action != "back"}
+        offered = {action.split("(")[0] for _, _, action in screen.PALETTE_ACTIONS}
+        assert bound <= offered
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"bundle: write")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))
+        assert app.screen.query_one(Input).value == str(tmp_path / "bundle")

@@ -219,3 +219,20 @@ async def test_a_corrupt_recording_shows_the_cli_message(tmp_path) -> None:
         await pilot.pause()
         banner = _text(screen.query_one("#run-banner", Static))
         assert f'recording "{recording}" line 1 is not valid JSON' in banner
+
+
+async def test_every_dashboard_action_is_in_the_command_palette(tmp_path) -> None:
+    app = _host(ListSource(short_run()), report_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        bound = {b.action for b in screen.BINDINGS if b.action != "back"}
+        offered = {action for _, _, action in screen.PALETTE_ACTIONS}
+        assert bound - {"focus_log", "focus_table"} <= offered
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"save junit")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))
+        assert app.screen.query_one(Input).value == str(tmp_path / "validation-junit.xml")
