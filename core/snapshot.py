@@ -205,6 +205,13 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def parse_snapshot(text: str, source: str) -> Snapshot:
     """Parse and gate a snapshot document (YAML or JSON)."""
+    try:
+        return _parse_snapshot(text, source)
+    except RecursionError as exc:
+        raise invalid(f'snapshot file "{source}" is nested too deeply to be a snapshot') from exc
+
+
+def _parse_snapshot(text: str, source: str) -> Snapshot:
     raw = _load_document(text, source)
     if not isinstance(raw, dict):
         raise invalid(

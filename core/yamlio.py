@@ -195,6 +195,7 @@ def _reject_constant(name: str) -> Any:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
 def _clean_text(text: str) -> str:
@@ -237,21 +238,36 @@ def load_json_pairs(raw: bytes) -> Any:
             raise GoDecodeError("unexpected end of JSON input") from exc
         raise GoDecodeError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from exc
     except RecursionError as exc:
-        raise GoDecodeError("JSON nesting is deeper than this reader supports") from exc
-    return _clean(value)
+        raise GoDecodeError(_TOO_DEEP) from exc
+    if not _SURROGATE_ESCAPE.search(text):
+        return value  # no escaped surrogate, nothing to clean
+    try:
+        return _clean(value)
+    except RecursionError as exc:
+        raise GoDecodeError(_TOO_DEEP) from exc
+
+
+_TOO_DEEP = "JSON nesting is deeper than this reader supports"
 
 
 def pairs_to_plain(value: Any) -> Any:
     """Turn :func:`load_json_pairs` output into plain values (duplicate keys: last wins)."""
+    try:
+        return _pairs_to_plain(value)
+    except RecursionError as exc:
+        raise GoDecodeError(_TOO_DEEP) from exc
+
+
+def _pairs_to_plain(value: Any) -> Any:
     if isinstance(value, JsonNumber):
         text = str(value)
         if any(c in text for c in ".eE"):
             return float(text)
         return int(text) if len(text) <= 4000 else float(text)
     if isinstance(value, JsonPairs):
-        return {k: pairs_to_plain(v) for k, v in value}
+        return {k: _pairs_to_plain(v) for k, v in value}
     if isinstance(value, list):
-        return [pairs_to_plain(v) for v in value]
+        return [_pairs_to_plain(v) for v in value]
     return value
 
 

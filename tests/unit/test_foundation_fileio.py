@@ -414,3 +414,25 @@ def test_reads_in_64_kib_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(os, "read", recording_read)
     assert len(read_bounded(f, DESC)) == 200_000
     assert set(sizes) == {65_536}
+
+
+def test_moderately_deep_unknown_fields_are_accepted() -> None:
+    depth = 500
+    assert isinstance(load_json_pairs(b"[" * depth + b"]" * depth), list)
+
+
+def test_deep_nesting_in_every_reader_is_a_clean_error() -> None:
+    from core.aks_pools import project_aks_pools
+    from core.oke_legacy import project_legacy_daemonset
+    from core.snapshot import parse_snapshot
+
+    deep = b"[" * 5000 + b"]" * 5000
+    for call in (
+        lambda: project_aks_pools(b'[{"x":' + deep + b"}]", "p"),
+        lambda: project_legacy_daemonset(b'{"kind":"List","items":[],"x":' + deep + b"}", "p"),
+        lambda: parse_snapshot('{"kind":"Snapshot","x":' + deep.decode() + "}", "s"),
+        lambda: parse_snapshot("kind: Snapshot\nx: " + deep.decode() + "\n", "s"),
+    ):
+        with pytest.raises(AicrError) as info:
+            call()
+        assert info.value.exit_code == 2
