@@ -74,6 +74,20 @@ def register(sub: Any) -> None:
         help="node selector for GPU-node workloads (repeatable)",
     )
     parser.add_argument(
+        "--system-node-toleration",
+        action="append",
+        default=[],
+        metavar="KEY[=VALUE]:EFFECT",
+        help="toleration for system (control) workloads (repeatable; default: a wildcard Exists)",
+    )
+    parser.add_argument(
+        "--system-node-selector",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="node selector for system (control) workloads (repeatable)",
+    )
+    parser.add_argument(
         "--workload-selector",
         action="append",
         default=[],
@@ -92,6 +106,8 @@ def run(args: Any) -> int:
     tolerations = parse_tolerations(args.accelerated_node_toleration)
     selector = parse_selectors(args.accelerated_node_selector, "--accelerated-node-selector")
     workload = parse_selectors(args.workload_selector, "--workload-selector")
+    system_tolerations = parse_tolerations(args.system_node_toleration, "--system-node-toleration")
+    system_selector = parse_selectors(args.system_node_selector, "--system-node-selector")
     overrides = parse_overrides(
         set_=args.set_, set_json=args.set_json, set_file=args.set_file, dynamic=args.dynamic
     )
@@ -102,6 +118,8 @@ def run(args: Any) -> int:
         accelerated_tolerations=tolerations,
         accelerated_node_selector=selector,
         workload_selector=workload,
+        system_tolerations=system_tolerations,
+        system_node_selector=system_selector,
     )
     for warning in plan.warnings:
         warn(warning)

@@ -64,9 +64,15 @@ def plan_bundle(
     accelerated_tolerations: list[Toleration] | None = None,
     accelerated_node_selector: dict[str, str] | None = None,
     workload_selector: dict[str, str] | None = None,
+    system_tolerations: list[Toleration] | None = None,
+    system_node_selector: dict[str, str] | None = None,
     catalog: Catalog | None = None,
 ) -> BundlePlan:
-    """Plan a bundle in memory. ``accelerated_tolerations=None`` injects the wildcard default."""
+    """Plan a bundle in memory.
+
+    A toleration list of ``None`` (flag absent) injects upstream's default, the single
+    wildcard ``{operator: Exists}``, for the accelerated and the system paths alike.
+    """
     if catalog is None:
         from core.catalog import load_catalog
 
@@ -105,6 +111,8 @@ def plan_bundle(
         tolerations_given=given,
         accelerated_selector=dict(accelerated_node_selector or {}),
         workload_selector=dict(workload_selector or {}),
+        system_tolerations=[t.to_values() for t in (system_tolerations or [WILDCARD])],
+        system_selector=dict(system_node_selector or {}),
     )
     policy.apply_override_policy(state)
 
@@ -125,6 +133,7 @@ def plan_bundle(
     if problems:
         raise invalid("bundle-time overrides cannot be applied", "; ".join(sorted(problems)))
 
+    _check_required_selectors(state)
     lock.check_profile_lock(state)
     policy.check_allocation_policy(state)
     checks.run_registry_checks(state)
@@ -295,12 +304,14 @@ def _force_set(values: dict[str, Any], path: str, value: Any) -> None:
 
 
 def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, Any]) -> None:
+    """Upstream order: system selector, system tolerations, accelerated selector, accelerated
+    tolerations (so on a shared path the accelerated entries win), workload selector."""
     entry: RegistryComponent | None = state.registry_entry(ref.name)
     if entry is None:
         return
     dynamic = state.dynamic_paths(ref.name)
     set_paths = {e.path: e.value for e in state.entries_for(ref.name, ("set",))}
-    accel = entry.nodeScheduling.accelerated if entry.nodeScheduling else None
+    scheduling = entry.nodeScheduling
 
     def mode(path: str) -> str:
         if any(paths_intersect(d, path) for d in dynamic):
@@ -312,8 +323,14 @@ def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, 
             return "append"
         return "replace"
 
-    if accel is not None:
-        for path in accel.tolerationPaths:
+    def selectors(paths: list[str], selector: dict[str, str]) -> None:
+        if selector:
+            for path in paths:
+                if mode(path) != "opt-out":
+                    _force_set(values, path, dict(selector))
+
+    def tolerations(paths: list[str], injected: list[dict[str, Any]]) -> None:
+        for path in paths:
             how = mode(path)
             if how == "opt-out":
                 continue
@@ -321,20 +338,56 @@ def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, 
                 st, existing = observe(values, path)
                 merged = list(existing) if st == PRESENT and isinstance(existing, list) else []
                 seen = {toleration_identity(t) for t in merged}
-                merged += [
-                    t for t in state.injected_tolerations if toleration_identity(t) not in seen
-                ]
+                merged += [t for t in injected if toleration_identity(t) not in seen]
                 _force_set(values, path, merged)
             else:
-                _force_set(values, path, [dict(t) for t in state.injected_tolerations])
-        if state.accelerated_selector:
-            for path in accel.nodeSelectorPaths:
-                if mode(path) != "opt-out":
-                    _force_set(values, path, dict(state.accelerated_selector))
-    if state.workload_selector:
-        for path in entry.workload_selector_paths:
-            if mode(path) != "opt-out":
-                _force_set(values, path, dict(state.workload_selector))
+                _force_set(values, path, [dict(t) for t in injected])
+
+    if scheduling is not None and scheduling.system is not None:
+        selectors(scheduling.system.nodeSelectorPaths, state.system_selector)
+        tolerations(scheduling.system.tolerationPaths, state.system_tolerations)
+    if scheduling is not None and scheduling.accelerated is not None:
+        selectors(scheduling.accelerated.nodeSelectorPaths, state.accelerated_selector)
+        tolerations(scheduling.accelerated.tolerationPaths, state.injected_tolerations)
+    selectors(entry.workload_selector_paths, state.workload_selector)
+
+
+def _check_required_selectors(state: BundleState) -> None:
+    """``requireNodeSelector`` paths must hold a non-empty map in the final values."""
+    for name in state.rendered:
+        entry = state.registry_entry(name)
+        scheduling = entry.nodeScheduling if entry is not None else None
+        if scheduling is None:
+            continue
+        for group, flag in ((scheduling.system, "--system-node-selector"),
+                            (scheduling.accelerated, "--accelerated-node-selector")):  # fmt: skip
+            if group is None or not group.requireNodeSelector:
+                continue
+            for dyn in state.dynamic_paths(name):
+                hit = next((p for p in group.nodeSelectorPaths if paths_intersect(p, dyn)), None)
+                if hit is not None:
+                    state.errors.append(
+                        BlockingError(
+                            "RequiredNodeSelector",
+                            f"--dynamic {name}:{dyn} intersects the required node-selector path "
+                            f"{hit}; set it with {flag}",
+                            name,
+                        )
+                    )
+            missing = [
+                p
+                for p in group.nodeSelectorPaths
+                if not isinstance(observe(state.values[name], p)[1], dict)
+                or not observe(state.values[name], p)[1]
+            ]
+            if missing:
+                state.errors.append(
+                    BlockingError(
+                        "RequiredNodeSelector",
+                        f"component {name} requires {flag} to be set (paths: {', '.join(missing)})",
+                        name,
+                    )
+                )
 
 
 # ---------------------------------------------------------------------------- render
@@ -454,6 +507,10 @@ def _settings(state: BundleState) -> dict[str, Any]:
         if state.tolerations_given
         else [],
         "acceleratedNodeSelector": dict(state.accelerated_selector),
+        "systemNodeTolerations": list(state.system_tolerations)
+        if state.system_tolerations != [WILDCARD.to_values()]
+        else [],
+        "systemNodeSelector": dict(state.system_selector),
         "workloadSelector": dict(state.workload_selector),
         "set": [e.display() for e in o.sets],
         "setJson": [e.display() for e in o.set_json],

@@ -100,6 +100,8 @@ class BundleState:
     tolerations_given: bool
     accelerated_selector: dict[str, str]
     workload_selector: dict[str, str]
+    system_tolerations: list[dict[str, Any]] = field(default_factory=list)
+    system_selector: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[BlockingError] = field(default_factory=list)

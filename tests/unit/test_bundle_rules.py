@@ -397,3 +397,56 @@ def test_bundler_imports_no_ui_or_cloud_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_system_scheduling_defaults_to_the_wildcard_and_takes_flags() -> None:
+    from core.bundler.tolerations import parse_tolerations
+
+    p = plan(demo_recipe("aks-azure"))
+    cm = values(p, "cert-manager")
+    assert cm["tolerations"] == [{"operator": "Exists"}]
+    assert cm["webhook"]["tolerations"] == [{"operator": "Exists"}]
+    assert "nodeSelector" not in cm or cm["nodeSelector"] != {"role": "system"}
+    # nfd worker.tolerations is both a system and an accelerated path: accelerated wins
+    assert values(p, "nfd")["worker"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+    p = plan(
+        demo_recipe("aks-azure"),
+        system_tolerations=parse_tolerations(["CriticalAddonsOnly:NoSchedule"]),
+        system_node_selector={"role": "system"},
+    )
+    cm = values(p, "cert-manager")
+    assert cm["nodeSelector"] == {"role": "system"}
+    assert cm["cainjector"]["nodeSelector"] == {"role": "system"}
+    assert cm["tolerations"] == [
+        {"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+    assert values(p, "gpu-operator")["operator"]["nodeSelector"] == {"role": "system"}
+
+
+def test_recipe_inline_scheduling_values_opt_out_or_append() -> None:
+    r = with_overrides(demo_recipe("aks-azure"), "cert-manager", {"tolerations": []})
+    assert values(plan(r), "cert-manager")["tolerations"] == []
+    own = {"key": "own", "operator": "Exists"}
+    r = with_overrides(demo_recipe("aks-azure"), "cert-manager", {"tolerations": [own]})
+    assert values(plan(r), "cert-manager")["tolerations"] == [own, {"operator": "Exists"}]
+
+
+def test_required_node_selector() -> None:
+    import dataclasses
+
+    from core.catalog import load_catalog
+
+    catalog = load_catalog()
+    reg = catalog.registry.model_copy(deep=True)
+    entry = reg.get("gpu-operator")
+    assert entry is not None and entry.nodeScheduling and entry.nodeScheduling.system
+    entry.nodeScheduling.system.requireNodeSelector = True
+    strict = dataclasses.replace(catalog, registry=reg)
+    p = plan(demo_recipe("aks-azure"), catalog=strict)
+    (msg,) = errors_of(p, "RequiredNodeSelector")
+    assert "gpu-operator requires --system-node-selector" in msg and "operator.nodeSelector" in msg
+    assert (
+        plan(demo_recipe("aks-azure"), catalog=strict, system_node_selector={"a": "b"}).errors == []
+    )
