@@ -1,0 +1,391 @@
+"""Run order, phase logic and check verdicts on the event stream, against the simulated cluster."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from core.errors import AicrError, ErrorCode
+from core.recipe_result import load_recipe
+from core.snapshot import Snapshot, load_snapshot
+from core.validation import checks
+from core.validation.catalog import load_validator_catalog
+from core.validation.checks import registry
+from core.validation.events import (
+    CheckFinished,
+    Event,
+    LogLine,
+    Measurement,
+    PhaseFinished,
+    RunFinished,
+    RunStarted,
+)
+from core.validation.executor import NodeInfo
+from core.validation.recipe_view import RecipeView
+from core.validation.runner import RunResult, ValidationRequest, run_validation, select_phases
+from core.validation.simulated import (
+    Scenario,
+    SimulatedCluster,
+    VirtualClock,
+    aks_nc80_scenario,
+    aks_nd96_scenario,
+)
+from core.validation.stream import EventStream
+from tests.conftest import SAMPLES
+
+RECIPE = RecipeView.of(
+    load_recipe(str(SAMPLES / "validation" / "aks-h100-training.recipe.yaml")), "recipe.yaml"
+)
+SNAPSHOT = load_snapshot(str(SAMPLES / "snapshots" / "aks-h100-install.yaml"))
+
+
+def run(
+    scenario: Scenario,
+    recipe: RecipeView = RECIPE,
+    snapshot: Snapshot | None = SNAPSHOT,
+    **kwargs: Any,
+) -> tuple[RunResult, list[Event], SimulatedCluster]:
+    clock = VirtualClock()
+    cluster = SimulatedCluster(scenario, recipe, clock)
+    events: list[Event] = []
+    stream = EventStream()
+    stream.add_sink(events.append)
+    req = ValidationRequest(
+        recipe=recipe,
+        snapshot=snapshot,
+        catalog=load_validator_catalog(environ={}),
+        run_id="20261130-000000-000000000000",
+        started_ms=1796000000000,
+        environ={},
+        **kwargs,
+    )
+    result = asyncio.run(
+        run_validation(req, stream, lambda: cluster, clock=clock, sleep=clock.sleep)
+    )
+    return result, events, cluster
+
+
+def finished(events: list[Event]) -> dict[str, CheckFinished]:
+    return {e.check: e for e in events if isinstance(e, CheckFinished)}
+
+
+def measurements(events: list[Event], check: str) -> list[Measurement]:
+    return [e for e in events if isinstance(e, Measurement) and e.check == check]
+
+
+def test_full_aks_nd96_run_passes_in_upstream_order() -> None:
+    result, events, cluster = run(aks_nd96_scenario())
+    assert result.exit_code == 0 and result.error is None
+    assert isinstance(events[0], RunStarted) and isinstance(events[-1], RunFinished)
+    phases = [e.phase for e in events if isinstance(e, PhaseFinished)]
+    assert phases == ["readiness", "deployment", "conformance", "performance"]
+    done = finished(events)
+    for name in [
+        "operator-health",
+        "expected-resources",
+        "gpu-operator-version",
+        "check-nvidia-smi",
+        "dra-support",
+        "secure-accelerator-access",
+        "gpu-operator-health",
+        "platform-health",
+        "nccl-all-reduce-bw",
+    ]:
+        assert done[name].status == "passed", (name, done[name].message)
+    for name in [
+        "gang-scheduling",
+        "pod-autoscaling",
+        "cluster-autoscaling",
+        "robust-controller",
+        "accelerator-metrics",
+        "ai-service-metrics",
+    ]:
+        assert done[name].status == "skipped" and "not implemented" in done[name].message
+    bw = measurements(events, "nccl-all-reduce-bw")[0]
+    assert (bw.value, bw.threshold, bw.verdict) == (pytest.approx(157.29), ">= 150", "pass")
+    lines = [e.line for e in events if isinstance(e, LogLine) and e.check == "nccl-all-reduce-bw"]
+    assert "RESULT: NCCL All Reduce bandwidth: 157.29 GB/s" in lines
+    assert "Constraint: >= 150 → true" in lines
+    assert any("0.9 x 150 = 135.00 GB/s" in ln for ln in lines)
+    assert done["check-nvidia-smi"].extra == {"nodesValidated": "2", "nodesTotal": "2"}
+    # cleanup: every pod and the TrainJob are gone, and the namespace we created is deleted
+    assert cluster.pods == {}
+    assert ("v1", "Namespace", "aicr-validation") in cluster.deleted
+    assert any(kind == "TrainJob" for _, kind, _ in cluster.deleted)
+    # performance runs last (after conformance)
+    order = [e.check for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
+    assert order.index("nccl-all-reduce-bw") > order.index("platform-health")
+
+
+def test_small_ncads_sku_marks_the_floor_not_applicable_and_fails_isolation() -> None:
+    result, events, _ = run(aks_nc80_scenario())
+    assert result.exit_code == 8
+    done = finished(events)
+    assert done["secure-accelerator-access"].status == "failed"
+    assert "NVIDIA_VISIBLE_DEVICES=all" in done["secure-accelerator-access"].message
+    nccl = done["nccl-all-reduce-bw"]
+    assert nccl.status == "skipped" and "not applicable" in nccl.message
+    assert "Standard_NC80adis_H100_v5" in nccl.message
+    assert measurements(events, "nccl-all-reduce-bw")[0].verdict == "not-applicable"
+    assert result.phase_status == {
+        "readiness": "passed",
+        "deployment": "passed",
+        "conformance": "failed",
+        "performance": "passed",
+    }
+
+
+def test_no_cluster_skips_every_catalog_check_and_never_builds_an_executor() -> None:
+    events: list[Event] = []
+    stream = EventStream()
+    stream.add_sink(events.append)
+    req = ValidationRequest(
+        recipe=RECIPE,
+        snapshot=SNAPSHOT,
+        catalog=load_validator_catalog(environ={}),
+        no_cluster=True,
+        environ={},
+    )
+
+    def factory() -> Any:
+        raise AssertionError("no-cluster must not touch a cluster")
+
+    result = asyncio.run(run_validation(req, stream, factory))
+    assert result.exit_code == 0
+    skipped = [e for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
+    assert len(skipped) == 17  # every catalog entry of every phase, declared or not
+    assert all(e.status == "skipped" and e.message == "skipped - no-cluster mode" for e in skipped)
+
+
+def test_phase_selection() -> None:
+    assert select_phases(None) == ("readiness", "deployment", "conformance", "performance")
+    assert select_phases(["performance", "deployment"]) == (
+        "readiness",
+        "deployment",
+        "performance",
+    )
+    assert select_phases(["readiness"]) == ("readiness",)
+    with pytest.raises(AicrError, match="cannot be combined"):
+        select_phases(["all", "deployment"])
+    result, events, cluster = run(aks_nd96_scenario(), phases=("readiness",))
+    assert result.exit_code == 0 and cluster.created == []
+    assert [e.phase for e in events if isinstance(e, PhaseFinished)] == ["readiness"]
+
+
+def test_readiness_refusal_stops_before_any_cluster_work() -> None:
+    none_snapshot = load_snapshot(str(SAMPLES / "snapshots" / "aks-h100-none.yaml"))
+    result, events, cluster = run(aks_nd96_scenario(), snapshot=none_snapshot)
+    assert result.exit_code == 2 and result.error is not None
+    assert (
+        "readiness check failed: K8s.aks-gpu-pools.gpu-driver expected Install, got None"
+        in result.error.render()
+    )
+    assert (
+        cluster.created == [] and isinstance(events[-1], RunFinished) and events[-1].exit_code == 2
+    )
+
+
+def test_declared_check_preflight_refuses_unknown_checks() -> None:
+    doc = RECIPE
+    bad = replace(
+        doc,
+        phases={
+            **doc.phases,
+            "deployment": replace(
+                doc.phases["deployment"], checks=("operator-health", "no-such-check")
+            ),
+        },
+    )
+    result, _, cluster = run(aks_nd96_scenario(), recipe=bad)
+    assert result.exit_code == 2 and cluster.created == []
+    assert (
+        'declared check "no-such-check" in phase deployment matches no validator'
+        in result.error.render()
+    )  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("busbw", "status"), [(120.0, "failed"), (140.0, "passed")])
+def test_nccl_gate_uses_upstream_tolerance(busbw: float, status: str) -> None:
+    scenario = aks_nd96_scenario()
+    scenario.nccl_busbw = busbw
+    result, events, _ = run(scenario, phases=("performance",))
+    nccl = finished(events)["nccl-all-reduce-bw"]
+    assert nccl.status == status
+    if status == "failed":
+        assert (
+            nccl.message
+            == "NCCL bandwidth 120.00 GB/s does not satisfy constraint >= 150 (with 10% tolerance)"
+        )
+        assert result.exit_code == 8
+
+
+def test_nccl_image_pull_failure_is_other_not_a_pass() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.image_pull_failure = {
+        "public.ecr.aws/hpc-cloud/nccl-tests:cuda12.8.1-efa1.43.2-ofiv1.16.3-ncclv2.27.7-1-testsv2.16.9"
+    }
+    result, events, _ = run(scenario, phases=("performance",))
+    nccl = finished(events)["nccl-all-reduce-bw"]
+    assert nccl.status == "other" and "could not be pulled" in nccl.message
+    assert measurements(events, "nccl-all-reduce-bw")[-1].verdict == "unmeasured"
+    assert result.exit_code == 8
+
+
+def test_nccl_needs_two_nodes_and_trainer() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.nodes = scenario.nodes[:1]
+    _, events, _ = run(scenario, phases=("performance",))
+    assert (
+        finished(events)["nccl-all-reduce-bw"].message
+        == "skipped - requires at least 2 GPU nodes for EW fabric test"
+    )
+    scenario = aks_nd96_scenario()
+    scenario.missing_groups = {"trainer.kubeflow.org"}
+    _, events, _ = run(scenario, phases=("performance",))
+    assert finished(events)["nccl-all-reduce-bw"].status == "skipped"
+
+
+def test_unhealthy_expected_resource_fails_deployment_and_platform_health() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.unhealthy = {("DaemonSet", "gpu-operator", "nvidia-device-plugin-daemonset"): (2, 1)}
+    result, events, _ = run(scenario, phases=("deployment", "conformance"))
+    done = finished(events)
+    assert done["expected-resources"].status == "failed"
+    assert (
+        "DaemonSet gpu-operator/nvidia-device-plugin-daemonset: not ready (ready 1/2"
+        in done["expected-resources"].message
+    )
+    assert done["platform-health"].status == "failed"
+    assert result.exit_code == 8
+
+
+def test_a_crashing_check_is_other_never_passed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(ctx: checks.base.CheckContext) -> checks.base.CheckOutcome:
+        raise KeyError("status")
+
+    monkeypatch.setitem(registry.CHECKS, "operator-health", boom)
+    result, events, _ = run(aks_nd96_scenario(), phases=("deployment",))
+    op = finished(events)["operator-health"]
+    assert op.status == "other" and op.message.startswith("[INTERNAL] KeyError")
+    assert result.exit_code == 8
+
+
+def test_no_cleanup_keeps_workloads_and_says_how_to_inspect() -> None:
+    _, events, cluster = run(aks_nd96_scenario(), phases=("deployment",), cleanup=False)
+    assert not any(kind == "Pod" for _, kind, _ in cluster.deleted)
+    assert ("v1", "Namespace", "aicr-validation") not in cluster.deleted
+    assert any(isinstance(e, LogLine) and "--no-cleanup" in e.line for e in events)
+
+
+def test_cluster_preparation_failure_aborts_with_its_code() -> None:
+    events: list[Event] = []
+    stream = EventStream()
+    stream.add_sink(events.append)
+    req = ValidationRequest(
+        recipe=RECIPE, snapshot=SNAPSHOT, catalog=load_validator_catalog(environ={}), environ={}
+    )
+
+    def factory() -> Any:
+        raise AicrError(
+            ErrorCode.UNAUTHORIZED, "Kubernetes API refused creating namespace aicr-validation"
+        )
+
+    result = asyncio.run(run_validation(req, stream, factory))
+    assert result.exit_code == 4 and result.error is not None
+    assert not any(isinstance(e, CheckFinished) and e.phase == "deployment" for e in events)
+
+
+# -- inference-perf ----------------------------------------------------------------------
+
+
+def inference_recipe(
+    throughput: str | None = ">= 50000", ttft: str | None = "<= 2000", dynamo: bool = True
+) -> RecipeView:
+    constraints = []
+    if throughput is not None:
+        constraints.append({"name": "inference-throughput", "value": throughput})
+    if ttft is not None:
+        constraints.append({"name": "inference-ttft-p99", "value": ttft})
+    constraints += [
+        {"name": "inference-model", "value": "Qwen/Qwen3-8B"},
+        {"name": "inference-concurrency-per-gpu", "value": "256"},
+    ]
+    refs = [{"name": "gpu-operator", "namespace": "gpu-operator"}]
+    if dynamo:
+        refs.append({"name": "dynamo-platform", "namespace": "dynamo-system"})
+    return RecipeView.from_document(
+        {
+            "criteria": {"service": "aks"},
+            "componentRefs": refs,
+            "validation": {
+                "performance": {"checks": ["inference-perf"], "constraints": constraints}
+            },
+        }
+    )
+
+
+def run_inference(
+    scenario: Scenario, recipe: RecipeView
+) -> tuple[CheckFinished, list[Event], SimulatedCluster]:
+    result, events, cluster = run(scenario, recipe=recipe, snapshot=None, phases=("performance",))
+    return finished(events)["inference-perf"], events, cluster
+
+
+def test_inference_perf_gates_the_aks_baseline() -> None:
+    scenario = aks_nd96_scenario()
+    done, events, cluster = run_inference(scenario, inference_recipe())
+    assert done.status == "passed", done.message
+    got = {m.name: (m.value, m.verdict) for m in measurements(events, "inference-perf")}
+    assert got["inference-throughput"] == (pytest.approx(148004.0), "pass")
+    assert got["inference-ttft-p99"] == (pytest.approx(579.70), "pass")
+    lines = [e.line for e in events if isinstance(e, LogLine) and e.check == "inference-perf"]
+    assert "RESULT: Inference throughput: 148004.00 tokens/sec" in lines
+    assert "RESULT: Inference TTFT p99: 579.70 ms" in lines
+    assert "TTFT p99 constraint: <= 2000 → PASS" in lines
+    assert not any(ns.startswith("aicr-inference-perf-") for ns in cluster.namespaces)
+
+
+def test_inference_perf_on_small_sku_gates_ttft_only() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.nodes = [
+        NodeInfo(
+            "nc40-0",
+            {"node.kubernetes.io/instance-type": "Standard_NC40ads_H100_v5"},
+            {"nvidia.com/gpu": "1"},
+        )
+    ]
+    scenario.inference_throughput = 21000.0  # far below the full-node floor, and that is fine here
+    done, events, _ = run_inference(scenario, inference_recipe())
+    assert done.status == "passed" and "not applicable" in done.message
+    got = {m.name: m.verdict for m in measurements(events, "inference-perf")}
+    assert got == {"inference-throughput": "not-applicable", "inference-ttft-p99": "pass"}
+    scenario.inference_ttft_p99_ms = 2500.0
+    done, _, _ = run_inference(scenario, inference_recipe())
+    assert done.status == "failed" and "TTFT p99 2500.00 ms" in done.message
+
+
+def test_inference_perf_guards_and_bad_operators() -> None:
+    done, _, _ = run_inference(aks_nd96_scenario(), inference_recipe(None, None))
+    assert (done.status, done.message) == (
+        "skipped",
+        "no inference-throughput or inference-ttft-p99 constraint in recipe",
+    )
+    done, _, _ = run_inference(aks_nd96_scenario(), inference_recipe(dynamo=False))
+    assert done.message == "skipped - dynamo-platform not in recipe components"
+    scenario = aks_nd96_scenario()
+    scenario.missing_groups = {"nvidia.com"}
+    done, _, _ = run_inference(scenario, inference_recipe())
+    assert done.status == "skipped" and "DynamoGraphDeployment CRD not installed" in done.message
+    done, _, _ = run_inference(aks_nd96_scenario(), inference_recipe(throughput="> 50000"))
+    assert done.status == "failed" and done.message.startswith("[INVALID_REQUEST]")
+
+
+def test_inference_perf_workload_never_ready_is_a_timeout_failure() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.dgd_ready_after_s = 10_000.0
+    done, _, _ = run_inference(scenario, inference_recipe())
+    assert done.status == "failed" and "DynamoGraphDeployment not ready: TIMEOUT" in done.message
+    assert "AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT" in done.message
