@@ -14,6 +14,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
@@ -30,8 +31,19 @@ def _yaml(typ: str = "rt") -> YAML:
     return y
 
 
+class _TextTimestampConstructor(SafeConstructor):
+    """Keeps YAML timestamps as the text written: snapshot metadata, readings and values
+    are strings to every consumer (Go decodes them into strings), and a datetime would
+    come back reformatted."""
+
+
+_TextTimestampConstructor.add_constructor(
+    "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
+)
+
 _LOADER = _yaml("rt")
 _SAFE = _yaml("safe")
+_SAFE.Constructor = _TextTimestampConstructor
 
 
 def load_yaml(text: str, source: str) -> Any:

@@ -348,3 +348,14 @@ def test_attach_can_append_instead_of_replacing_and_first_still_wins() -> None:
     names = [x.subtype for x in s.measurements[0].subtypes]
     assert names.count("oke-addons") == 2
     assert s.reading("K8s", "oke-addons", "addon-count") == 3
+
+
+def test_unquoted_timestamps_keep_their_text() -> None:
+    s = parse_snapshot(
+        "kind: Snapshot\nmetadata: {timestamp: 2026-03-01T12:00:00Z}\nmeasurements: [{type: K8s,"
+        " subtypes: [{subtype: p, data: {d: 2026-03-01, t: 2026-03-01T12:00:00.5+02:00}}]}]\n",
+        "s",
+    )
+    assert s.metadata["timestamp"] == "2026-03-01T12:00:00Z"
+    assert s.reading("K8s", "p", "d") == "2026-03-01"
+    assert s.reading("K8s", "p", "t") == "2026-03-01T12:00:00.5+02:00"
