@@ -267,9 +267,28 @@ def test_failed_cluster_read_writes_no_dump(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_bad_live_flags_exit_2(tmp_path: Path, args: list[str], fragment: str) -> None:
+def test_bad_live_flags_are_refused(args: list[str], fragment: str) -> None:
+    """The flag checks run before any work (in-process: the parser and the check alone)."""
+    from aicr_tui.cli import build_parser
+    from aicr_tui.commands.snapshot import resolve_dump_paths, resolve_live_providers
+    from core.errors import AicrError, ErrorCode
+
+    parsed = build_parser().parse_args(["snapshot", "--no-cluster", *args])
+    with pytest.raises(AicrError) as info:
+        live, paths = resolve_live_providers(parsed, resolve_dump_paths(parsed))
+        if live.oke_cluster_id:
+            from core.live.oci import check_cluster_id
+
+            check_cluster_id(live.oke_cluster_id)
+    assert info.value.code is ErrorCode.INVALID_REQUEST
+    assert fragment in info.value.message
+
+
+def test_bad_live_flags_exit_2_and_write_nothing(tmp_path: Path) -> None:
     out = tmp_path / "s.yaml"
-    proc = run_cli("snapshot", "--no-cluster", *args, "-o", str(out), cwd=tmp_path)
+    proc = run_cli(
+        "snapshot", "--aks-subscription", SUB, "--aks-cluster", "c", "-o", str(out), cwd=tmp_path
+    )
     assert proc.returncode == 2, proc.stderr
-    assert fragment in proc.stderr
+    assert "missing --aks-resource-group" in proc.stderr
     assert not out.exists()
