@@ -1,0 +1,182 @@
+"""The CLI on damaged inputs, in real subprocesses: exit 2, exactly one line on stderr, no
+traceback, nothing written (no output file, no temporary sibling, no bundle directory).
+
+Few examples per property: each runs the installed ``aicr-tui`` (about half a second)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from core.aks_pools import project_aks_pools
+from core.errors import AicrError
+from core.oke_addons import project_oke_addons
+from core.oke_legacy import project_legacy_daemonset
+from core.recipe_result import parse_recipe
+from core.snapshot import parse_snapshot
+from core.validation.recording import parse_recording
+from tests.conftest import run_cli
+from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, mutated, sample_bytes
+from tests.fuzz.test_fuzz_documents import _recipe_sample, _recording_sample
+
+CLI_FUZZ = settings(FUZZ, max_examples=3)
+
+
+def _fails(fn: Any) -> bool:
+    try:
+        fn()
+    except AicrError:
+        return True
+    return False
+
+
+@functools.cache
+def _workdir() -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="aicr-fuzz-cli-"))
+
+
+def _fresh_dir(name: str) -> Path:
+    import shutil
+
+    d = _workdir() / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
+    return d
+
+
+def _assert_refused(proc: Any, workdir: Path, inputs: set[str]) -> None:
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("aicr-tui: error: [INVALID_REQUEST]"), lines[0]
+    assert "Traceback" not in proc.stderr
+    left = sorted(os.listdir(workdir))
+    assert left == sorted(inputs), f"something was written: {left}"
+
+
+@CLI_FUZZ
+@given(st.data())
+def test_snapshot_refuses_damaged_dumps(data: st.DataObject) -> None:
+    flag, sample, project = data.draw(
+        st.sampled_from(
+            [
+                ("--aks-gpu-pools", "aks-pools-mixed.json", project_aks_pools),
+                ("--oke-addons", "oke-addons-active.json", project_oke_addons),
+                (
+                    "--oke-legacy-daemonset",
+                    "oke-legacy-daemonset-active.json",
+                    project_legacy_daemonset,
+                ),
+            ]
+        )
+    )
+    raw = data.draw(mutated(sample_bytes(sample)))
+    assume(_fails(lambda: project(raw, "x")))
+    work = _fresh_dir("snapshot")
+    (work / "dump.json").write_bytes(raw)
+    proc = run_cli(
+        "snapshot", "--no-cluster", flag, "dump.json", "-o", "snap.yaml", cwd=work, timeout=60
+    )
+    _assert_refused(proc, work, {"dump.json"})
+    assert "dump.json" in proc.stderr
+
+
+@CLI_FUZZ
+@given(st.data())
+def test_recipe_refuses_damaged_snapshots(data: st.DataObject) -> None:
+    sample = (SNAPSHOTS / "aks-h100-install.yaml").read_bytes()
+    raw = data.draw(mutated(sample))
+    assume(_fails(lambda: parse_snapshot(raw.decode("utf-8", "replace"), "x")))
+    work = _fresh_dir("recipe")
+    (work / "snap.yaml").write_bytes(raw)
+    proc = run_cli(
+        "recipe",
+        "--service=aks",
+        "--accelerator=h100",
+        "--os=ubuntu",
+        "--intent=training",
+        "--snapshot=snap.yaml",
+        "-o",
+        "recipe.yaml",
+        cwd=work,
+        timeout=60,
+    )
+    _assert_refused(proc, work, {"snap.yaml"})
+
+
+@CLI_FUZZ
+@given(st.data())
+def test_bundle_refuses_damaged_recipes(data: st.DataObject) -> None:
+    raw = data.draw(mutated(_recipe_sample().encode()))
+    assume(_fails(lambda: parse_recipe(raw.decode("utf-8", "replace"), "x")))
+    work = _fresh_dir("bundle")
+    (work / "recipe.yaml").write_bytes(raw)
+    proc = run_cli(
+        "bundle",
+        "-r",
+        "recipe.yaml",
+        "-o",
+        "out",
+        "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule",
+        cwd=work,
+        timeout=60,
+    )
+    _assert_refused(proc, work, {"recipe.yaml"})
+
+
+@CLI_FUZZ
+@given(st.data())
+def test_validate_refuses_damaged_recordings(data: st.DataObject) -> None:
+    raw = data.draw(mutated(_recording_sample().encode()))
+    assume(_fails(lambda: parse_recording(raw.decode("utf-8", "replace"), "x")))
+    work = _fresh_dir("validate")
+    (work / "recipe.yaml").write_text(_recipe_sample())
+    (work / "events.jsonl").write_bytes(raw)
+    proc = run_cli(
+        "validate",
+        "-r",
+        "recipe.yaml",
+        "--replay",
+        "events.jsonl",
+        "--replay-speed",
+        "0",
+        "-o",
+        "report.json",
+        "--junit",
+        "report.xml",
+        "--plain",
+        cwd=work,
+        timeout=60,
+    )
+    _assert_refused(proc, work, {"recipe.yaml", "events.jsonl"})
+
+
+def test_bundle_refuses_bad_override_values() -> None:
+    """Flag values that crashed the parser before: still one line and exit 2 in the CLI."""
+    work = _fresh_dir("bundle-flags")
+    (work / "recipe.yaml").write_text(_recipe_sample())
+    (work / "bomb.yaml").write_text("a: &a [*a]\n")
+    for flag in (
+        "--set-json=gpu-operator:driver=" + "[" * 5000,
+        "--set-json=gpu-operator:driver=" + "1" * 5000,
+        "--set-file=gpu-operator:driver=bomb.yaml",
+    ):
+        proc = run_cli(
+            "bundle",
+            "-r",
+            "recipe.yaml",
+            "-o",
+            "out",
+            "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule",
+            flag,
+            cwd=work,
+            timeout=60,
+        )
+        _assert_refused(proc, work, {"recipe.yaml", "bomb.yaml"})
