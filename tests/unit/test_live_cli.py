@@ -292,3 +292,21 @@ def test_bad_live_flags_exit_2_and_write_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     assert "missing --aks-resource-group" in proc.stderr
     assert not out.exists()
+
+
+def test_denied_legacy_read_is_recorded_unknown_with_a_warning(tmp_path: Path) -> None:
+    from tests.unit.live_fakes import Reply
+    from tests.unit.test_live_kube import forbidden
+
+    out = tmp_path / "s.yaml"
+    cluster = FakeCluster(OKE_NODES, daemonset=Reply(403, forbidden("get", "daemonsets")))
+    with LoopbackServer(cluster) as kube_api:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kube_api.url)
+        proc = run_cli(
+            "snapshot", "--kubeconfig", str(kubeconfig), "-o", str(out), env={"HOME": str(tmp_path)}
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" in proc.stderr and "get on apps/daemonsets" in proc.stderr
+    snap = load_snapshot(str(out))
+    assert snap.reading("K8s", "oke-legacy-plugin", "nvidia-gpu-device-plugin") == "unknown"
+    assert snap.reading("K8s", "oke-legacy-plugin", "daemonset") == "unknown"
