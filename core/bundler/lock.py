@@ -77,6 +77,14 @@ def find_declaration(state: BundleState, name: str, value: str) -> Any:
     return None
 
 
+def _others(state: BundleState) -> str:
+    profile = state.recipe.metadata.selectedProfile
+    assert profile is not None
+    decl = find_declaration(state, profile.name, profile.value)
+    others = [v for v in (decl.value_names() if decl else []) if v != profile.value]
+    return "|".join(others) if others else "<value>"
+
+
 def _culprit(state: BundleState, component: str, path: str) -> str:
     entries = [
         e
@@ -100,7 +108,8 @@ def check_profile_lock(state: BundleState) -> None:
                     CHECK,
                     f"{component} is owned by the selected profile {selected} and cannot be "
                     f"dropped from the bundle ({state.skipped[component]}); to change GPU stack "
-                    f"ownership regenerate with `aicr-tui recipe --profile {profile.name}=<value>`",
+                    f"ownership regenerate with `aicr-tui recipe --profile {profile.name}="
+                    f"{_others(state)}`",
                     component,
                 )
             )

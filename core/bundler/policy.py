@@ -123,11 +123,12 @@ def allocation_verdict(state: BundleState) -> str | None:
             if on
         ]
         if in_recipe:
+            verb = "advertises" if len(in_recipe) == 1 else "advertise"
             return (
                 f"the selected profile {profile.name}={profile.value} names an external "  # type: ignore[union-attr]
-                f"nvidia.com/gpu advertiser, but {' and '.join(in_recipe)} also advertise(s) "
-                "whole GPUs: dual advertisement over-admits GPUs; exactly one advertiser per "
-                "node is allowed (#1327)"
+                f"nvidia.com/gpu advertiser, but {' and '.join(in_recipe)} also {verb} whole "
+                "GPUs: dual advertisement over-admits GPUs; exactly one advertiser per node is "
+                "allowed (#1327)"
             )
         if waiver and not gpus:
             return (
