@@ -157,7 +157,8 @@ def format_event(event: Event) -> str | None:
         return f"validation run {event.run_id} ({event.mode}): phases {', '.join(event.phases)}"
     if isinstance(event, ev.RunFinished):
         verdict = {0: "passed", 2: "refused", 8: "failed"}.get(event.exit_code, "ended")
-        tail = f": {event.message}" if event.message else ""
+        # a refusal's message is printed once, by the CLI's error line
+        tail = f": {event.message}" if event.message and event.exit_code in (0, 8) else ""
         return (
             f"validation {verdict}: tests={event.tests} passed={event.passed} failed={event.failed} "
             f"skipped={event.skipped} other={event.other} exit={event.exit_code}{tail}"
