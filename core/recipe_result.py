@@ -42,7 +42,7 @@ def _text(v: Any) -> Any:
 
 
 class Constraint(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     value: str
@@ -62,9 +62,14 @@ class Constraint(BaseModel):
 
 
 class ComponentRef(BaseModel):
-    """One component of a recipe (or an overlay's partial view of it)."""
+    """One component of a recipe (or an overlay's partial view of it).
 
-    model_config = ConfigDict(extra="forbid")
+    Frozen: resolved refs are shared between results and the catalog memo. Use
+    ``model_copy(update=...)`` to derive a changed ref, and never edit ``overrides`` in
+    place (``core.values.copy_tree`` gives an independent tree).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     namespace: str = ""
