@@ -29,10 +29,17 @@ class AicrApp(App[int]):
     SUB_TITLE = "AI Cluster Runtime recipes for AKS and OKE"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = {WizardCommands}
-    COMMAND_PALETTE_DISPLAY = ": ^p"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
         Binding("colon", "command_palette", "Palette", id="app.palette", key_display=":"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Palette",
+            id="app.palette_ctrl_p",
+            show=False,
+            priority=True,
+        ),
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("g", "guide", "Guide", id="app.guide", show=False),
     ]

@@ -39,8 +39,6 @@ class HelpScreen(ModalScreen[None]):
             display = binding.key_display or app.get_key_display(binding)
             owner = type(active.node).__name__
             rows.append((display, binding.description, owner))
-        if app.ENABLE_COMMAND_PALETTE and "ctrl+p" not in seen:
-            rows.append(("ctrl+p", "Command palette", "App"))
         order = {"App": 2}
         rows.sort(key=lambda r: (order.get(r[2], 0 if r[2] == type(screen).__name__ else 1), r[0]))
         return cls(screen.title or type(screen).__name__, rows)

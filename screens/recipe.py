@@ -172,9 +172,9 @@ class RecipeScreen(Screen[None]):
         )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
-        self.sync_from_state()
 
     def on_screen_resume(self) -> None:
+        # Also sent on the first show: the one place the selects follow the wizard state.
         self.sync_from_state()
 
     def sync_from_state(self) -> None:

@@ -1,0 +1,173 @@
+"""Navigation: ? help, / filter, : and ctrl+p palette, esc back, q quit; every key a Binding."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.command import CommandPalette
+
+from aicr_tui.app import AicrApp
+from screens.capture import CaptureScreen
+from screens.help import HelpScreen
+from screens.recipe import RecipeScreen
+from screens.troubleshoot import TroubleshootScreen
+from screens.widgets.wizard_dialogs import (
+    BrowseCaptureModal,
+    LiveCaptureModal,
+    OpenCaptureModal,
+    TextModal,
+)
+from screens.widgets.wizard_filter import FilterBar
+from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until
+
+WIZARD_CLASSES = (
+    AicrApp,
+    CaptureScreen,
+    RecipeScreen,
+    TroubleshootScreen,
+    HelpScreen,
+    OpenCaptureModal,
+    BrowseCaptureModal,
+    LiveCaptureModal,
+    TextModal,
+    FilterBar,
+)
+
+
+def test_every_key_is_a_binding_with_id_and_description():
+    for cls in WIZARD_CLASSES:
+        for b in cls.BINDINGS:
+            assert isinstance(b, Binding), cls
+            assert b.id and b.description, (cls.__name__, b.key)
+
+
+async def test_help_lists_every_binding_of_the_screen(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        descriptions = {row[1] for row in help_screen.rows}
+        for b in [*CaptureScreen.BINDINGS, *AicrApp.BINDINGS]:
+            assert b.description in descriptions, b.description
+        assert any(row[0] == "^p" and row[1] == "Palette" for row in help_screen.rows)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+
+        await pick_sample(pilot, "aks-install")
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        descriptions = {row[1] for row in app.screen.rows}
+        for b in RecipeScreen.BINDINGS:
+            assert b.description in descriptions, b.description
+
+
+async def test_palette_finds_the_guide_by_symptom(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"FailedCreatePodSandBox")
+        await wait_until(pilot, lambda: app.screen.query_one("CommandList").option_count > 0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TroubleshootScreen))
+        guide = app.screen
+        assert guide.current is not None and guide.current.id == "mixed-ownership-no-runtime"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+
+
+async def test_ctrl_p_palette_runs_wizard_actions(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "oke-active")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"go to recipe")
+        await wait_until(pilot, lambda: app.screen.query_one("CommandList").option_count > 0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RecipeScreen))
+        await settle(pilot)
+        assert app.state.verdict.ok, app.state.last_error
+
+
+async def test_guide_filter_and_marks_from_state(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "aks-mixed")
+        await pilot.press("g")
+        await pilot.pause()
+        guide = app.screen
+        assert isinstance(guide, TroubleshootScreen)
+        options = guide.query_one("#guide-list")
+        labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert "* Pools read Mixed" in labels
+        await pilot.press("slash")
+        await pilot.press(*"revert")
+        await pilot.pause()
+        assert options.option_count == 1
+        assert guide.current.id == "manual-label-reverts"
+        await pilot.press("escape")  # closes the filter
+        await pilot.pause()
+        assert options.option_count > 10
+        await pilot.press("escape")  # back
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+
+
+async def test_recapture_command_and_escape_back(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "aks-no-reading")
+        await pilot.press("n")
+        await settle(pilot)
+        assert not app.state.verdict.ok
+        assert "unavailable" in app.state.last_error
+        await pilot.press("r")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, TextModal)
+        assert any("--aks-gpu-pools" in line for line in modal.lines)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RecipeScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CaptureScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_select_change_requalifies_without_apply(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "aks-install")
+        await pilot.press("n")
+        await settle(pilot)
+        screen = app.screen
+        assert app.state.verdict.ok
+        first = screen._seq
+        # gpuStack select: open it, move to operator-managed, pick it
+        select = screen.query_one("#sel-profile")
+        select.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.state.profile_value == "operator-managed"
+        assert screen._seq > first
+        assert not app.state.verdict.ok
+        assert "expected None" in app.state.last_error
+        assert screen.last_latency_ms is not None

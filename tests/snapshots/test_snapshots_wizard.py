@@ -1,0 +1,66 @@
+"""SVG snapshots of the wizard's own screens at 80x24 and 120x40.
+
+The screens show sample file names (never temp paths), no clock and no hostname; the only
+focused inputs are selects and lists, so no cursor blinks into the picture. Regenerate with
+``pytest tests/snapshots/test_snapshots_wizard.py --snapshot-update`` after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pilot.wizard_helpers import demo_app, pick_sample, settle
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def ids(size):
+    return f"{size[0]}x{size[1]}"
+
+
+async def capture_loaded(pilot) -> None:
+    await settle(pilot)
+    await pick_sample(pilot, "aks-mixed")
+
+
+async def recipe_failing(pilot) -> None:
+    await settle(pilot)
+    await pick_sample(pilot, "aks-none")
+    await pilot.press("n")
+    await settle(pilot, 3)
+
+
+async def recipe_passing_with_diff(pilot) -> None:
+    await recipe_failing(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    await pilot.press("d")
+    await settle(pilot, 3)
+
+
+async def guide_open(pilot) -> None:
+    await settle(pilot)
+    await pick_sample(pilot, "oke-legacy-active")
+    await pilot.press("g")
+    await settle(pilot)
+
+
+async def help_open(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("question_mark")
+    await settle(pilot)
+
+
+SCENES = {
+    "capture": capture_loaded,
+    "recipe-failing": recipe_failing,
+    "recipe-passing-diff": recipe_passing_with_diff,
+    "guide": guide_open,
+    "help": help_open,
+}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=ids)
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_wizard_screen(snap_compare, scene, size):
+    assert snap_compare(demo_app(), terminal_size=size, run_before=SCENES[scene])
