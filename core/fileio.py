@@ -9,6 +9,7 @@ leaves the previous file (or directory) intact and no partial output behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -18,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from core.errors import AicrError, invalid, timeout
+from core.errors import AicrError, ErrorCode, invalid, timeout
 
 MAX_PROVIDER_DUMP_BYTES = 1_048_576
 MAX_DOCUMENT_BYTES = 10 * 1_048_576
@@ -203,15 +204,39 @@ def staged_directory(
         if dest.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=parent))
             os.rmdir(old)
-            os.replace(dest, old)
             try:
-                os.replace(staging, dest)
+                os.replace(dest, old)
+            except FileNotFoundError as exc:  # a concurrent run moved it away first
+                raise _lost_race(dest) from exc
+            try:
+                _commit_staging(staging, dest)
             except BaseException:
-                os.replace(old, dest)
+                try:
+                    os.replace(old, dest)
+                except OSError:  # a concurrent run's complete output holds the path now
+                    shutil.rmtree(old, ignore_errors=True)
                 raise
             shutil.rmtree(old, ignore_errors=True)
         else:
-            os.replace(staging, dest)
+            _commit_staging(staging, dest)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _lost_race(dest: Path) -> AicrError:
+    return AicrError(
+        ErrorCode.CONFLICT,
+        f'output directory "{dest}" was written by another run at the same time; '
+        "that run's output was kept and this one wrote nothing",
+    )
+
+
+def _commit_staging(staging: Path, dest: Path) -> None:
+    try:
+        os.replace(staging, dest)
+    except OSError as exc:
+        # A concurrent run renamed its own complete directory into place first.
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+            raise _lost_race(dest) from exc
         raise
