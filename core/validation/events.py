@@ -26,6 +26,19 @@ CHECK_STATUSES: tuple[str, ...] = ("passed", "failed", "skipped", "other")
 MAX_LINE_CHARS = 512
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+# One encoder for every event: json.dumps with options builds a new encoder per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls))
+        _FIELD_NAMES[cls] = names
+    return names
+
+
 def cap_line(line: str) -> str:
     """Cut a log line to MAX_LINE_CHARS the way upstream marks truncation."""
     text = line.rstrip("\r\n")
@@ -45,13 +58,13 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.TYPE}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = list(value) if isinstance(value, tuple) else value
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, tuple) else value
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        return _ENCODER.encode(self.to_dict())
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +185,12 @@ def event_from_dict(data: Any, source: str = "event") -> Event:
     if cls is None:
         raise invalid(f'{source} has unknown event type "{kind}"')
     kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name in data:
-            value = data[f.name]
+    for name in _field_names(cls):
+        if name in data:
+            value = data[name]
             if isinstance(value, list):
                 value = tuple(value)
-            kwargs[f.name] = value
+            kwargs[name] = value
     try:
         event = cls(**kwargs)
     except TypeError as exc:

@@ -1,0 +1,214 @@
+"""Validation event pipeline: events per second through the stream and its consumers.
+
+Budget (DESIGN.md): the dashboard applies >= 5,000 events/s. Measured here, side by side in
+one process on the same synthetic run (20 checks x 2,500 log lines plus gates — the shape of
+a chatty NCCL/inference run):
+
+- stream alone (one no-op sink): the floor every consumer adds to;
+- stream → CTRF builder + JSONL recorder, then CTRF and JUnit rendering at the end;
+- stream → CLI plain renderer (one formatted line per event, via a batched subscription);
+- stream → the CLI's rich live-table state (apply every event, build the table per batch);
+- recording parse (JSONL → events), the replay input path.
+
+Run: ``python -m bench.validation_bench``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+
+from bench._harness import Row, print_table
+from core.validation.events import (
+    CheckFinished,
+    CheckStarted,
+    Event,
+    LogLine,
+    Measurement,
+    PhaseFinished,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+)
+from core.validation.recording import Recorder, parse_recording
+from core.validation.reports.ctrf import CtrfBuilder, render_ctrf
+from core.validation.reports.junit import render_junit
+from core.validation.stream import EventStream
+
+BUDGET = 5000.0
+
+
+def synthetic_run(checks: int = 20, lines: int = 2500) -> list[Event]:
+    ev: list[Event] = [
+        RunStarted(0.0, "bench", 1796000000000, ("deployment",), "cluster", "bench", "0")
+    ]
+    t = 0.0
+    ev.append(PhaseStarted(t, "performance", tuple(f"check-{i}" for i in range(checks))))
+    for i in range(checks):
+        name = f"check-{i}"
+        ev.append(CheckStarted(t, "performance", name, 1800.0, "bench"))
+        for j in range(lines):
+            t = round(t + 0.001, 3)
+            ev.append(
+                LogLine(
+                    round(t, 3),
+                    "performance",
+                    name,
+                    f"  {1024 * 2 ** (j % 25):>12}  float  sum  -1  {j * 0.37:8.2f}  {j % 97:6.2f}",
+                )
+            )
+        ev.append(
+            Measurement(
+                round(t, 3),
+                "performance",
+                name,
+                "nccl-all-reduce-bw",
+                157.29,
+                "GB/s",
+                ">= 150",
+                "pass",
+                "157.29",
+            )
+        )
+        ev.append(CheckFinished(round(t, 3), "performance", name, "passed", "ok", 1000))
+    ev.append(PhaseFinished(round(t, 3), "performance", "passed", checks, 0, 0, 0, 1000))
+    ev.append(RunFinished(round(t, 3), checks, checks, 0, 0, 0, 0))
+    return ev
+
+
+async def _pump(
+    events: list[Event], setup: Callable[[EventStream], list[asyncio.Task[None]]]
+) -> float:
+    stream = EventStream()
+    tasks = setup(stream)
+    t0 = time.perf_counter()
+    for e in events:
+        await stream.publish(e)
+    await stream.close()
+    await asyncio.gather(*tasks)
+    return time.perf_counter() - t0
+
+
+def measure(
+    events: list[Event],
+    setup: Callable[[EventStream], list[asyncio.Task[None]]],
+    finish: Callable[[], None] | None = None,
+    repeat: int = 5,
+) -> float:
+    rates = []
+    for _ in range(repeat):
+        elapsed = asyncio.run(_pump(events, setup))
+        if finish is not None:
+            t0 = time.perf_counter()
+            finish()
+            elapsed += time.perf_counter() - t0
+        rates.append(len(events) / elapsed)
+    return statistics.median(rates)
+
+
+def main() -> int:
+    from aicr_tui.commands.validate import LiveTable, format_event
+
+    events = synthetic_run()
+    rows: list[Row] = []
+
+    def bare(stream: EventStream) -> list[asyncio.Task[None]]:
+        stream.add_sink(lambda e: None)
+        return []
+
+    floor = measure(events, bare)
+    rows.append(Row("stream alone (no-op sink)", floor, "ev/s", BUDGET, "≥ 5,000/s"))
+
+    tmpdir = tempfile.mkdtemp(prefix="aicr-bench-")
+    state: dict[str, object] = {}
+
+    def reports(stream: EventStream) -> list[asyncio.Task[None]]:
+        builder = CtrfBuilder()
+        recorder = Recorder(os.path.join(tmpdir, "events.jsonl"))
+        stream.add_sink(builder)
+        stream.add_sink(recorder)
+        state["builder"], state["recorder"] = builder, recorder
+        return []
+
+    def finish_reports() -> None:
+        builder = state["builder"]
+        recorder = state["recorder"]
+        assert isinstance(builder, CtrfBuilder) and isinstance(recorder, Recorder)
+        recorder.commit()
+        report = builder.report()
+        render_ctrf(report)
+        render_junit(report)
+
+    rows.append(
+        Row(
+            "stream → CTRF + JSONL recorder (+ CTRF/JUnit render)",
+            measure(events, reports, finish_reports),
+            "ev/s",
+            BUDGET,
+            "≥ 5,000/s",
+        )
+    )
+
+    def plain(stream: EventStream) -> list[asyncio.Task[None]]:
+        sub = stream.subscribe()
+        out = io.StringIO()
+
+        async def render() -> None:
+            async for batch in sub.batches(256):
+                lines = [ln for e in batch if (ln := format_event(e)) is not None]
+                out.write("\n".join(lines) + "\n")
+
+        return [asyncio.create_task(render())]
+
+    rows.append(
+        Row("stream → CLI plain renderer", measure(events, plain), "ev/s", BUDGET, "≥ 5,000/s")
+    )
+
+    def live(stream: EventStream) -> list[asyncio.Task[None]]:
+        sub = stream.subscribe()
+        table = LiveTable()
+
+        async def render() -> None:
+            async for batch in sub.batches(1024):
+                for e in batch:
+                    table.apply(e)
+                table.renderable()
+
+        return [asyncio.create_task(render())]
+
+    rows.append(
+        Row(
+            "stream → CLI live-table state (+ table per batch)",
+            measure(events, live),
+            "ev/s",
+            BUDGET,
+            "≥ 5,000/s",
+        )
+    )
+
+    text = "".join(e.to_json() + "\n" for e in events)
+    t0 = time.perf_counter()
+    parsed = parse_recording(text, "bench")
+    rate = len(parsed) / (time.perf_counter() - t0)
+    rows.append(
+        Row("recording parse (JSONL → events, replay input)", rate, "ev/s", BUDGET, "≥ 5,000/s")
+    )
+
+    print_table(
+        f"validation event pipeline ({len(events):,} events; ratio = rate / 5,000 ev/s budget)",
+        rows,
+    )
+    slow = [r.name for r in rows if r.value < BUDGET]
+    if slow:
+        print("below budget: " + ", ".join(slow))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
