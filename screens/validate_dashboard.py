@@ -79,6 +79,17 @@ COLUMNS = (
     ("threshold", "Threshold"),
     ("duration", "Time"),
 )
+# Column widths for narrow (< 100 cells, e.g. 80x24 over ssh) and wide terminals; long
+# check names (readiness constraint paths) are cut rather than pushing the gates off-screen.
+NARROW_WIDTHS = (6, 22, 7, 13, 9, 6)
+WIDE_WIDTHS = (11, 34, 7, 18, 14, 8)
+NARROW_BELOW = 100
+SHORT_PHASE = {
+    "readiness": "ready",
+    "deployment": "deploy",
+    "conformance": "conf",
+    "performance": "perf",
+}
 
 
 class EventSource(Protocol):
@@ -99,6 +110,10 @@ class ReplaySource:
     path: Path
     speed: float = 1.0
     label: str = field(default="replay", compare=False)
+
+    def describe(self) -> str:
+        pace = "no pacing" if self.speed == 0 else f"{self.speed:g}x"
+        return f"replay of {Path(self.path).name} ({pace})"
 
     async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
         from core.validation.recording import load_recording, replay
@@ -126,6 +141,9 @@ class LiveRunSource:
     data_dir: Path | None = None
     recipe_source: str = "recipe"
     label: str = field(default="live", compare=False)
+
+    def describe(self) -> str:
+        return "live run, no cluster" if self.no_cluster else "live run"
 
     async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
         import os
@@ -285,7 +303,9 @@ class ValidationDashboardScreen(Screen[None]):
         with Horizontal(id="detail"):
             with Vertical(id="log-box"):
                 yield Static("log", id="log-title", markup=False)
-                yield RichLog(id="log", max_lines=LOG_LINES_PER_CHECK, wrap=False, markup=False)
+                yield RichLog(
+                    id="log", max_lines=LOG_LINES_PER_CHECK, wrap=True, markup=False, min_width=20
+                )
             with Vertical(id="gates-box"):
                 yield Static("gates", id="gates-title", markup=False)
                 yield Static("", id="gates", markup=False)
@@ -294,8 +314,8 @@ class ValidationDashboardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#checks", DataTable)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
+        self._narrow = self.app.size.width < NARROW_BELOW
+        self._add_columns(table)
         self.query_one("#filter", Input).display = False
         self._paint_banner()
         self._paint_phases(set(PHASE_ORDER))
@@ -305,7 +325,19 @@ class ValidationDashboardScreen(Screen[None]):
         table.focus()
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < 100, "narrow")
+        narrow = self.size.width < NARROW_BELOW
+        self.set_class(narrow, "narrow")
+        if narrow != getattr(self, "_narrow", narrow):
+            self._narrow = narrow
+            table = self.query_one("#checks", DataTable)
+            table.clear(columns=True)
+            self._add_columns(table)
+            self._rebuild_table()
+
+    def _add_columns(self, table: DataTable[Any]) -> None:
+        widths = NARROW_WIDTHS if self._narrow else WIDE_WIDTHS
+        for (key, label), width in zip(COLUMNS, widths, strict=True):
+            table.add_column(label, key=key, width=width)
 
     def on_unmount(self) -> None:
         self._cancel.set()
@@ -428,9 +460,10 @@ class ValidationDashboardScreen(Screen[None]):
         self._paint_log()
 
     def _cells(self, row: CheckRow) -> tuple[Any, ...]:
+        narrow = getattr(self, "_narrow", False)
         return (
-            row.phase,
-            row.name,
+            SHORT_PHASE.get(row.phase, row.phase) if narrow else row.phase,
+            _fit(row.name, (NARROW_WIDTHS if narrow else WIDE_WIDTHS)[1]),
             Text(row.status, style=STATUS_STYLE.get(row.status, "")),
             row.measured,
             row.threshold,
@@ -445,15 +478,16 @@ class ValidationDashboardScreen(Screen[None]):
 
     def _paint_banner(self) -> None:
         model = self.model
-        mode = model.mode or self.source.label
-        parts = [f"validation · {mode}"]
-        if model.recipe:
-            parts.append(model.recipe)
-        if model.run_id:
-            parts.append(f"run {model.run_id}")
-        parts.append(model.state)
+        describe = getattr(self.source, "describe", None)
+        parts = [model.state, describe() if callable(describe) else self.source.label]
+        if model.mode and model.mode not in parts[1]:
+            parts.append(model.mode)
         if model.error:
             parts.append(model.error)
+        if model.run_id:
+            parts.append(f"run {model.run_id}")
+        if model.recipe:
+            parts.append(model.recipe)
         banner = self.query_one("#run-banner", Static)
         banner.update(" · ".join(parts))
         banner.set_class(model.state == "error", "error")
@@ -484,23 +518,32 @@ class ValidationDashboardScreen(Screen[None]):
         summary.set_class(blocking == 0, "-passed")
 
     def _paint_gates(self) -> None:
+        """Gates as measured vs threshold: the selected check's first, then failures, then
+        the rest in run order."""
         text = Text()
         gates = self.model.gates()
         if not gates:
             text.append("no gates measured yet", style="dim")
+
+        def rank(item: tuple[CheckRow, Any]) -> int:
+            row, gate = item
+            if row.key == self.selected:
+                return 0
+            return 1 if gate.verdict == "fail" else 2
+
         last_check = ""
-        for row, gate in gates:
+        for row, gate in sorted(gates, key=rank):
             selected = row.key == self.selected
             if row.key != last_check:
                 if text:
                     text.append("\n")
-                text.append(("▶ " if selected else "  ") + row.name, style="bold")
+                text.append(("▶ " if selected else "") + row.name, style="bold")
                 last_check = row.key
             label = "" if gate.name == row.name else f"{gate.name}: "
-            text.append(f"\n    {label}{gate.measured} vs {gate.threshold or '—'} ")
+            text.append(f"\n  {label}{gate.measured} vs {gate.threshold or '—'} ")
             text.append(gate.verdict, style=VERDICT_STYLE.get(gate.verdict, ""))
             if gate.note and selected:
-                text.append(f"\n    {gate.note}", style="dim")
+                text.append(f"\n  {gate.note}", style="dim")
         self.query_one("#gates", Static).update(text)
 
     def _paint_log(self, *, reset: bool = False, full: bool = False) -> None:
@@ -694,22 +737,39 @@ class ValidationDashboardScreen(Screen[None]):
         self.post_message(ReportSaved(kind, path))
 
 
+STATUS_GLYPH = {
+    "queued": "·",
+    "running": "▶",
+    "passed": "✓",
+    "failed": "✗",
+    "skipped": "–",
+    "other": "!",
+}
+
+
 def _phase_text(phase: PhaseProgress, *, in_run: bool) -> Text:
+    """``✓ deployment  ████████ 4/4``: status glyph, name, progress bar, checks done/total."""
     text = Text()
-    text.append(f"{phase.name:<11} ", style="bold" if in_run else "dim")
     if not in_run:
-        text.append("not in this run", style="dim")
+        text.append(f"  {phase.name:<11} not in this run", style="dim")
         return text
+    style = STATUS_STYLE.get(phase.status, "")
+    text.append(f"{STATUS_GLYPH.get(phase.status, '?')} ", style=style)
+    text.append(f"{phase.name:<11} ", style="bold")
     width = 8
     total = phase.total or phase.seen
     filled = width if total == 0 and phase.status in TERMINAL_STATUSES else 0
     if total:
         filled = min(width, round(width * phase.done / total))
-    text.append("█" * filled, style=STATUS_STYLE.get(phase.status, ""))
+    text.append("█" * filled, style=style)
     text.append("░" * (width - filled), style="dim")
-    text.append(f" {phase.done}/{total} " if total else " –/– ")
-    text.append(phase.status, style=STATUS_STYLE.get(phase.status, ""))
+    text.append(f" {phase.done}/{total}" if total else " –/–")
     return text
+
+
+def _fit(text: str, width: int) -> str:
+    """Cut ``text`` to ``width`` cells, keeping its end (check names differ at the end)."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _tail(lines: deque[str], count: int) -> list[str]:

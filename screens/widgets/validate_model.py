@@ -54,6 +54,8 @@ class Gate:
 
     @property
     def measured(self) -> str:
+        if self.value in ("—", "n/a"):
+            return self.value
         return f"{self.value} {self.unit}".strip()
 
 
@@ -280,7 +282,8 @@ class DashboardModel:
     def _on_log_line(self, event: LogLine) -> None:
         if not event.check:
             # A phase-level line (e.g. the readiness pre-flight banner), not a check's.
-            self.run_log.append(f"[{event.phase}] {event.line[:LOG_LINE_CHARS]}")
+            prefix = f"[{event.phase}] " if event.phase else ""
+            self.run_log.append(prefix + event.line[:LOG_LINE_CHARS])
             return
         row = self._row(event.phase, event.check)
         row.logs.append(event.line[:LOG_LINE_CHARS])
@@ -290,10 +293,15 @@ class DashboardModel:
         if not event.check:
             return
         row = self._row(event.phase, event.check)
-        value, note = format_value(event.value), event.note
-        if event.value is None and note and event.verdict in ("pass", "fail"):
-            # A non-numeric reading (a readiness constraint's actual value) lives in the note.
-            value, note = note, ""
+        note = event.note
+        if event.display:
+            value = event.display
+        elif event.value is not None:
+            value = format_value(event.value)
+        elif event.verdict == "not-applicable":
+            value = "n/a"
+        else:
+            value = "—"
         gate = Gate(
             name=event.name,
             value=value,

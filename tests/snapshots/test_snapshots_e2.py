@@ -15,7 +15,7 @@ from core.criteria import parse_criteria
 from core.qualification import qualify
 from core.snapshot import load_snapshot
 from screens.bundle_preview import BundlePreviewScreen
-from screens.validate_dashboard import ValidationDashboardScreen
+from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from tests.conftest import SAMPLES
 from tests.pilot.validate_fixtures import ListSource, ScreenHost, short_run, wait_until
 
@@ -32,22 +32,35 @@ def aks_recipe():
     return verdict.recipe
 
 
-def _dashboard_app() -> ScreenHost:
-    return ScreenHost(
-        lambda: ValidationDashboardScreen(ListSource(short_run()), report_dir=Path("."))
-    )
+FAILED_RUN = SAMPLES / "validation" / "aks-nc80adis-training-failed.jsonl"
+
+
+def _dashboard_app(source) -> ScreenHost:
+    return ScreenHost(lambda: ValidationDashboardScreen(source, report_dir=Path(".")))
 
 
 async def _dashboard_finished(pilot) -> None:
     screen = pilot.app.shown
     await wait_until(pilot, lambda: screen.model.state == "finished")
-    await pilot.press("ctrl+home")  # select the first check so its log is shown
-    await pilot.pause(0.2)
+    await pilot.pause(0.3)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_dashboard_after_a_replayed_run(snap_compare, size) -> None:
-    assert snap_compare(_dashboard_app(), terminal_size=size, run_before=_dashboard_finished)
+def test_dashboard_after_the_shipped_failing_replay(snap_compare, size) -> None:
+    """Follow mode leaves the cursor on the last check: NCCL, not applicable on this SKU."""
+    app = _dashboard_app(ReplaySource(FAILED_RUN, speed=0))
+    assert snap_compare(app, terminal_size=size, run_before=_dashboard_finished)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_dashboard_with_a_selected_failed_check(snap_compare, size) -> None:
+    async def select_first(pilot) -> None:
+        await _dashboard_finished(pilot)
+        await pilot.press("ctrl+home", "down")  # expected-resources: failed, with its log
+        await pilot.pause(0.3)
+
+    app = _dashboard_app(ListSource(short_run()))
+    assert snap_compare(app, terminal_size=size, run_before=select_first)
 
 
 def _bundle_app(recipe, overrides: str) -> ScreenHost:
