@@ -413,3 +413,92 @@ def test_output_is_deterministic_byte_for_byte(tmp_path: Path) -> None:
     assert render_recipe(resolve(cat2, crit(service="aks")), "json") == render_recipe(
         resolve(cat, crit(service="aks")), "json"
     )
+
+
+# ---------------------------------------------------------------- snapshot exclusion
+def _snapshot(version: str, os_id: str = "ubuntu"):  # type: ignore[no-untyped-def]
+    from core.snapshot import Measurement, Snapshot, Subtype
+
+    return Snapshot(
+        measurements=[
+            Measurement(
+                type="K8s", subtypes=[Subtype(subtype="server", data={"version": version})]
+            ),
+            Measurement(type="OS", subtypes=[Subtype(subtype="release", data={"ID": os_id})]),
+        ]
+    )
+
+
+def test_overlay_constraints_exclude_and_record(tmp_path: Path) -> None:
+    cat = build(
+        tmp_path,
+        overlays=[
+            overlay("svc", criteria={"service": "aks"}),
+            overlay(
+                "gb200-any",
+                criteria={"accelerator": "gb200"},
+                constraints=[
+                    {"name": "K8s.server.version", "value": ">= 1.34"},
+                    {"name": "GPU.hardware.model", "value": "NVIDIA GB200"},
+                ],
+            ),
+        ],
+    )
+    v = qualify(crit(service="aks", accelerator="gb200"), None, _snapshot("v1.33.5"), catalog=cat)
+    # gb200-any was the only carrier of the accelerator: coverage refuses after exclusion
+    assert v.error is not None and 'accelerator "gb200"' in v.error.message
+    assert [(e.name, e.reason) for e in v.excluded_overlays] == [("gb200-any", "constraint-failed")]
+    cat2 = build(
+        tmp_path / "2",
+        overlays=[
+            overlay("svc", criteria={"service": "aks"}),
+            overlay(
+                "extra",
+                criteria={"intent": "any"},
+                constraints=[
+                    {"name": "K8s.server.version", "value": ">= 1.34"},
+                    {"name": "GPU.hardware.model", "value": "NVIDIA GB200"},
+                ],
+            ),
+        ],
+    )
+    ok = qualify(crit(service="aks"), None, _snapshot("v1.33.5"), catalog=cat2)
+    assert ok.ok and ok.recipe is not None
+    meta = ok.recipe.to_document()["metadata"]
+    assert meta["appliedOverlays"] == ["base", "svc"]
+    assert meta["excludedOverlays"] == [{"name": "extra", "reason": "constraint-failed"}]
+    assert meta["constraintWarnings"][0] == {
+        "overlay": "extra",
+        "constraint": "K8s.server.version",
+        "expected": ">= 1.34",
+        "actual": "v1.33.5",
+        "reason": "expected >= 1.34, got v1.33.5",
+    }
+    missing = meta["constraintWarnings"][1]
+    assert missing["constraint"] == "GPU.hardware.model" and "actual" not in missing
+    assert "NOT_FOUND" in missing["reason"]
+    statuses = {(c.name, c.status) for c in ok.checks}
+    assert ("K8s.server.version", "failed") in statuses
+    assert ("GPU.hardware.model", "unavailable") in statuses
+
+
+def test_failing_mixin_constraint_excludes_the_chains_that_use_it(tmp_path: Path) -> None:
+    cat = build(
+        tmp_path,
+        overlays=[
+            overlay("svc", criteria={"service": "aks"}),
+            overlay("ubuntu-extra", criteria={"intent": "any"}, mixins=["os-ubuntu"]),
+        ],
+        mixins=[mixin("os-ubuntu", constraints=[{"name": "OS.release.ID", "value": "ubuntu"}])],
+    )
+    v = qualify(crit(service="aks"), None, _snapshot("v1.34.0", os_id="ol"), catalog=cat)
+    assert v.ok and v.recipe is not None
+    assert [(e.name, e.reason) for e in v.recipe.metadata.excludedOverlays] == [
+        ("ubuntu-extra", "mixin-constraint-failed")
+    ]
+    warning = v.recipe.metadata.constraintWarnings[0]
+    assert warning.reason == "mixin-constraint-failed: expected ubuntu, got ol"
+    assert "OS.release.ID" not in {c.name for c in v.recipe.constraints}
+    passing = qualify(crit(service="aks"), None, _snapshot("v1.34.0"), catalog=cat)
+    assert passing.recipe is not None
+    assert passing.recipe.metadata.appliedOverlays == ["base", "ubuntu-extra", "svc"]
