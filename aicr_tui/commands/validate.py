@@ -51,12 +51,12 @@ def register(sub: Any) -> None:
     inputs.add_argument(
         "--aks-gpu-pools",
         metavar="FILE",
-        help="`az aks nodepool list -o json` dump for the live capture",
+        help="`az aks nodepool list -o json` dump for the live capture (env AICR_AKS_GPU_POOLS_PATH)",
     )
     inputs.add_argument(
         "--oke-addons",
         metavar="FILE",
-        help="`oci ce cluster list-addons` dump for the live capture",
+        help="`oci ce cluster list-addons` dump for the live capture (env AICR_OKE_ADDONS_PATH)",
     )
     inputs.add_argument(
         "--data",
@@ -288,7 +288,9 @@ def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
     from core.capture import attach_projections, project_dumps
 
     projections = project_dumps(
-        aks_pools=args.aks_gpu_pools, oke_addons=args.oke_addons, legacy_daemonset=None
+        aks_pools=args.aks_gpu_pools or os.environ.get("AICR_AKS_GPU_POOLS_PATH") or None,
+        oke_addons=args.oke_addons or os.environ.get("AICR_OKE_ADDONS_PATH") or None,
+        legacy_daemonset=None,
     )
     from core.live.kube import capture_cluster
 

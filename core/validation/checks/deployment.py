@@ -195,8 +195,11 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
         return skipped(why, skipReason=reason)
     ok_nodes = 0
     failures: list[str] = []
-    for node in targets:
+    for index, node in enumerate(targets):
         name = pod_name("nvidia-smi-verify", node.name)
+        # Share what is left of the budget across the nodes still to probe, so one node
+        # whose probe never schedules (busy GPUs) cannot starve the others.
+        node_budget = ctx.remaining() / (len(targets) - index)
         manifest = {
             "apiVersion": "v1",
             "kind": "Pod",
@@ -217,7 +220,7 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
         }
         ctx.executor.create(manifest)
         try:
-            status = wait_pod(ctx, name, ctx.remaining())
+            status = wait_pod(ctx, name, node_budget)
             if not status.terminal:
                 waiting = status.container.waiting_reason if status.container else ""
                 detail = f"pod {status.phase}" + (f": {waiting}" if waiting else "")

@@ -390,7 +390,7 @@ def aiperf_job(
             "backoffLimit": 0,
             "ttlSecondsAfterFinished": 3600,
             "template": {
-                "metadata": {"labels": ctx.labels(**{"job-name": job})},
+                "metadata": {"labels": ctx.labels()},  # the Job controller adds job-name
                 "spec": {
                     "restartPolicy": "Never",
                     "containers": [
