@@ -1,0 +1,88 @@
+"""Shared by the nothing-lost tests: real recipes and plans, directory images, and a way to
+run the CLI so that it dies (or is interrupted) at the moment it would rename its output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+from core.bundler import BundlePlan, parse_overrides, plan_bundle
+from core.bundler.tolerations import parse_tolerations
+from core.recipe_result import RecipeResult, render_recipe
+
+KEYED = "nvidia.com/gpu:NoSchedule"
+
+
+@cache
+def aks_recipe() -> RecipeResult:
+    from core.criteria import parse_criteria
+    from core.qualification import qualify
+
+    verdict = qualify(
+        parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training"), None
+    )
+    assert verdict.recipe is not None, verdict.error
+    return verdict.recipe
+
+
+def recipe_text() -> str:
+    return render_recipe(aks_recipe())
+
+
+def plan_variant(n: int) -> BundlePlan:
+    """Bundle plans that differ in a few files (values and checksums) for each ``n``."""
+    plan = plan_bundle(
+        aks_recipe(),
+        parse_overrides(set_=[f"gpu-operator:nodeStatusExporter.enabled={n}"]),
+        accelerated_tolerations=parse_tolerations([KEYED]),
+    )
+    assert not plan.errors, plan.errors
+    return plan
+
+
+def image(root: Path) -> dict[str, bytes]:
+    """Every regular file under ``root`` by relative path, with its bytes."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def siblings(parent: Path) -> list[str]:
+    return sorted(os.listdir(parent))
+
+
+# Run the real CLI with os.replace wrapped: the first rename of the output (staging directory
+# or temporary file into place, or the old directory aside) first delivers SIGNAL to the process.
+# Nothing in the product is changed for the test.
+_DIE_AT_RENAME = """
+import os, signal, sys
+real = os.replace
+def replace(src, dst, *a, **k):
+    name = os.path.basename(os.fspath(src))
+    if name.endswith((".staging", ".tmp")) or os.path.basename(os.fspath(dst)).endswith(".old"):
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    return real(src, dst, *a, **k)
+os.replace = replace
+from aicr_tui.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def run_cli_dying_at_rename(
+    signal_name: str, *args: str, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NO_COLOR="1", TERM="dumb")
+    return subprocess.run(
+        [sys.executable, "-c", _DIE_AT_RENAME, signal_name, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
