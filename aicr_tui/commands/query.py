@@ -23,12 +23,18 @@ def register(sub: Any) -> None:
     add_criteria_arguments(parser)
     parser.add_argument(
         "--selector",
+        action="once",
         required=True,
         metavar="PATH",
         help="dotted path, e.g. components.gpu-operator.values.driver.enabled ('' = everything)",
     )
     parser.add_argument(
-        "-t", "--format", choices=("yaml", "json"), default="yaml", help="output format"
+        "-t",
+        "--format",
+        action="once",
+        choices=("yaml", "json"),
+        default="yaml",
+        help="output format",
     )
 
 

@@ -22,28 +22,62 @@ if TYPE_CHECKING:
     from core.snapshot import Snapshot
 
 
+class Once(argparse.Action):
+    """A single-value flag given twice is an error (upstream), not "last one wins"."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        seen: set[str] = getattr(namespace, "_once_seen", set())
+        if self.dest in seen:
+            parser.error(f"{option_string} was given more than once; pass it a single time")
+        seen.add(self.dest)
+        namespace._once_seen = seen
+        setattr(namespace, self.dest, values)
+
+
 def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
     """The criteria, profile, snapshot and catalog flags shared by recipe and query."""
+    parser.register("action", "once", Once)
     crit = parser.add_argument_group("criteria")
-    crit.add_argument("--service", metavar="S", help="managed Kubernetes service (aks, oke, …)")
     crit.add_argument(
-        "--accelerator", "--gpu", dest="accelerator", metavar="A", help="GPU (h100, gb200, b200, …)"
+        "--service", action="once", metavar="S", help="managed Kubernetes service (aks, oke, …)"
     )
-    crit.add_argument("--os", metavar="OS", help="node OS (ubuntu, ol, …)")
-    crit.add_argument("--intent", metavar="I", help="training or inference")
-    crit.add_argument("--platform", metavar="P", help="kubeflow, dynamo, …")
-    crit.add_argument("--nodes", metavar="N", help="GPU node count (integer >= 0)")
+    crit.add_argument(
+        "--accelerator",
+        "--gpu",
+        dest="accelerator",
+        action="once",
+        metavar="A",
+        help="GPU (h100, gb200, b200, …)",
+    )
+    crit.add_argument("--os", action="once", metavar="OS", help="node OS (ubuntu, ol, …)")
+    crit.add_argument("--intent", action="once", metavar="I", help="training or inference")
+    crit.add_argument("--platform", action="once", metavar="P", help="kubeflow, dynamo, …")
+    crit.add_argument("--nodes", action="once", metavar="N", help="GPU node count (integer >= 0)")
     sel = parser.add_argument_group("selection and verification")
     sel.add_argument(
         "--profile",
+        action="once",
         metavar="NAME=VALUE",
         help="configuration profile selection, e.g. gpuStack=operator-managed (default: the declared default)",
     )
     sel.add_argument(
-        "-s", "--snapshot", metavar="FILE", help="verify the selection against this snapshot"
+        "-s",
+        "--snapshot",
+        action="once",
+        metavar="FILE",
+        help="verify the selection against this snapshot (it also fills criteria the flags leave out)",
     )
     sel.add_argument(
-        "--data", metavar="DIR", help="external catalog directory layered over the shipped one"
+        "--data",
+        action="once",
+        metavar="DIR",
+        help="external catalog directory layered over the shipped one",
     )
 
 
@@ -58,9 +92,16 @@ def register(sub: Any) -> None:
     )
     add_criteria_arguments(parser)
     out = parser.add_argument_group("output")
-    out.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     out.add_argument(
-        "-t", "--format", choices=("yaml", "json"), default="yaml", help="document format"
+        "-o", "--output", action="once", metavar="FILE", help="write here (default: stdout)"
+    )
+    out.add_argument(
+        "-t",
+        "--format",
+        action="once",
+        choices=("yaml", "json"),
+        default="yaml",
+        help="document format",
     )
     out.add_argument(
         "--explain",

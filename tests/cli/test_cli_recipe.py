@@ -194,3 +194,21 @@ def test_criteria_come_from_the_snapshot_when_flags_leave_them_out(cli) -> None:
     )
     assert refused.returncode == 2
     assert "expected absent, observed installed" in one_line_error(refused)
+
+
+def test_single_value_flags_refuse_repeats(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Parsed in-process: the parser is the unit under test here, not the process."""
+    import pytest
+
+    from aicr_tui.cli import build_parser
+
+    for argv in (
+        ["recipe", "--service", "aks", "--service", "oke"],
+        ["recipe", "--accelerator", "h100", "--gpu", "gb200"],
+        ["query", "--service", "aks", "--selector", "a", "--selector", "b"],
+    ):
+        with pytest.raises(SystemExit) as exc:
+            build_parser().parse_args(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "was given more than once" in err[0], err
