@@ -228,8 +228,11 @@ class LiveTable:
         from rich.table import Table
 
         table = Table(title=self.title, caption=self.footer or None, expand=True)
-        for col in ("phase", "check", "status", "time", "latest"):
-            table.add_column(col, overflow="ellipsis", no_wrap=True)
+        table.add_column("phase", no_wrap=True, min_width=11)
+        table.add_column("check", no_wrap=True, overflow="ellipsis", min_width=16, max_width=30)
+        table.add_column("status", no_wrap=True, min_width=7)
+        table.add_column("time", no_wrap=True, min_width=6, justify="right")
+        table.add_column("latest", no_wrap=True, overflow="ellipsis", ratio=1)
         for phase, check, status, took, latest in self.rows.values():
             table.add_row(
                 phase,
