@@ -234,3 +234,20 @@ def test_criteria_from_snapshot_fingerprint() -> None:
     assert criteria_from_snapshot(aks) == {"service": "aks", "accelerator": "h100", "os": "ubuntu"}
     oke = load_snapshot(str(SAMPLES / "snapshots" / "oke-gb200-active.yaml"))
     assert criteria_from_snapshot(oke) == {"service": "oke", "accelerator": "gb200", "os": "ol"}
+
+
+def test_multiline_strings_render_as_literal_blocks_and_round_trip() -> None:
+    text = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\n  indented: true\ntrailing  \n"
+    r = RecipeResult(
+        componentRefs=[
+            ComponentRef(name="a", healthCheckAsserts=text),
+            ComponentRef(name="b", healthCheckAsserts="  leading space\nsecond\n"),
+        ]
+    )
+    rendered = render_recipe(r)
+    assert "healthCheckAsserts: |" in rendered
+    again = parse_recipe(rendered, "r.yaml")
+    assert [c.healthCheckAsserts for c in again.componentRefs] == [
+        text,
+        "  leading space\nsecond\n",
+    ]
