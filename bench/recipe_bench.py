@@ -29,7 +29,7 @@ from bench._harness import (
 SNAPS = REPO / "recipes" / "samples" / "snapshots"
 CASES = (
     (
-        "AKS h100 ubuntu training, default, pools Install",
+        "AKS default, pools Install",
         "aks",
         "h100",
         "ubuntu",
@@ -46,7 +46,7 @@ CASES = (
         "aks-h100-none",
     ),
     (
-        "OKE gb200 ol training, default, add-on installed",
+        "OKE default, add-on installed",
         "oke",
         "gb200",
         "ol",
