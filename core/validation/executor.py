@@ -120,7 +120,9 @@ class ClusterExecutor(Protocol):
     def create(self, manifest: dict[str, Any]) -> None: ...
     def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None: ...
     def pod_status(self, namespace: str, name: str) -> PodOutcome: ...
-    def pod_logs(self, namespace: str, name: str, container: str = "") -> str: ...
+    def pod_logs(
+        self, namespace: str, name: str, container: str = "", tail_lines: int = 1000
+    ) -> str: ...
 
 
 def wait_for_pod(
@@ -458,8 +460,10 @@ class KubernetesExecutor:
             container,
         )
 
-    def pod_logs(self, namespace: str, name: str, container: str = "") -> str:
-        kwargs: dict[str, Any] = {"tail_lines": 1000}
+    def pod_logs(
+        self, namespace: str, name: str, container: str = "", tail_lines: int = 1000
+    ) -> str:
+        kwargs: dict[str, Any] = {"tail_lines": tail_lines}
         if container:
             kwargs["container"] = container
         text = self._call(

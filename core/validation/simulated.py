@@ -184,19 +184,21 @@ def nccl_all_reduce_output(nodes: list[NodeInfo], peak_busbw: float, profile: No
     rows: list[str] = []
     total = 0.0
     sizes = [1024 * 2**i for i in range(25)]  # 1K .. 16G
+    # time = fixed latency + size / peak algorithm bandwidth, with the peak chosen so the
+    # largest size lands exactly on the scenario's bus bandwidth
+    latency_us = 45.0
     largest = sizes[-1]
-    knee = 64 * 1024**2
-    scale = (largest + knee) / largest
+    t_largest = largest / (peak_busbw / factor * 1e3)
+    alg_peak = largest / ((t_largest - latency_us) * 1e3)
     for size in sizes:
-        busbw = peak_busbw * scale * size / (size + knee)
-        busbw = max(busbw, 0.01)
-        algbw = busbw / factor
-        t_us = size / (algbw * 1e3)
-        ip_busbw = busbw * 1.001
-        ip_t = size / (ip_busbw / factor * 1e3)
+        t_us = latency_us + size / (alg_peak * 1e3)
+        algbw = size / (t_us * 1e3)
+        busbw = algbw * factor
+        ip_t = t_us * 0.999
+        ip_algbw = size / (ip_t * 1e3)
         total += busbw
         rows.append(
-            f"{size:>12}  {size // 4:>12}     float     sum      -1  {_t(t_us):>7}  {algbw:6.2f}  {busbw:6.2f}      0  {_t(ip_t):>7}  {ip_busbw / factor:6.2f}  {ip_busbw:6.2f}      0"
+            f"{size:>12}  {size // 4:>12}     float     sum      -1  {_t(t_us):>7}  {algbw:6.2f}  {busbw:6.2f}      0  {_t(ip_t):>7}  {ip_algbw:6.2f}  {ip_algbw * factor:6.2f}      0"
         )
     tail = [
         "# Out of bounds values : 0 OK",
@@ -545,10 +547,22 @@ class SimulatedCluster:
         reason = "Completed" if sp.exit_code == 0 else "Error"
         return PodOutcome(name, phase, sp.info.node, ContainerOutcome(sp.exit_code, reason, ""))
 
-    def pod_logs(self, namespace: str, name: str, container: str = "") -> str:
+    def pod_logs(
+        self, namespace: str, name: str, container: str = "", tail_lines: int = 1000
+    ) -> str:
         self._tick()
         sp = self.pods.get((namespace, name))
-        return sp.logs if sp is not None else ""
+        if sp is None:
+            return ""
+        age = self.clock() - sp.created
+        if age >= sp.duration:
+            lines = sp.logs.splitlines(keepends=True)
+        else:
+            # a running workload has printed a share of its output proportional to its age
+            all_lines = sp.logs.splitlines(keepends=True)
+            share = max(0.0, (age - 1.0) / max(sp.duration - 1.0, 1e-9))
+            lines = all_lines[: int(len(all_lines) * share)]
+        return "".join(lines[-tail_lines:])
 
 
 # -- demo recordings ---------------------------------------------------------------------

@@ -34,6 +34,7 @@ TRAINER_GROUP, TRAINER_VERSION = "trainer.kubeflow.org", "v1alpha1"
 DYNAMO_GROUP, DYNAMO_VERSION = "nvidia.com", "v1alpha1"
 PULL_FAILURES = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName")
 RDMA_RESOURCE = "rdma/hca_shared_devices_a"
+NCCL_LOG_LINES = 20000
 
 
 def _tolerance_line(threshold: float, unit: str, floor: bool) -> str:
@@ -67,12 +68,54 @@ def _pull_failure(status: PodOutcome) -> str | None:
     return None
 
 
-def _watch_pod(ctx: CheckContext, name: str) -> PodOutcome:
-    """Wait for a workload pod, giving up early on an image-pull failure."""
+class LogFollower:
+    """Streams a workload pod's new log lines as the check's evidence while it runs.
+
+    Upstream reads workload logs only after the Job ends, so a 30-minute NCCL run is
+    silent; here each poll re-reads the log tail and emits the lines not yet seen, minus
+    the per-rank ``NCCL INFO`` chatter (kept small: the table rows and errors matter).
+    """
+
+    def __init__(self, ctx: CheckContext, pod: str, tail_lines: int, prefix: str) -> None:
+        self.ctx, self.pod, self.tail, self.prefix = ctx, pod, tail_lines, prefix
+        self.seen: list[str] = []
+
+    @staticmethod
+    def wanted(line: str) -> bool:
+        return bool(line.strip()) and " NCCL INFO " not in line
+
+    def poll(self) -> str:
+        text = self.ctx.executor.pod_logs(self.ctx.namespace, self.pod, tail_lines=self.tail)
+        lines = text.splitlines()
+        start = (
+            len(self.seen) if lines[: len(self.seen)] == self.seen else _overlap(self.seen, lines)
+        )
+        for line in lines[start:]:
+            if self.wanted(line):
+                self.ctx.log(f"{self.prefix}{line}")
+        self.seen = lines
+        return text
+
+
+def _overlap(seen: list[str], lines: list[str]) -> int:
+    """Where the new tail continues the old one (log tails slide once past tail_lines)."""
+    if not seen:
+        return 0
+    last = seen[-1]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i] == last:
+            return i + 1
+    return 0
+
+
+def _watch_pod(ctx: CheckContext, name: str, follower: LogFollower | None = None) -> PodOutcome:
+    """Wait for a workload pod (streaming its log when asked); stop early on a pull failure."""
     status = ctx.executor.pod_status(ctx.namespace, name)
     while not status.terminal and ctx.remaining() > 0:
         if _pull_failure(status):
             return status
+        if follower is not None and status.phase == "Running":
+            follower.poll()
         status = wait_pod(ctx, name, ctx.poll_s * 5)
     return status
 
@@ -249,7 +292,9 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
         if launcher is None:
             ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
             return other("NCCL launcher pod did not appear within 5m")
-        status = _watch_pod(ctx, launcher)
+        # NCCL_DEBUG=INFO from every rank precedes the table: read well past 1000 lines.
+        follower = LogFollower(ctx, launcher, NCCL_LOG_LINES, "[launcher] ")
+        status = _watch_pod(ctx, launcher, follower)
         pull = _pull_failure(status)
         if pull:
             ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured", note=pull)
@@ -260,7 +305,7 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
         if not status.terminal:
             ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
             return other(f"timeout: NCCL launcher did not complete within {ctx.entry.timeout}")
-        logs = ctx.executor.pod_logs(ctx.namespace, launcher)
+        logs = follower.poll()
     finally:
         if ctx.cleanup:
             for m in reversed(manifests):
