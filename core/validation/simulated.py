@@ -70,6 +70,7 @@ class Scenario:
     unhealthy: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
     missing_groups: set[str] = field(default_factory=set)
     image_pull_failure: set[str] = field(default_factory=set)
+    busy_nodes: set[str] = field(default_factory=set)  # pods pinned here never start
 
 
 @dataclass
@@ -530,6 +531,8 @@ class SimulatedCluster:
         if sp is None:
             return PodOutcome(name, "Missing")
         age = self.clock() - sp.created
+        if sp.info.node in self.s.busy_nodes:
+            return PodOutcome(name, "Pending", sp.info.node)
         if sp.waiting_reason:
             return PodOutcome(
                 name,

@@ -389,3 +389,43 @@ def test_inference_perf_workload_never_ready_is_a_timeout_failure() -> None:
     done, _, _ = run_inference(scenario, inference_recipe())
     assert done.status == "failed" and "DynamoGraphDeployment not ready: TIMEOUT" in done.message
     assert "AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT" in done.message
+
+
+def test_a_busy_gpu_node_fails_only_its_own_probe_within_the_shared_budget() -> None:
+    scenario = aks_nd96_scenario()
+    busy = scenario.nodes[0].name
+    scenario.busy_nodes = {busy}
+    _, events, _ = run(scenario, phases=("deployment",))
+    smi = finished(events)["check-nvidia-smi"]
+    assert smi.status == "failed" and smi.message == "GPU verification failed on 1/2 nodes"
+    assert smi.extra == {"nodesValidated": "1", "nodesTotal": "2"}
+    assert smi.duration_ms <= 10 * 60 * 1000 + 1000  # within the catalog budget
+    lines = [e.line for e in events if isinstance(e, LogLine) and e.check == "check-nvidia-smi"]
+    assert any(ln.startswith(f"{busy}: FAILED (pod Pending") for ln in lines)
+    assert any(ln.startswith(f"{scenario.nodes[1].name}: OK") for ln in lines)
+
+
+def test_log_follower_streams_only_new_lines_across_a_sliding_tail() -> None:
+    from core.validation.checks.performance import LogFollower
+
+    logs = ["# header", "a NCCL INFO chatter", "row 1"]
+    emitted: list[str] = []
+
+    class Ctx:
+        namespace = "ns"
+
+        class executor:  # noqa: N801 - a stand-in object with the one method used
+            @staticmethod
+            def pod_logs(ns: str, name: str, container: str = "", tail_lines: int = 1000) -> str:
+                return "\n".join(logs[-tail_lines:])
+
+        @staticmethod
+        def log(line: str) -> None:
+            emitted.append(line)
+
+    follower = LogFollower(Ctx(), "pod", 3, "> ")  # type: ignore[arg-type]
+    follower.poll()
+    logs += ["row 2", "row 3"]  # the 3-line tail now slides past the first lines
+    follower.poll()
+    follower.poll()
+    assert emitted == ["> # header", "> row 1", "> row 2", "> row 3"]
