@@ -107,6 +107,7 @@ class FakeApiServer:
         self.logs: dict[tuple[str, str], str] = {}
         self.namespaces = {"gpu-operator": "Active", "default": "Active"}
         self.forbid = forbid
+        self.created: list[tuple[str, Any]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -243,6 +244,17 @@ class FakeApiServer:
             if method == "DELETE":
                 return 200, self.pods.pop(key)
             return 200, self.pods[key]
+        if method == "POST" and (
+            path.endswith("/jobs")
+            or path.endswith("/trainjobs")
+            or path.endswith("/trainingruntimes")
+        ):
+            self.created.append((path, body))
+            return 201, body
+        if method == "DELETE" and (
+            "/jobs/" in path or "/trainjobs/" in path or "/trainingruntimes/" in path
+        ):
+            return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success"}
         if path == "/apis/apps/v1/namespaces/gpu-operator/deployments/gpu-operator":
             return 200, deployment("gpu-operator", "gpu-operator", "v25.10.1")
         if path == "/apis/apps/v1/namespaces/gpu-operator/daemonsets/nvidia-dcgm-exporter":
@@ -382,3 +394,41 @@ def test_missing_objects_are_none_not_errors(api: FakeApiServer) -> None:
     assert ex.pod_status("nope", "p").phase == "Missing"
     ds = ex.get_workload("DaemonSet", "gpu-operator", "nvidia-dcgm-exporter")
     assert ds is not None and ds.healthy and ds.desired == 2
+
+
+def test_jobs_and_custom_objects_use_their_rest_paths(api: FakeApiServer) -> None:
+    ex = KubernetesExecutor.from_host(api.host)
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "aicr-aiperf-1", "namespace": "aicr-validation"},
+        "spec": {
+            "template": {
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "aiperf", "image": "x"}]}
+            }
+        },
+    }
+    trainjob = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "__plural__": "trainjobs",
+        "metadata": {"name": "nccl-all-reduce-tj", "namespace": "aicr-validation"},
+        "spec": {"runtimeRef": {"name": "nccl-all-reduce-runtime"}},
+    }
+    ex.create(job)
+    ex.create(trainjob)
+    ex.delete("batch/v1", "Job", "aicr-validation", "aicr-aiperf-1")
+    ex.delete("trainer.kubeflow.org/v1alpha1", "TrainJob", "aicr-validation", "nccl-all-reduce-tj")
+    assert [p for p, _ in api.created] == [
+        "/apis/batch/v1/namespaces/aicr-validation/jobs",
+        "/apis/trainer.kubeflow.org/v1alpha1/namespaces/aicr-validation/trainjobs",
+    ]
+    assert "__plural__" not in api.created[1][1]
+    assert (
+        "DELETE",
+        "/apis/batch/v1/namespaces/aicr-validation/jobs/aicr-aiperf-1",
+    ) in api.requests
+    assert (
+        "DELETE",
+        "/apis/trainer.kubeflow.org/v1alpha1/namespaces/aicr-validation/trainjobs/nccl-all-reduce-tj",
+    ) in api.requests
