@@ -8,7 +8,6 @@ median and a ratio.
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -50,28 +49,56 @@ def median_time(fn: Callable[[], object], *, repeat: int = 200, warmup: int = 5)
 
 
 def run_process(argv: Sequence[str], *, env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Run one process; return (wall seconds, peak RSS of that child in KiB)."""
+    """Run one process; return (wall seconds, peak RSS of that very child in KiB).
+
+    ``os.wait4`` reports the child's own rusage; ``RUSAGE_CHILDREN`` would give the largest
+    child so far, so a small command run after a big one would inherit the big one's peak.
+    """
     full_env = dict(os.environ)
     full_env.update(env or {})
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    subprocess.run(
-        argv, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+    proc = subprocess.Popen(
+        list(argv), env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(after, before)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, int(usage.ru_maxrss)
+
+
+@dataclass
+class PairedRuns:
+    """Interleaved subject/floor runs: median wall seconds and the largest peak RSS (KiB)."""
+
+    subject_s: float
+    floor_s: float
+    subject_rss_kib: int
+    floor_rss_kib: int
+
+
+def paired_process_runs(
+    subject: Sequence[str], floor: Sequence[str], *, repeat: int = 7
+) -> PairedRuns:
+    """Interleave subject and floor runs so machine noise hits both alike."""
+    s_times, f_times, s_rss, f_rss = [], [], [], []
+    for _ in range(repeat):
+        ft, fr = run_process(floor)
+        st, sr = run_process(subject)
+        f_times.append(ft)
+        f_rss.append(fr)
+        s_times.append(st)
+        s_rss.append(sr)
+    return PairedRuns(
+        statistics.median(s_times), statistics.median(f_times), max(s_rss), max(f_rss)
+    )
 
 
 def paired_process_medians(
     subject: Sequence[str], floor: Sequence[str], *, repeat: int = 7
 ) -> tuple[float, float]:
     """Interleave subject and floor runs so machine noise hits both alike; return medians."""
-    s_times, f_times = [], []
-    for _ in range(repeat):
-        f_times.append(run_process(floor)[0])
-        s_times.append(run_process(subject)[0])
-    return statistics.median(s_times), statistics.median(f_times)
+    runs = paired_process_runs(subject, floor, repeat=repeat)
+    return runs.subject_s, runs.floor_s
 
 
 def import_floor(modules: Sequence[str]) -> list[str]:
@@ -82,10 +109,10 @@ def import_floor(modules: Sequence[str]) -> list[str]:
 
 def print_table(title: str, rows: Sequence[Row]) -> None:
     print(f"\n== {title}")
-    print(f"{'measure':<52} {'value':>12} {'floor':>12} {'ratio':>7}  budget")
+    width = max([len("measure"), *(len(r.name) for r in rows)])
+    print(f"{'measure':<{width}} {'value':>12}    {'floor':>10} {'ratio':>8}  budget")
     for r in rows:
         floor = "" if r.floor is None else f"{r.floor:.4g}"
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}x"
-        print(
-            f"{r.name:<52} {r.value:>9.4g} {r.unit:<2} {floor:>12} {ratio:>7}  {r.budget} {r.note}".rstrip()
-        )
+        line = f"{r.name:<{width}} {r.value:>12.4g} {r.unit:<3} {floor:>10} {ratio:>8}  {r.budget} {r.note}"
+        print(line.rstrip(), flush=True)
