@@ -109,6 +109,14 @@ def aks_nd96_scenario() -> Scenario:
     return Scenario("aks-h100-training", nodes)
 
 
+def aks_nd96_inference_scenario() -> Scenario:
+    """1x Standard_ND96isr_H100_v5 serving Qwen/Qwen3-8B: the brief's 148,004 tok/s, 579.70 ms."""
+    scenario = aks_nd96_scenario()
+    scenario.name = "aks-h100-inference-dynamo"
+    scenario.nodes = scenario.nodes[:1]
+    return scenario
+
+
 def aks_nc80_scenario() -> Scenario:
     """2x Standard_NC80adis_H100_v5: full-node floors not applicable; toolkit left permissive."""
     nodes = [
@@ -483,8 +491,18 @@ class SimulatedCluster:
                 256 * self.nodes[0].gpu_count,
                 max(1000, 256 * self.nodes[0].gpu_count * 8),
             )
-            logs = "aiperf profile: done\n" + aiperf_report(
-                self.s.inference_throughput, self.s.inference_ttft_p99_ms, requests, concurrency
+            progress = "".join(
+                f"INFO     Profiling: {pct}% ({requests * pct // 100}/{requests} requests)\n"
+                for pct in (10, 25, 50, 75, 90, 100)
+            )
+            logs = (
+                "INFO     endpoint is serving requests\n"
+                f"INFO     Warmup: {concurrency} requests at concurrency {concurrency}\n"
+                + progress
+                + "INFO     Benchmark complete; exporting profile_export_aiperf.json\n"
+                + aiperf_report(
+                    self.s.inference_throughput, self.s.inference_ttft_p99_ms, requests, concurrency
+                )
             )
             image = manifest["spec"]["template"]["spec"]["containers"][0]["image"]
             self._add_pod(
@@ -571,11 +589,23 @@ class SimulatedCluster:
 # -- demo recordings ---------------------------------------------------------------------
 
 SAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "validation"
-DEMO_RECIPE = SAMPLES / "aks-h100-training.recipe.yaml"
 DEMO_STARTED_MS = 1796000000000  # 2026-11-30T00:53:20Z: fixed so regeneration is byte-identical
-DEMOS: dict[str, tuple[str, str]] = {
-    "aks-h100-training-passed.jsonl": ("aks_nd96_scenario", "20261130-005320-4e1f0c9a7b2d"),
-    "aks-nc80adis-training-failed.jsonl": ("aks_nc80_scenario", "20261130-005320-9c3b5d7e1a0f"),
+DEMOS: dict[str, tuple[str, str, str]] = {
+    "aks-h100-training-passed.jsonl": (
+        "aks_nd96_scenario",
+        "aks-h100-training.recipe.yaml",
+        "20261130-005320-4e1f0c9a7b2d",
+    ),
+    "aks-nc80adis-training-failed.jsonl": (
+        "aks_nc80_scenario",
+        "aks-h100-training.recipe.yaml",
+        "20261130-005320-9c3b5d7e1a0f",
+    ),
+    "aks-h100-inference-dynamo-passed.jsonl": (
+        "aks_nd96_inference_scenario",
+        "aks-h100-inference-dynamo.recipe.yaml",
+        "20261130-005320-7a5c3e1b9d2f",
+    ),
 }
 
 
@@ -607,9 +637,9 @@ def demo_recording(filename: str) -> str:
     from core.recipe_result import load_recipe
     from core.snapshot import load_snapshot
 
-    builder, run_id = DEMOS[filename]
+    builder, recipe_file, run_id = DEMOS[filename]
     scenario = globals()[builder]()
-    recipe = RecipeView.of(load_recipe(str(DEMO_RECIPE)), "aks-h100-training.recipe.yaml")
+    recipe = RecipeView.of(load_recipe(str(SAMPLES / recipe_file)), recipe_file)
     snapshot = load_snapshot(str(SAMPLES.parent / "snapshots" / "aks-h100-install.yaml"))
     events = record_demo(scenario, recipe, run_id, snapshot)
     return "".join(e.to_json() + "\n" for e in events)

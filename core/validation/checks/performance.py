@@ -27,7 +27,7 @@ from core.validation.checks.base import (
     wait_pod,
 )
 from core.validation.executor import NodeInfo, PodOutcome, first_pod
-from core.validation.parsers.inference import parse_report
+from core.validation.parsers.inference import SENTINEL, parse_report
 from core.validation.parsers.nccl import format_size, parse_all_reduce
 
 TRAINER_GROUP, TRAINER_VERSION = "trainer.kubeflow.org", "v1alpha1"
@@ -76,13 +76,18 @@ class LogFollower:
     the per-rank ``NCCL INFO`` chatter (kept small: the table rows and errors matter).
     """
 
-    def __init__(self, ctx: CheckContext, pod: str, tail_lines: int, prefix: str) -> None:
+    def __init__(
+        self, ctx: CheckContext, pod: str, tail_lines: int, prefix: str, stop_at: str = ""
+    ) -> None:
         self.ctx, self.pod, self.tail, self.prefix = ctx, pod, tail_lines, prefix
+        self.stop_at = stop_at  # stream nothing from this marker on (e.g. a JSON report)
+        self.stopped = False
         self.seen: list[str] = []
 
-    @staticmethod
-    def wanted(line: str) -> bool:
-        return bool(line.strip()) and " NCCL INFO " not in line
+    def wanted(self, line: str) -> bool:
+        if self.stop_at and line.strip() == self.stop_at:
+            self.stopped = True
+        return not self.stopped and bool(line.strip()) and " NCCL INFO " not in line
 
     def poll(self) -> str:
         text = self.ctx.executor.pod_logs(self.ctx.namespace, self.pod, tail_lines=self.tail)
@@ -513,12 +518,16 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
         ctx.executor.create(dynamo_manifest(ctx, ns, node, model))
         until = ctx.clock() + min(ready_s, ctx.remaining())
         state = ""
+        shown = None
         while True:
             dgd = ctx.executor.get_object(
                 DYNAMO_GROUP, DYNAMO_VERSION, "dynamographdeployments", "aicr-inference-perf", ns
             )
             status = (dgd or {}).get("status") or {}
             state = str(status.get("state", "")) if isinstance(status, dict) else ""
+            if state != shown:
+                ctx.log(f"DynamoGraphDeployment aicr-inference-perf: {state or 'no status yet'}")
+                shown = state
             if state == "successful" or ctx.clock() >= until:
                 break
             ctx.sleep(min(ctx.poll_s * 5, max(0.0, until - ctx.clock())))
@@ -529,19 +538,19 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
                 "raise AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT and the entry timeout via --data, "
                 "or set AICR_INFERENCE_PERF_MODEL_CACHE_STORAGE_CLASS to a faster class"
             )
-        ctx.log("DynamoGraphDeployment aicr-inference-perf: successful")
         url = f"http://aicr-inference-perf-frontend.{ns}.svc:8000"
         ctx.executor.create(aiperf_job(ctx, job, url, model, concurrency, requests, health_s))
         pod = _wait_for_named_pod(ctx, f"job-name={job}", 300.0)
         if pod is None:
             return other("AIPerf pod did not appear within 5m")
-        st = _watch_pod(ctx, pod)
+        follower = LogFollower(ctx, pod, 1000, "[aiperf] ", stop_at=SENTINEL)
+        st = _watch_pod(ctx, pod, follower)
         pull = _pull_failure(st)
         if pull:
             return other(f"AIPerf image {ctx.entry.image} could not be pulled ({pull})")
         if not st.terminal:
             return other(f"timeout: AIPerf did not complete within {ctx.entry.timeout}")
-        logs = ctx.executor.pod_logs(ctx.namespace, pod)
+        logs = follower.poll()
     finally:
         if ctx.cleanup:
             ctx.executor.delete("batch/v1", "Job", ctx.namespace, job)
