@@ -177,3 +177,20 @@ def test_declared_check_preflight_reports_every_offender() -> None:
         'declared check "typo-check" in phase deployment matches no validator in the catalog'
         in text
     )
+
+
+def test_every_shipped_overlay_passes_the_declared_check_preflight() -> None:
+    from core.yamlio import load_yaml_plain
+    from tests.conftest import RECIPES
+
+    cat = load_validator_catalog(environ={})
+    seen = 0
+    for path in sorted((RECIPES / "overlays").glob("*.yaml")):
+        doc = load_yaml_plain(path.read_text(encoding="utf-8"), str(path)) or {}
+        validation = (doc.get("spec") or {}).get("validation") or {}
+        declared = {
+            p: (b or {}).get("checks") or [] for p, b in validation.items() if p != "readiness"
+        }
+        seen += sum(len(v) for v in declared.values())
+        preflight_declared_checks(declared, cat)
+    assert seen > 0
