@@ -12,7 +12,11 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+from bench._harness import BIN, Row, import_floor, paired_process_runs, print_table
 
 MODULES = (
     "bench.recipe_bench",
@@ -42,12 +46,76 @@ def run_module(module: str) -> tuple[str, float]:
     return ("budgets met" if proc.returncode == 0 else "budget missed, see table"), elapsed
 
 
+RECIPE_ARGS = (
+    "recipe",
+    "--service=aks",
+    "--accelerator=h100",
+    "--os=ubuntu",
+    "--intent=training",
+)
+RECIPE_FLOOR = (
+    "pydantic.main",
+    "ruamel.yaml",
+    "aicr_tui.cli",
+    "aicr_tui.commands.recipe",
+    "core.qualification",
+    "core.snapshot",
+    "core.recipe_result",
+)
+
+
+def memory_rows() -> list[Row]:
+    """Peak RSS of each whole-process command beside its floor (one paired run: RSS is steady)."""
+    from bench.bundle_bench import FLOOR_MODULES as BUNDLE_FLOOR
+    from bench.snapshot_bench import SAME_MODULES as SNAPSHOT_FLOOR
+    from bench.snapshot_bench import snapshot_args
+
+    exe = BIN / "aicr-tui"
+    cli = [str(exe)] if exe.exists() else [sys.executable, "-m", "aicr_tui"]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="aicr-bench-memory-") as tmp:
+        work = Path(tmp)
+        recipe = work / "recipe.yaml"
+        subprocess.run([*cli, *RECIPE_ARGS, "-o", str(recipe)], check=True)
+        wizard = [sys.executable, "-m", "bench.wizard_bench", "--child"]
+        cases = (
+            ("aicr-tui recipe", [*cli, *RECIPE_ARGS, "-o", str(work / "r.yaml")],
+             import_floor(RECIPE_FLOOR), "import floor"),
+            ("aicr-tui bundle", [*cli, "bundle", "-r", str(recipe), "-o", str(work / "b"),
+             "--force", "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule"],
+             import_floor(BUNDLE_FLOOR), "import floor"),
+            ("aicr-tui snapshot --no-cluster", [*cli, *snapshot_args(work / "s.yaml")],
+             import_floor(SNAPSHOT_FLOOR), "import floor"),
+            ("wizard to first screen (headless 80x24)", [*wizard, "wizard"], [*wizard, "bare"],
+             "bare Textual app"),
+        )  # fmt: skip
+        for label, subject, floor, floor_name in cases:
+            runs = paired_process_runs(subject, floor, repeat=1)
+            rows.append(
+                Row(
+                    f"peak RSS: {label}",
+                    runs.subject_rss_kib / 1024,
+                    "MiB",
+                    floor=runs.floor_rss_kib / 1024,
+                    note=f"floor = {floor_name}",
+                )
+            )
+    return rows
+
+
 def main() -> int:
     started = time.perf_counter()
     results = [(module, *run_module(module)) for module in MODULES]
+    try:
+        mem_started = time.perf_counter()
+        print_table("peak memory of each whole process (wait4 ru_maxrss)", memory_rows())
+        results.append(("peak memory", "measured", time.perf_counter() - mem_started))
+    except Exception as exc:  # report and go on: the module tables above still stand
+        print(f"\n== peak memory: could not measure: {exc}")
+        results.append(("peak memory", "error", 0.0))
     total = time.perf_counter() - started
     print("\n== summary")
-    width = max(len(m) for m in MODULES)
+    width = max(len(m) for m, _, _ in results)
     for module, status, seconds in results:
         print(f"{module:<{width}}  {seconds:6.1f}s  {status}")
     verdict = "within" if total <= TOTAL_BUDGET_S else "OVER"
