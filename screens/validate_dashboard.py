@@ -40,6 +40,7 @@ from screens.widgets.validate_model import (
     LOG_LINES_PER_CHECK,
     PHASE_ORDER,
     TERMINAL_STATUSES,
+    Changes,
     CheckRow,
     DashboardModel,
     PhaseProgress,
@@ -48,12 +49,14 @@ from screens.widgets.validate_model import (
 # A drain pass stops after this long so keys are answered between passes.
 APPLY_BUDGET_S = 0.015
 REPAINT_INTERVAL_S = 0.1
+TABLE_INTERVAL_S = 0.25
+YIELD_S = 0.004
 DRAIN_INTERVAL_S = 1 / 30
 QUEUE_CAPACITY = 20_000
 # The log pane is a human-speed view: repaint it at most this often during a burst, and
 # show at most this many of a burst's newest lines.
 LOG_PAINT_INTERVAL_S = 0.1
-LIVE_TAIL_LINES = 60
+LIVE_TAIL_LINES = 20
 RESET_TAIL_LINES = 20
 
 STATUS_STYLE = {
@@ -282,8 +285,9 @@ class ValidationDashboardScreen(Screen[None]):
         self._shown_seq = 0
         self._log_painted_at = 0.0
         self._inbox: deque[object] = deque()  # append/popleft are thread-safe
-        self._drain_scheduled = False
         self._painted_at = 0.0
+        self._table_painted_at = 0.0
+        self._table_changes = Changes()
         self._cancel = threading.Event()
         self._ended = False
         # The CTRF builder is the report's only state: a sink fed every event (capped stdout).
@@ -320,8 +324,8 @@ class ValidationDashboardScreen(Screen[None]):
         self._paint_banner()
         self._paint_phases(set(PHASE_ORDER))
         self._paint_gates()
-        self.set_interval(DRAIN_INTERVAL_S, self.drain, name="validate-drain")
         self._pump()
+        self._apply_loop()
         table.focus()
 
     def on_resize(self) -> None:
@@ -380,16 +384,24 @@ class ValidationDashboardScreen(Screen[None]):
                 await asyncio.sleep(0.002)
             inbox.append(event)
 
+    @work(exclusive=True, exit_on_error=False, group="validate-apply", description="apply events")
+    async def _apply_loop(self) -> None:
+        """Drain the inbox in passes, yielding to the event loop between passes.
+
+        A pass that left events behind is followed by a short sleep, not an immediate next
+        pass: that sleep is where keys, timers and screen refreshes run, so a key waits
+        for at most one pass (APPLY_BUDGET_S) however fast events arrive.
+        """
+        while not self._ended:
+            self.drain()
+            await asyncio.sleep(YIELD_S if self._inbox else DRAIN_INTERVAL_S)
+
     def drain(self) -> int:
         """Apply queued events for up to APPLY_BUDGET_S; repaint at most REPAINT_INTERVAL_S apart.
 
         Applying an event to the model costs microseconds; painting costs milliseconds, so
-        paints are coalesced: whatever changed since the last paint is painted once. When
-        events are still waiting after the budget, the next pass is queued behind whatever
-        is already waiting (keys included) rather than on the next timer tick, so
-        throughput stays high and a key waits for at most one pass.
+        paints are coalesced: whatever changed since the last paint is painted once.
         """
-        self._drain_scheduled = False
         if self._ended:
             return 0
         model = self.model
@@ -417,18 +429,38 @@ class ValidationDashboardScreen(Screen[None]):
         self.events_applied += applied
         now = time.perf_counter()
         due = now - self._painted_at >= REPAINT_INTERVAL_S
-        if model.has_changes() and (due or self._ended):
+        if (model.has_changes() or self._table_changes) and (due or self._ended):
             # Changes that are not due yet are painted by a later pass or timer tick.
             self._painted_at = now
             with self.app.batch_update():
                 self._repaint(model.take_changes())
-        if inbox and not self._drain_scheduled:
-            self._drain_scheduled = True
-            self.call_later(self.drain)
         return applied
 
     # ---------------------------------------------------------------- painting
-    def _repaint(self, changes: Any) -> None:
+    def _repaint(self, changes: Changes) -> None:
+        """Paint what changed. Cheap one-line widgets and the log follow every paint; the
+        table and the gates panel, which re-render whole, at most TABLE_INTERVAL_S apart."""
+        pending = self._table_changes
+        pending.new_rows.extend(changes.new_rows)
+        pending.rows |= changes.rows
+        pending.started.extend(changes.started)
+        pending.gates = pending.gates or changes.gates
+        now = time.perf_counter()
+        if pending and (now - self._table_painted_at >= TABLE_INTERVAL_S or self._ended):
+            self._table_painted_at = now
+            self._table_changes = Changes()
+            self._paint_table(pending)
+        if changes.phases:
+            self._paint_phases(changes.phases)
+        if changes.run:
+            self._paint_phases({name for name in PHASE_ORDER if name not in self.model.phases})
+            self._paint_banner()
+            self._paint_summary()
+        if self.selected in changes.rows:
+            self._paint_log_title()
+        self._paint_log()
+
+    def _paint_table(self, changes: Changes) -> None:
         table = self.query_one("#checks", DataTable)
         for key in changes.new_rows:
             row = self.model.rows[key]
@@ -445,19 +477,10 @@ class ValidationDashboardScreen(Screen[None]):
             target = changes.started[-1]
             if target in table.rows:
                 table.move_cursor(row=table.get_row_index(target), scroll=True)
-        if changes.phases:
-            self._paint_phases(changes.phases)
-        if changes.run:
-            self._paint_phases({name for name in PHASE_ORDER if name not in self.model.phases})
-            self._paint_banner()
-            self._paint_summary()
         if changes.gates or (self.selected and self.selected in changes.rows):
             self._paint_gates()
-        if self.selected in changes.rows:
-            self._paint_log_title()
         if not self.selected and table.row_count:
             self._select(str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value))
-        self._paint_log()
 
     def _cells(self, row: CheckRow) -> tuple[Any, ...]:
         narrow = getattr(self, "_narrow", False)
@@ -489,7 +512,7 @@ class ValidationDashboardScreen(Screen[None]):
         if model.recipe:
             parts.append(model.recipe)
         banner = self.query_one("#run-banner", Static)
-        banner.update(" · ".join(parts))
+        banner.update(" · ".join(parts), layout=False)  # one fixed line: no relayout
         banner.set_class(model.state == "error", "error")
 
     def _paint_phases(self, names: set[str]) -> None:
@@ -501,9 +524,9 @@ class ValidationDashboardScreen(Screen[None]):
             except NoMatches:
                 continue
             if phase is None:
-                widget.update(_phase_text(PhaseProgress(name), in_run=not started))
+                widget.update(_phase_text(PhaseProgress(name), in_run=not started), layout=False)
                 continue
-            widget.update(_phase_text(phase, in_run=True))
+            widget.update(_phase_text(phase, in_run=True), layout=False)
             for status in ("queued", "running", "passed", "failed", "skipped", "other"):
                 widget.set_class(phase.status == status, f"-{status}")
 
@@ -597,7 +620,7 @@ class ValidationDashboardScreen(Screen[None]):
             title = f"log · {row.phase}/{row.name} · {row.status}"
             if row.message:
                 title += f" · {row.message}"
-        self.query_one("#log-title", Static).update(title)
+        self.query_one("#log-title", Static).update(title, layout=False)
 
     def _select(self, key: str) -> None:
         if key == self.selected:
