@@ -17,7 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core import __version__
 from core.errors import invalid, not_found
 from core.fileio import atomic_write_text, read_document
-from core.yamlio import dump_json, dump_yaml, load_yaml_plain, sort_keys_deep, to_plain
+from core.yamlio import (
+    dump_json,
+    dump_yaml,
+    load_yaml_plain,
+    sort_keys_deep,
+    to_plain,
+    without_lone_surrogates,
+)
 
 SNAPSHOT_KIND = "Snapshot"
 SNAPSHOT_API_VERSION = "aicr.run/v1"
@@ -182,7 +189,7 @@ def _load_document(text: str, source: str) -> Any:
     """JSON when the text is JSON (YAML readers refuse some characters JSON allows), else YAML."""
     if text.lstrip()[:1] in ("{", "["):
         try:
-            return json.loads(text, object_pairs_hook=_unique_keys)
+            return without_lone_surrogates(json.loads(text, object_pairs_hook=_unique_keys))
         except _DuplicateKey as exc:
             raise invalid(f'snapshot file "{source}" is not valid JSON', str(exc)) from exc
         except (ValueError, RecursionError):

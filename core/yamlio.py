@@ -69,7 +69,24 @@ def load_yaml_plain(text: str, source: str) -> Any:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
     doc = docs[0] if docs else None
     _check_aliasing(doc, source)
-    return doc
+    return without_lone_surrogates(doc) if _may_escape_surrogates(text) else doc
+
+
+def _may_escape_surrogates(text: str) -> bool:
+    # A file is read as strict UTF-8, so a lone surrogate can only come from a \u escape.
+    return "\\u" in text or "\\U" in text
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """Replace escaped lone surrogates (``"\\ud800"``) with U+FFFD, as Go's decoders do;
+    kept, they could never be written out as UTF-8 (a crash on the first print or save)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value
 
 
 # Aliases share one object, so a few hundred bytes can stand for billions of nodes once
