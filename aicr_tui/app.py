@@ -31,7 +31,9 @@ class AicrApp(App[int]):
     COMMANDS: ClassVar[set[Any]] = {WizardCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
-        Binding("colon", "command_palette", "Palette", id="app.palette", key_display=":"),
+        Binding(
+            "colon", "command_palette", "Palette", id="app.palette", key_display=":", show=False
+        ),
         Binding(
             "ctrl+p",
             "command_palette",

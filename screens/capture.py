@@ -27,11 +27,6 @@ from screens.state import (
     WizardState,
     snapshot_readings,
 )
-from screens.widgets.wizard_dialogs import (
-    BrowseCaptureModal,
-    LiveCaptureModal,
-    OpenCaptureModal,
-)
 from screens.widgets.wizard_filter import FilterBar, matches
 
 if TYPE_CHECKING:
@@ -88,11 +83,11 @@ class CaptureScreen(Screen[None]):
     TITLE = "1 Capture"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "open_path", "Open file", id="capture.open"),
-        Binding("t", "browse", "Browse", id="capture.browse"),
+        Binding("t", "browse", "Browse", id="capture.browse", show=False),
         Binding("F", "fetch_live", "Fetch live", id="capture.fetch", key_display="F"),
         Binding("x", "cancel_live", "Cancel fetch", id="capture.cancel", show=False),
         Binding("n", "next", "Recipe", id="capture.next"),
-        Binding("slash", "filter", "Filter", id="capture.filter", key_display="/"),
+        Binding("slash", "filter", "Filter", id="capture.filter", key_display="/", show=False),
     ]
 
     def __init__(self) -> None:
@@ -123,7 +118,6 @@ class CaptureScreen(Screen[None]):
                 yield Static("Readings", classes="pane-title")
                 yield DataTable(id="capture-readings", cursor_type="row")
         yield Static("", id="capture-status", markup=False)
-        yield FilterBar(id="capture-filter")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -148,7 +142,11 @@ class CaptureScreen(Screen[None]):
         options.focus()
 
     # -- actions ------------------------------------------------------------------------
+    # Dialogs are imported when first used: they pull in Input, Select and DirectoryTree,
+    # which the first screen does not need (cold start budget).
     def action_open_path(self) -> None:
+        from screens.widgets.wizard_dialogs import OpenCaptureModal
+
         self.app.push_screen(OpenCaptureModal(), self._opened)
 
     def action_browse(self) -> None:
@@ -156,9 +154,13 @@ class CaptureScreen(Screen[None]):
         if self.state.demo and self.state.samples:
             root = Path(self.state.samples[0].files()[0] if self.state.samples[0].files() else ".")
             root = root.parent if root.is_file() else root
+        from screens.widgets.wizard_dialogs import BrowseCaptureModal
+
         self.app.push_screen(BrowseCaptureModal(root), self._browsed)
 
     def action_fetch_live(self) -> None:
+        from screens.widgets.wizard_dialogs import LiveCaptureModal
+
         self.app.push_screen(LiveCaptureModal(), self._fetch_requested)
 
     def action_cancel_live(self) -> None:
@@ -170,7 +172,14 @@ class CaptureScreen(Screen[None]):
         self.wizard.show_recipe()
 
     def action_filter(self) -> None:
-        self.query_one(FilterBar).open()
+        # Mounted on first use: an Input on the first screen costs cold-start time.
+        bars = self.query(FilterBar)
+        if bars:
+            bars.first().open()
+            return
+        bar = FilterBar(id="capture-filter")
+        self.mount(bar, before=self.query_one(Footer))
+        self.call_after_refresh(bar.open)
 
     # -- loading ------------------------------------------------------------------------
     def load_sample(self, sample: DemoSample) -> None:
@@ -208,6 +217,8 @@ class CaptureScreen(Screen[None]):
     def _browsed(self, path: str | None) -> None:
         if path is None:
             return
+        from screens.widgets.wizard_dialogs import OpenCaptureModal
+
         self.app.push_screen(OpenCaptureModal(path), self._opened)
 
     def _add_file(self, kind: str, path: str) -> None:
@@ -325,7 +336,8 @@ class CaptureScreen(Screen[None]):
 
     def _render_capture(self, query: str | None = None) -> None:
         if query is None:
-            query = self.query_one(FilterBar).value
+            bars = self.query(FilterBar)
+            query = bars.first().value if bars else ""
         state = self.state
         label = self.query_one("#capture-label", Static)
         label.update(

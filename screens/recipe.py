@@ -103,7 +103,9 @@ class RecipeScreen(Screen[None]):
         self._seq = 0
         self._populating = False
         self._findings: list[Finding] = []
-        self.last_latency_ms: float | None = None
+        self.last_latency_ms: float | None = None  # qualify() alone, in the worker
+        self.last_roundtrip_ms: float | None = None  # selection change -> verdict on screen
+        self._asked_at = 0.0
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     @property
@@ -224,6 +226,7 @@ class RecipeScreen(Screen[None]):
         self.requalify()
 
     def requalify(self) -> None:
+        self._asked_at = time.perf_counter()
         self._seq += 1
         self._qualify(self._seq, dict(self._criteria()), self.state.profile_value)
 
@@ -267,6 +270,7 @@ class RecipeScreen(Screen[None]):
         self._render_trouble(ok)
         if self.query_one("#diff-panel").display:
             self._compute_diff()
+        self.last_roundtrip_ms = (time.perf_counter() - self._asked_at) * 1000
 
     def _update_profile_select(self) -> None:
         name, values, default, selected = profile_info(self.state.verdict)
