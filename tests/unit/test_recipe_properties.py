@@ -23,7 +23,7 @@ trees = st.recursive(
 maps = st.dictionaries(keys, trees, max_size=4)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(maps, maps)
 def test_deep_merge_never_mutates_and_override_leaves_win(base: Any, over: Any) -> None:
     before_b, before_o = copy.deepcopy(base), copy.deepcopy(over)
@@ -37,7 +37,7 @@ def test_deep_merge_never_mutates_and_override_leaves_win(base: Any, over: Any) 
         assert found and value == wanted
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(maps, maps)
 def test_value_merge_deletes_nulls(base: Any, over: Any) -> None:
     merged = deep_merge(base, over, delete_nulls=True)
@@ -55,7 +55,7 @@ def test_value_merge_deletes_nulls(base: Any, over: Any) -> None:
 names = st.sampled_from(["a", "b", "c", "d", "e", "f"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.dictionaries(names, st.lists(names, max_size=3, unique=True), min_size=1))
 def test_deployment_order_respects_dependencies_and_is_deterministic(
     graph: dict[str, list[str]],
