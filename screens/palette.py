@@ -37,7 +37,11 @@ def wizard_commands(app: AicrApp) -> list[PaletteCommand]:
                 app.show_recipe()
             elif kind is CaptureScreen:
                 app.show_capture()
-            app.call_later(app.screen.run_action, action)
+
+            async def on_the_new_screen() -> None:
+                await app.screen.run_action(action)
+
+            app.call_later(on_the_new_screen)
 
         return run
 

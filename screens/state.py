@@ -64,18 +64,11 @@ def _default_criteria_values(field_name: str) -> list[str]:
 def _default_live_capture(
     request: LiveRequest, cancel: threading.Event, progress: Callable[[str], None]
 ) -> Any:
-    """Live capture through core.live; every SDK is imported inside core.live itself."""
-    import core.live as live
+    """Live capture through core.live (the same call as ``aicr-tui snapshot``'s live flags);
+    every cloud SDK is imported inside core.live, only when its provider is asked for."""
+    from core.live import capture_live
 
-    capture = getattr(live, "capture_live", None)
-    if capture is None:
-        from core.errors import invalid
-
-        raise invalid(
-            "live capture is not available in this build (core.live.capture_live is missing); "
-            "load provider dumps from disk instead"
-        )
-    return capture(
+    return capture_live(
         kubeconfig=request.kubeconfig,
         context=request.context,
         aks_subscription=request.aks_subscription or None,

@@ -1,0 +1,60 @@
+"""Fetch live (F) through the real core.live call against a Kubernetes API on 127.0.0.1.
+
+The test starts a loopback HTTP server (tests/unit/live_fakes.py) answering /version,
+/api/v1/nodes and the legacy DaemonSet GET with bodies in the real API shapes, writes a
+kubeconfig pointing at it, and fills the wizard's fetch form with the keyboard.
+"""
+
+from __future__ import annotations
+
+from screens.capture import CaptureScreen
+from tests.pilot.wizard_helpers import demo_app, settle, wait_until
+from tests.unit.live_fakes import LoopbackServer, Reply, write_kubeconfig
+from tests.unit.test_live_kube import LEGACY_DS, OKE_NODES, FakeCluster
+
+
+async def test_fetch_live_cluster_with_active_legacy_plugin(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with LoopbackServer(FakeCluster(OKE_NODES, daemonset=Reply(200, LEGACY_DS))) as server:
+        write_kubeconfig(tmp_path / "kc", server.url)
+        app = demo_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("F")
+            await pilot.pause()
+            await pilot.press("k", "c", "enter")  # kubeconfig field: ./kc
+            await wait_until(pilot, lambda: app.state.capture_label == "live capture")
+            await settle(pilot)
+            snap = app.state.snapshot
+            assert snap.reading("K8s", "oke-legacy-plugin", "nvidia-gpu-device-plugin") == "active"
+            assert snap.reading("K8s", "server", "version")
+            assert any(r.path == "/api/v1/nodes" for r in server.requests)
+            assert isinstance(app.screen, CaptureScreen)
+            table = app.screen.query_one("#capture-readings")
+            assert table.row_count > 5
+
+
+async def test_fetch_live_forbidden_is_one_line_inline(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cluster = FakeCluster(OKE_NODES)
+    cluster.nodes_reply = Reply(
+        403,
+        {
+            "kind": "Status",
+            "status": "Failure",
+            "reason": "Forbidden",
+            "code": 403,
+            "message": 'nodes is forbidden: User "viewer" cannot list resource "nodes"',
+        },
+    )
+    with LoopbackServer(cluster) as server:
+        write_kubeconfig(tmp_path / "kc", server.url)
+        app = demo_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("F")
+            await pilot.pause()
+            await pilot.press("k", "c", "enter")
+            await wait_until(pilot, lambda: bool(app.state.last_error))
+            assert "nodes" in app.state.last_error and "\n" not in app.state.last_error
+            assert app.state.snapshot is None
