@@ -472,7 +472,9 @@ class RecipeScreen(Screen[None]):
 
     @on(FilterBar.FilterChanged)
     def _filter_changed(self, message: FilterBar.FilterChanged) -> None:
+        # Re-render from the last verdict; an error that came without a verdict is kept.
+        error = "" if self.state.verdict is not None else self.state.last_error
         self._render_verdict(
-            VerdictReady(self._seq, self.state.verdict, "", self.last_latency_ms or 0),
+            VerdictReady(self._seq, self.state.verdict, error, self.last_latency_ms or 0),
             message.text,
         )
