@@ -74,6 +74,15 @@ def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
         help="verify the selection against this snapshot (it also fills criteria the flags leave out)",
     )
     sel.add_argument(
+        "--oke-addons",
+        action="once",
+        metavar="FILE",
+        help=(
+            "an `oci ce cluster list-addons` dump: Oracle's NvidiaGpuOperator / "
+            "NvidiaNetworkOperator add-ons are reported as warnings (the snapshot qualifies)"
+        ),
+    )
+    sel.add_argument(
         "--data",
         action="once",
         metavar="DIR",
@@ -156,8 +165,15 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
     from core.qualification import qualify
     from core.resolver import CoverageError
 
+    capture_warnings: list[str] = []
+    if getattr(args, "oke_addons", None):
+        from core.oke_addons import load_oke_addons
+
+        capture_warnings = list(load_oke_addons(args.oke_addons).warnings)
     catalog, criteria, snapshot, derived = load_inputs(args)
-    verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+    verdict = qualify(
+        criteria, args.profile, snapshot, catalog=catalog, capture_warnings=capture_warnings
+    )
     err = verdict.error
     if isinstance(err, CoverageError) and not verdict.excluded_overlays:
         relax = [d for d in err.dimensions if d in derived]
@@ -168,7 +184,13 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
                 + " from the snapshot; resolving without it"
             )
             criteria = criteria.model_copy(update={d: "any" for d in relax})
-            verdict = qualify(criteria, args.profile, snapshot, catalog=catalog)
+            verdict = qualify(
+                criteria,
+                args.profile,
+                snapshot,
+                catalog=catalog,
+                capture_warnings=capture_warnings,
+            )
     return catalog, verdict
 
 

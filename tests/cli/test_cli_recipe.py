@@ -212,3 +212,32 @@ def test_single_value_flags_refuse_repeats(capsys) -> None:  # type: ignore[no-u
         assert exc.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "was given more than once" in err[0], err
+
+
+def test_oke_operator_add_on_warns_but_resolves(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dump = tmp_path / "addons.json"
+    dump.write_text(
+        json.dumps(
+            {
+                "data": [
+                    {"name": "NvidiaGpuPlugin", "lifecycle-state": "ACTIVE"},
+                    {"name": "NvidiaNetworkOperator", "lifecycle-state": "ACTIVE"},
+                ]
+            }
+        )
+    )
+    proc = cli(
+        "recipe",
+        *OKE,
+        "-s",
+        str(SNAPS / "oke-gb200-active.yaml"),
+        "--oke-addons",
+        str(dump),
+        "-o",
+        str(tmp_path / "r.yaml"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    warning = next(x for x in proc.stderr.splitlines() if "warning:" in x)
+    assert "NvidiaNetworkOperator" in warning and "two lifecycle managers" in warning
+    assert "disable the NvidiaNetworkOperator add-on" in warning
+    assert (tmp_path / "r.yaml").exists()
