@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from core.errors import invalid
+from core.yamlio import without_lone_surrogates
 
 CheckStatus = Literal["passed", "failed", "skipped", "other"]
 PhaseStatus = Literal["passed", "failed", "skipped", "other"]
@@ -209,4 +210,5 @@ def event_from_json(line: str, source: str = "event") -> Event:
         raise invalid(f"{source} is nested too deeply to be an event") from exc
     except ValueError as exc:  # an integer past Python's digit limit
         raise invalid(f"{source} holds a number too long to be an event field") from exc
-    return event_from_dict(data, source)
+    # An escaped lone surrogate could never be written to a report: U+FFFD, as Go decodes it.
+    return event_from_dict(without_lone_surrogates(data), source)
