@@ -47,7 +47,7 @@ from screens.widgets.validate_model import (
 )
 
 # A drain pass stops after this long so keys are answered between passes.
-APPLY_BUDGET_S = 0.015
+APPLY_BUDGET_S = 0.008
 REPAINT_INTERVAL_S = 0.1
 TABLE_INTERVAL_S = 0.25
 YIELD_S = 0.004
@@ -56,6 +56,7 @@ QUEUE_CAPACITY = 20_000
 # The log pane is a human-speed view: repaint it at most this often during a burst, and
 # show at most this many of a burst's newest lines.
 LOG_PAINT_INTERVAL_S = 0.1
+FLOOD_LOG_INTERVAL_S = 0.3
 LIVE_TAIL_LINES = 20
 RESET_TAIL_LINES = 20
 
@@ -567,7 +568,9 @@ class ValidationDashboardScreen(Screen[None]):
             text.append(gate.verdict, style=VERDICT_STYLE.get(gate.verdict, ""))
             if gate.note and selected:
                 text.append(f"\n  {gate.note}", style="dim")
-        self.query_one("#gates", Static).update(text)
+        # The panel has a fixed size (the most relevant gates come first, the rest is cut),
+        # so no relayout of the screen is needed.
+        self.query_one("#gates", Static).update(text, layout=False)
 
     def _paint_log(self, *, reset: bool = False, full: bool = False) -> None:
         """Append the selected check's new lines to the log pane, in one write.
@@ -598,7 +601,10 @@ class ValidationDashboardScreen(Screen[None]):
                 lines = [row.message]
         elif fresh <= 0:
             return
-        elif now - self._log_painted_at < LOG_PAINT_INTERVAL_S and self.model.state == "running":
+        elif self.model.state == "running" and now - self._log_painted_at < (
+            FLOOD_LOG_INTERVAL_S if fresh > LIVE_TAIL_LINES else LOG_PAINT_INTERVAL_S
+        ):
+            # A burst: every repaint of a growing log relayouts the screen, so slow down.
             return
         elif fresh > LIVE_TAIL_LINES:
             log.clear()
