@@ -279,3 +279,27 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
         assert nccl.headline_gate().verdict == "not-applicable"
         assert nccl.measured == "n/a"
         assert screen.query_one("#summary").has_class("-failed")
+
+
+async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
+    """The live source drives core.validation's runner (no cluster: every check skipped)."""
+    from core.recipe_result import load_recipe
+    from core.snapshot import load_snapshot
+    from screens.validate_dashboard import LiveRunSource
+
+    recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")
+    snapshot = load_snapshot(SAMPLE_RUNS.parent / "snapshots" / "aks-h100-install.yaml")
+    source = LiveRunSource(recipe, snapshot=snapshot, no_cluster=True)
+    app = _host(source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished", timeout=30)
+        await pilot.pause()
+        summary = screen.model.summary
+        assert summary.exit_code == 0
+        assert summary.failed == 0 and summary.other == 0
+        readiness = [r for r in screen.model.rows.values() if r.phase == "readiness"]
+        assert readiness and all(r.status == "passed" for r in readiness)
+        skipped = [r for r in screen.model.rows.values() if r.phase != "readiness"]
+        assert skipped and all(r.status == "skipped" for r in skipped)
+        assert "no cluster" in _text(screen.query_one("#run-banner", Static))
