@@ -13,6 +13,7 @@ from core.errors import AicrError
 from core.qualification import QualificationVerdict, gpu_driver_state, qualify
 from core.snapshot import Snapshot, Subtype, load_snapshot
 from tests.conftest import SAMPLES
+from tests.unit.test_recipe_fixtures import _private_cache  # noqa: F401  (autouse fixture)
 
 SNAPS = SAMPLES / "snapshots"
 AKS = parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training")
@@ -353,3 +354,54 @@ def test_snapshot_never_selects(tmp_path: Path) -> None:
     """A None reading never flips the default: it refuses instead."""
     v = qualify(AKS, None, snap("aks-h100-none"))
     assert v.profile_value == "azure-managed" and not v.ok
+
+
+def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path: Path) -> None:
+    """aks.md §2.2: the azure-managed default keeps the pre-profile effective values; only
+    NVSentinel gains its two keys and the constraint set gains the pool constraint."""
+    import json
+    import shutil
+
+    from core.qualification import _diff_trees
+    from core.resolver import resolve
+    from core.values import resolve_component_values
+    from core.yamlio import load_yaml_plain
+    from tests.conftest import RECIPES
+
+    copy = tmp_path / "recipes"
+    shutil.copytree(RECIPES, copy)
+    doc = load_yaml_plain((copy / "overlays" / "aks.yaml").read_text(), "aks.yaml")
+    doc["apiVersion"] = "aicr.run/v1beta1"
+    del doc["spec"]["profile"]
+    (copy / "overlays" / "aks.yaml").write_text(json.dumps(doc))
+    profiled, legacy = load_catalog(), load_catalog(copy)
+    for leaf in ("h100-aks-ubuntu-training", "gb200-aks-ubuntu-inference-dynamo"):
+        c = profiled.overlays[leaf].criteria
+        assert c is not None
+        crit = parse_criteria(
+            service=c.service,
+            accelerator=c.accelerator,
+            intent=c.intent,
+            os=c.os,
+            platform=c.platform,
+        )
+        a, b = resolve(profiled, crit), resolve(legacy, crit)
+        assert b.apiVersion == "aicr.run/v1" and b.metadata.selectedProfile is None
+        changes = []
+        for ref in a.componentRefs:
+            other = b.component(ref.name)
+            assert other is not None
+            changes += _diff_trees(
+                ref.name,
+                "",
+                resolve_component_values(legacy, other),
+                resolve_component_values(profiled, ref),
+            )
+        assert {(x.component, x.path) for x in changes} == {
+            ("nvsentinel", "labeler"),
+            ("nvsentinel", "metadata-collector"),
+        }
+        extra = {(x.name, x.value) for x in a.constraints} ^ {
+            (x.name, x.value) for x in b.constraints
+        }
+        assert extra == {(POOLS, "Install")}
