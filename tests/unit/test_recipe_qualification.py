@@ -405,3 +405,69 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
             (x.name, x.value) for x in b.constraints
         }
         assert extra == {(POOLS, "Install")}
+
+
+def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-untyped-def]
+    from core.resolver import resolve
+
+    cat = load_catalog()
+    for name, ov in sorted(cat.overlays.items()):
+        c = ov.criteria
+        if c is None or c.service != service:
+            continue
+        crit = parse_criteria(
+            service=c.service,
+            accelerator=c.accelerator,
+            intent=c.intent,
+            os=c.os,
+            platform=c.platform,
+        )
+        yield name, cat, resolve(cat, crit, profile=profile)
+
+
+def test_every_aks_leaf_pins_the_driver_tuple_per_profile_value() -> None:
+    """aks.md §2.3 (upstream aks_driver_profile_tuple_test), on every AKS overlay."""
+    from core.values import get_path, resolve_component_values
+
+    expected = {
+        None: (False, False, "nvidia-container-runtime", "/"),
+        OPERATOR: (True, True, "nvidia", "/run/nvidia/driver"),
+    }
+    for profile, (driver, toolkit, runtime, root) in expected.items():
+        for name, cat, r in _leaf_recipes("aks", profile):
+            gpu = resolve_component_values(cat, r.component("gpu-operator"))  # type: ignore[arg-type]
+            dra = resolve_component_values(cat, r.component("nvidia-dra-driver-gpu"))  # type: ignore[arg-type]
+            got = (
+                get_path(gpu, "driver.enabled")[1],
+                get_path(gpu, "toolkit.enabled")[1],
+                get_path(gpu, "operator.runtimeClass")[1],
+                get_path(dra, "nvidiaDriverRoot")[1],
+            )
+            assert got == (driver, toolkit, runtime, root), (name, profile)
+            assert r.metadata.selectedProfile is not None
+            assert r.metadata.selectedProfile.ownedPaths["nvsentinel"] == [
+                "enabled",
+                "labeler.assumeDriverInstalled",
+                "metadata-collector.runtimeClassName",
+            ]
+
+
+def test_oke_owned_paths_and_advertiser() -> None:
+    """oke.md §3.2: identical ownedPaths for both values; oci-managed advertises externally."""
+    owned = {
+        "gpu-operator": [
+            "devicePlugin.enabled",
+            "driver.enabled",
+            "driver.useOpenKernelModules",
+            "enabled",
+            "hostPaths.driverInstallDir",
+            "toolkit.enabled",
+        ],
+        "nvidia-dra-driver-gpu": ["enabled", "nvidiaDriverRoot"],
+        "nvsentinel": ["enabled", "labeler.assumeDriverInstalled"],
+    }
+    for profile, advertiser in ((None, "external"), (OPERATOR, "")):
+        for name, _, r in _leaf_recipes("oke", profile):
+            sp = r.metadata.selectedProfile
+            assert sp is not None and sp.ownedPaths == owned, name
+            assert sp.advertiser == advertiser, name
