@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
@@ -28,6 +29,7 @@ from screens.widgets.bundle_overrides import PreviewResult, preview, warning_tex
 from screens.widgets.bundle_palette import ScreenActionsProvider
 
 SYNTAX_THEME = "ansi_dark"
+PLAN_DEBOUNCE_S = 0.15
 
 VERDICT_MARK = {
     "accepted": ("✓", "green"),
@@ -126,6 +128,8 @@ class BundlePreviewScreen(Screen[Path | None]):
         self.selected_manifest = ""
         self.written_to: Path | None = None
         self.writing = False
+        self._debounce: Timer | None = None
+        self._feedback_cache: dict[tuple[str, str], list[Any]] = {}
         self.values_text = ""  # what the Values tab shows (YAML, highlighted on screen)
         self.manifests_text = ""
 
@@ -166,9 +170,15 @@ class BundlePreviewScreen(Screen[Path | None]):
     # ------------------------------------------------------------- planning
     @on(TextArea.Changed, "#overrides-editor")
     def _overrides_changed(self) -> None:
-        self._replan()
+        # Every edit re-plans; a burst of keystrokes is planned once, PLAN_DEBOUNCE_S after
+        # the last one, so planning threads never pile up behind fast typing.
+        self.generation += 1
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(PLAN_DEBOUNCE_S, self._replan)
 
     def _replan(self) -> None:
+        self._debounce = None
         self.generation += 1
         text = self.query_one("#overrides-editor", TextArea).text
         self._plan_worker(text, self.generation)
@@ -189,8 +199,16 @@ class BundlePreviewScreen(Screen[Path | None]):
         def planner(overrides: Any, tolerations: list[Any] | None) -> Any:
             return plan_bundle(recipe, overrides, accelerated_tolerations=tolerations)
 
+        cache = self._feedback_cache
+
         def checker(kind: str, entry: str) -> list[Any]:
-            return check_override_entry(recipe, kind, entry, base_dir=base_dir)
+            # An unchanged line keeps its verdict; --set-file reads a file that may change.
+            if kind == "set-file":
+                return check_override_entry(recipe, kind, entry, base_dir=base_dir)
+            key = (kind, entry)
+            if key not in cache:
+                cache[key] = check_override_entry(recipe, kind, entry, base_dir=base_dir)
+            return cache[key]
 
         result = preview(text, planner, checker=checker, base_dir=base_dir, generation=generation)
         self.post_message(PlanReady(result))

@@ -262,3 +262,22 @@ async def test_write_is_reachable_from_the_command_palette(aks_recipe, tmp_path)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))
         assert app.screen.query_one(Input).value == str(tmp_path / "bundle")
+
+
+async def test_typing_in_the_editor_replans_and_marks_the_line(aks_recipe, tmp_path) -> None:
+    app = _host(aks_recipe, tmp_path, KEYED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: BundlePreviewScreen = app.shown
+        await _planned(pilot, screen)
+        await pilot.press("o")
+        editor = screen.query_one("#overrides-editor", TextArea)
+        assert editor.has_focus
+        editor.move_cursor(editor.document.end)
+        await pilot.press(*"--set gpu-operator:driver.enabled=true")
+        await _planned(pilot, screen)
+        line = screen.result.lines[-1]
+        assert line.raw == "--set gpu-operator:driver.enabled=true"
+        assert line.verdict == "rejected" and "ProfileLock" in line.message
+        # Letters went to the editor, not to the screen's bindings (w, c, v, m, o).
+        assert app.screen is screen
+        assert screen.query_one("#bundle-tabs", TabbedContent).active == "overrides"
