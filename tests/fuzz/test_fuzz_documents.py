@@ -60,6 +60,7 @@ def _snapshot(text: str) -> Snapshot | AicrError:
     if isinstance(out, Snapshot):
         for fmt in ("yaml", "json"):
             rendered = render_snapshot(out, fmt)
+            rendered.encode("utf-8")  # it is written to a file: no unencodable characters
             again = parse_snapshot(rendered, "round-trip")
             assert again.to_document() == out.to_document(), f"{fmt} round trip changed it"
     return out
@@ -154,7 +155,9 @@ def _recipe(text: str) -> RecipeResult | AicrError:
     out = check_contract(lambda: parse_recipe(text, SOURCE), names=SOURCE)
     if isinstance(out, RecipeResult):
         for fmt in ("yaml", "json"):
-            again = parse_recipe(render_recipe(out, fmt), "round-trip")
+            rendered = render_recipe(out, fmt)
+            rendered.encode("utf-8")
+            again = parse_recipe(rendered, "round-trip")
             assert again.to_document() == out.to_document(), f"{fmt} round trip changed it"
     return out
 
@@ -297,6 +300,8 @@ def _recording(text: str) -> list[Any] | AicrError:
     out = check_contract(lambda: parse_recording(text, SOURCE), names=SOURCE)
     if isinstance(out, list):
         assert isinstance(out[0], RunStarted)
+        for event in out:
+            event.to_json().encode("utf-8")  # recorded and reported again
         times = [e.t for e in out]
         assert all(a <= b for a, b in zip(times, times[1:], strict=False))
     return out
@@ -378,6 +383,10 @@ def test_hostile_edge_documents() -> None:
         "\ufeffkind: Snapshot",
         '{"type":"RunStarted","t":' + huge + "}",
         '{"type":"RunStarted","t":NaN,"run_id":"r","started_ms":0,"phases":[],"mode":"x"}',
+        '{"type":"RunStarted","t":0,"run_id":"\\ud800","started_ms":0,"phases":[],"mode":"x"}',
+        '{"kind":"Snapshot","measurements":[{"type":"K8s","subtypes":[{"subtype":"server",'
+        '"data":{"version":"\\ud800"}}]}]}',
+        'kind: RecipeResult\napiVersion: aicr.run/v1\ncomponentRefs: [{name: "\\udc80"}]\n',
     )
     for text in texts:
         _snapshot(text)
