@@ -360,7 +360,10 @@ def _cache_dir() -> Path | None:
     if explicit:
         return Path(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
+    try:
+        base = Path(xdg) if xdg else Path.home() / ".cache"
+    except RuntimeError:  # no home directory: run without the cache
+        return None
     return base / "aicr-tui"
 
 
