@@ -10,13 +10,21 @@ only when a benchmark could not run: a missed budget is a finding to report, not
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench._harness import BIN, Row, import_floor, paired_process_runs, print_table
+from bench._harness import (
+    BIN,
+    MAX_PAIRS_ENV,
+    Row,
+    import_floor,
+    paired_process_runs,
+    print_table,
+)
 
 MODULES = (
     "bench.recipe_bench",
@@ -27,6 +35,8 @@ MODULES = (
     "bench.dashboard_bench",
 )
 TOTAL_BUDGET_S = 120.0
+# Interleaved subject/floor process pairs per whole-process measurement under `make bench`.
+MAX_PAIRS = 5
 
 
 def run_module(module: str) -> tuple[str, float]:
@@ -35,8 +45,10 @@ def run_module(module: str) -> tuple[str, float]:
         print(f"\n== {module}: not present")
         return "missing", 0.0
     started = time.perf_counter()
+    env = dict(os.environ)
+    env.setdefault(MAX_PAIRS_ENV, str(MAX_PAIRS))
     proc = subprocess.run(
-        [sys.executable, "-m", module], stderr=subprocess.PIPE, text=True, check=False
+        [sys.executable, "-m", module], stderr=subprocess.PIPE, text=True, check=False, env=env
     )
     elapsed = time.perf_counter() - started
     if proc.stderr:
@@ -120,6 +132,9 @@ def main() -> int:
         print(f"{module:<{width}}  {seconds:6.1f}s  {status}")
     verdict = "within" if total <= TOTAL_BUDGET_S else "OVER"
     print(f"{'total':<{width}}  {total:6.1f}s  {verdict} the {TOTAL_BUDGET_S:.0f}s budget")
+    pairs = os.environ.get(MAX_PAIRS_ENV, str(MAX_PAIRS))
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"(process pairs per measurement capped at {pairs} via {MAX_PAIRS_ENV}; load {load})")
     broken = [m for m, status, _ in results if status == "missing" or status.startswith("error")]
     return 1 if broken else 0
 

@@ -76,12 +76,23 @@ class PairedRuns:
     floor_rss_kib: int
 
 
+MAX_PAIRS_ENV = "AICR_BENCH_MAX_PAIRS"
+
+
+def capped_pairs(repeat: int) -> int:
+    """``repeat``, capped by $AICR_BENCH_MAX_PAIRS (``make bench`` sets it so the whole run
+    fits its two minutes; a module run alone keeps its own count)."""
+    raw = os.environ.get(MAX_PAIRS_ENV, "")
+    cap = int(raw) if raw.isdigit() and int(raw) > 0 else repeat
+    return max(1, min(repeat, cap))
+
+
 def paired_process_runs(
     subject: Sequence[str], floor: Sequence[str], *, repeat: int = 7
 ) -> PairedRuns:
     """Interleave subject and floor runs so machine noise hits both alike."""
     s_times, f_times, s_rss, f_rss = [], [], [], []
-    for _ in range(repeat):
+    for _ in range(capped_pairs(repeat)):
         ft, fr = run_process(floor)
         st, sr = run_process(subject)
         f_times.append(ft)
