@@ -55,12 +55,15 @@ def select(tree: Any, selector: str) -> Any:
     while i < len(parts):
         if isinstance(node, list):
             text = parts[i]
-            if not text.isdigit() or int(text) >= len(node):
+            # isdigit() alone admits "²", which int() refuses; past 18 digits no list is that
+            # long, and int() would hit Python's digit limit
+            index = int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else -1
+            if not 0 <= index < len(node):
                 raise invalid(
                     f'--selector "{selector}": "{text}" is not an index of the list at '
                     f'"{".".join(walked) or "(root)"}" (0..{len(node) - 1})'
                 )
-            node = node[int(text)]
+            node = node[index]
             walked.append(text)
             i += 1
             continue
