@@ -27,6 +27,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
+from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
@@ -99,7 +100,8 @@ SHORT_PHASE = {
 class EventSource(Protocol):
     """Where the dashboard's events come from."""
 
-    label: str
+    @property
+    def label(self) -> str: ...
 
     def events(self, cancel: threading.Event) -> AsyncIterator[Event]: ...
 
@@ -481,7 +483,8 @@ class ValidationDashboardScreen(Screen[None]):
         if changes.gates or (self.selected and self.selected in changes.rows):
             self._paint_gates()
         if not self.selected and table.row_count:
-            self._select(str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value))
+            cell = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0))
+            self._select(str(cell.row_key.value))
 
     def _cells(self, row: CheckRow) -> tuple[Any, ...]:
         narrow = getattr(self, "_narrow", False)
@@ -693,8 +696,25 @@ class ValidationDashboardScreen(Screen[None]):
             box.display = False
             self.query_one("#checks", DataTable).focus()
             return
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
+        if len(self.app.screen_stack) <= 1:
+            return
+        if isinstance(self.source, LiveRunSource) and self.model.state in ("waiting", "running"):
+
+            def confirmed(leave: bool | None) -> None:
+                if leave:
+                    self.dismiss(None)
+
+            self.app.push_screen(
+                ConfirmModal(
+                    "Stop the validation run?",
+                    "A live validation run is still going. Leaving this screen stops it "
+                    "before its remaining checks run.",
+                    yes_label="Stop and leave",
+                ),
+                confirmed,
+            )
+            return
+        self.dismiss(None)
 
     def action_save_ctrf(self) -> None:
         self._ask_and_save("CTRF", "validation-report.json")

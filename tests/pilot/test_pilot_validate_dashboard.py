@@ -303,3 +303,34 @@ async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
         skipped = [r for r in screen.model.rows.values() if r.phase != "readiness"]
         assert skipped and all(r.status == "skipped" for r in skipped)
         assert "no cluster" in _text(screen.query_one("#run-banner", Static))
+
+
+async def test_leaving_a_live_run_asks_first_and_stops_the_stream() -> None:
+    import asyncio
+
+    from screens.validate_dashboard import LiveRunSource
+
+    class HangingLiveRun(LiveRunSource):
+        """A live run that has started and is waiting on a long check."""
+
+        async def events(self, cancel):
+            for event in short_run()[:3]:
+                yield event
+            while not cancel.is_set():
+                await asyncio.sleep(0.01)
+
+    app = _host(HangingLiveRun(recipe=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.applied == 3)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and screen.model.state == "running"
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.screen is not screen)
+        assert screen._cancel.is_set()
