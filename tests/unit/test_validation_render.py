@@ -1,0 +1,74 @@
+"""The CLI's progress renderers: one plain line per event, and the live-table state."""
+
+from __future__ import annotations
+
+from aicr_tui.commands.validate import LiveTable, format_event
+from core.validation.events import CheckFinished, CheckStarted, LogLine, Measurement, RunFinished
+from core.validation.recording import load_recording
+from core.validation.simulated import SAMPLES
+
+
+def test_plain_lines_name_phase_check_status_and_gate() -> None:
+    assert (
+        format_event(CheckStarted(1.0, "performance", "nccl-all-reduce-bw", 1800.0))
+        == "  performance/nccl-all-reduce-bw running (budget 30m00s)"
+    )
+    assert (
+        format_event(LogLine(1.0, "performance", "nccl-all-reduce-bw", "RESULT: x"))
+        == "    performance/nccl-all-reduce-bw | RESULT: x"
+    )
+    line = format_event(
+        Measurement(
+            2.0,
+            "performance",
+            "nccl-all-reduce-bw",
+            "nccl-all-reduce-bw",
+            157.29,
+            "GB/s",
+            ">= 150",
+            "pass",
+            "157.29",
+        )
+    )
+    assert (
+        line
+        == "    performance/nccl-all-reduce-bw gate nccl-all-reduce-bw: 157.29 GB/s vs >= 150 → PASS"
+    )
+    na = format_event(
+        Measurement(
+            2.0,
+            "performance",
+            "nccl-all-reduce-bw",
+            "nccl-all-reduce-bw",
+            None,
+            "GB/s",
+            ">= 150",
+            "not-applicable",
+            "",
+            "2 GPUs",
+        )
+    )
+    assert na is not None and na.endswith("→ NOT-APPLICABLE (2 GPUs)")
+    assert (
+        format_event(CheckFinished(3.0, "deployment", "operator-health", "failed", "no pods", 1500))
+        == "  FAILED  deployment/operator-health (1.5s): no pods"
+    )
+    refused = format_event(
+        RunFinished(0.1, 1, 0, 1, 0, 0, 2, "[INVALID_REQUEST] readiness check failed: x")
+    )
+    assert refused is not None and "refused" in refused and "INVALID_REQUEST" not in refused
+
+
+def test_live_table_applies_a_whole_recorded_run() -> None:
+    table = LiveTable()
+    events = load_recording(SAMPLES / "aks-nc80adis-training-failed.jsonl")
+    for e in events:
+        table.apply(e)
+    rows = {
+        (phase, check): (status, latest)
+        for phase, check, status, _took, latest in table.rows.values()
+    }
+    assert rows[("conformance", "secure-accelerator-access")][0] == "failed"
+    assert rows[("performance", "nccl-all-reduce-bw")][0] == "skipped"
+    assert "exit=8" in table.footer
+    assert table.renderable().row_count == len(rows)
