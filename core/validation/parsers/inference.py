@@ -9,6 +9,7 @@ TTFT distribution. In a pod log the object sits between two ``===AIPERF-RESULT==
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,10 @@ def _metric(doc: dict[str, Any], key: str, stat: str) -> tuple[float | None, str
     v = m.get(stat)
     if isinstance(v, bool) or not isinstance(v, int | float):
         return None, str(m.get("unit") or "")
-    return float(v), str(m.get("unit") or "")
+    try:
+        return float(v), str(m.get("unit") or "")
+    except OverflowError:  # an integer literal past the float range
+        return None, str(m.get("unit") or "")
 
 
 def parse_report(text: str, source: str = "AIPerf report") -> InferenceResult:
@@ -53,6 +57,10 @@ def parse_report(text: str, source: str = "AIPerf report") -> InferenceResult:
         doc = json.loads(body if body is not None else text)
     except json.JSONDecodeError as exc:
         raise invalid(f"{source} is not valid JSON", exc.msg) from exc
+    except RecursionError as exc:
+        raise invalid(f"{source} is not valid JSON", "nested too deeply") from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise invalid(f"{source} is not valid JSON", "a number is too long") from exc
     if not isinstance(doc, dict):
         raise invalid(f"{source} is not a JSON object")
     throughput, _ = _metric(doc, "output_token_throughput", "avg")
@@ -65,9 +73,9 @@ def parse_report(text: str, source: str = "AIPerf report") -> InferenceResult:
     req_tp, _ = _metric(doc, "request_throughput", "avg")
     count, _ = _metric(doc, "request_count", "avg")
     errors = 0
-    for item in doc.get("error_summary") or []:
+    summary = doc.get("error_summary")
+    for item in summary if isinstance(summary, list) else []:
         if isinstance(item, dict) and isinstance(item.get("count"), int):
             errors += int(item["count"])
-    return InferenceResult(
-        throughput, ttft, req_tp, int(count) if count is not None else None, errors
-    )
+    whole = int(count) if count is not None and math.isfinite(count) else None  # inf/NaN raise
+    return InferenceResult(throughput, ttft, req_tp, whole, errors)

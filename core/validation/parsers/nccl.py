@@ -59,29 +59,27 @@ def _float(token: str) -> float | None:
         return None
 
 
+def _int(token: str) -> int | None:
+    """A plain decimal integer, optionally negative, or None: ``int()`` raises on "²" (a
+    digit to ``isdigit()``), on "--1" and on thousands of digits."""
+    digits = token[1:] if token.startswith("-") else token
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 30:
+        return None
+    return int(token)
+
+
 def parse_row(line: str) -> NcclRow | None:
     parts = line.split()
-    if len(parts) < 9 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) < 9 or parts[0].startswith("-") or parts[1].startswith("-"):
         return None
-    root = parts[4]
-    if not root.lstrip("-").isdigit():
+    size, count, root = _int(parts[0]), _int(parts[1]), _int(parts[4])
+    if size is None or count is None or root is None:
         return None
     time_us, algbw, busbw = _float(parts[5]), _float(parts[6]), _float(parts[7])
     if time_us is None or algbw is None or busbw is None:
         return None
     inplace = _float(parts[11]) if len(parts) >= 13 else None
-    return NcclRow(
-        int(parts[0]),
-        int(parts[1]),
-        parts[2],
-        parts[3],
-        int(root),
-        time_us,
-        algbw,
-        busbw,
-        parts[8],
-        inplace,
-    )
+    return NcclRow(size, count, parts[2], parts[3], root, time_us, algbw, busbw, parts[8], inplace)
 
 
 def parse_all_reduce(text: str) -> NcclResult:
@@ -95,11 +93,11 @@ def parse_all_reduce(text: str) -> NcclResult:
             continue
         if line.startswith("#"):
             m = _AVG.search(line)
-            if m:
-                avg = float(m.group(1))
+            if m and _float(m.group(1)) is not None:  # "1.2.3" matches [0-9.]+ too
+                avg = _float(m.group(1))
             m = _OOB.search(line)
-            if m:
-                oob = int(m.group(1))
+            if m and _int(m.group(1)) is not None:
+                oob = _int(m.group(1))
             continue
         m = _NETWORK.search(line)
         if m and network is None:
