@@ -163,7 +163,7 @@ class AicrApp(App[int]):
 
         self.show_capture()
         screen = self._find(CaptureScreen)
-        if screen is not None:
+        if isinstance(screen, CaptureScreen):
             screen.load_sample(sample)
 
 

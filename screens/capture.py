@@ -257,10 +257,11 @@ class CaptureScreen(Screen[None]):
         description="Fetch a live capture",
     )
     def _fetch(self, request: LiveRequest, cancel: threading.Event) -> None:
+        def progress(text: str) -> None:
+            self.post_message(LiveProgress(text))
+
         try:
-            result = self.wizard.services.live_capture(
-                request, cancel, lambda text: self.post_message(LiveProgress(text))
-            )
+            result = self.wizard.services.live_capture(request, cancel, progress)
         except Exception as exc:
             self.post_message(CaptureFailed(error_line(exc)))
             return

@@ -87,15 +87,15 @@ class RecipeScreen(Screen[None]):
     CSS_PATH = "recipe.tcss"
     TITLE = "2 Recipe"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="recipe.back"),
         Binding("s", "switch_profile", "Switch gpuStack", id="recipe.switch"),
+        Binding("b", "bundle", "Bundle", id="recipe.bundle"),
+        Binding("v", "validate", "Validate", id="recipe.validate"),
         Binding("d", "toggle_diff", "Profile diff", id="recipe.diff"),
         Binding("l", "load_capture", "Load capture", id="recipe.load"),
         Binding("r", "recapture", "Recapture cmd", id="recipe.recapture"),
-        Binding("b", "bundle", "Bundle", id="recipe.bundle"),
-        Binding("v", "validate", "Validate", id="recipe.validate", show=False),
+        Binding("escape", "back", "Back", id="recipe.back"),
         Binding("g", "guide", "Guide", id="recipe.guide", show=False),
-        Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/"),
+        Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/", show=False),
     ]
 
     def __init__(self) -> None:

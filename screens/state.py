@@ -39,20 +39,30 @@ def _default_load_snapshot(path: str) -> Any:
     return load_snapshot(path)
 
 
+def _criteria(criteria: dict[str, str]) -> Any:
+    from core.criteria import parse_criteria
+
+    return parse_criteria(
+        service=criteria.get("service"),
+        accelerator=criteria.get("accelerator"),
+        intent=criteria.get("intent"),
+        os=criteria.get("os"),
+        platform=criteria.get("platform"),
+    )
+
+
 def _default_qualify(
     criteria: dict[str, str], profile: str | None, snapshot: Any, warnings: Sequence[str]
 ) -> Any:
-    from core.criteria import parse_criteria
     from core.qualification import qualify
 
-    return qualify(parse_criteria(**criteria), profile, snapshot, capture_warnings=warnings)
+    return qualify(_criteria(criteria), profile, snapshot, capture_warnings=warnings)
 
 
 def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
-    from core.criteria import parse_criteria
     from core.qualification import profile_value_diff
 
-    return profile_value_diff(parse_criteria(**criteria), from_value, to_value)
+    return profile_value_diff(_criteria(criteria), from_value, to_value)
 
 
 def _default_criteria_values(field_name: str) -> list[str]:
