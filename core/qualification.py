@@ -217,14 +217,15 @@ def _specific_remedy(result: ConstraintResult, snapshot: Snapshot | None) -> str
             "recapture with access to the Kubernetes API so the kube-system/"
             "nvidia-gpu-device-plugin DaemonSet can be read"
         )
+    if missing:
+        return (
+            f'recapture the snapshot against the cluster so it carries "{name}" (a snapshot '
+            "taken with --no-cluster holds only the provider readings)"
+        )
     if name == "K8s.server.version":
-        if missing:
-            return "recapture the snapshot with access to the Kubernetes API server"
         return (
             f"upgrade the cluster's Kubernetes version to satisfy {result.expected} and recapture"
         )
-    if missing:
-        return f'recapture the snapshot so it carries the reading "{name}"'
     return f"bring {name} to {result.expected} and recapture"
 
 

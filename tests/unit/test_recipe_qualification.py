@@ -471,3 +471,28 @@ def test_oke_owned_paths_and_advertiser() -> None:
             sp = r.metadata.selectedProfile
             assert sp is not None and sp.ownedPaths == owned, name
             assert sp.advertiser == advertiser, name
+
+
+def test_provider_only_snapshot_refuses_with_a_recapture_remedy() -> None:
+    """A --no-cluster snapshot carries the pool reading but not the leaf's readings: the
+    leaf is excluded (NOT_FOUND) and, with it, the declaring chain; the refusal says why."""
+    s = Snapshot(
+        measurements=[
+            {
+                "type": "K8s",
+                "subtypes": [
+                    {
+                        "subtype": "aks-gpu-pools",
+                        "data": {
+                            "gpu-driver": "Install",
+                            "gpu-pool-count": 1,
+                            "gpu-pools": "p=Install",
+                        },
+                    }
+                ],
+            }
+        ]
+    )
+    err = refused(qualify(AKS, None, s))
+    assert 'profile declaration from overlay "aks" was removed' in err.message
+    assert err.remedy is not None and "--no-cluster" in err.remedy
