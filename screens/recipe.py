@@ -170,7 +170,7 @@ class RecipeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "selection and live qualification"
         self.query_one("#recipe-checks", DataTable).add_columns(
-            "status", "constraint", "expected", "observed", "from"
+            "status", "expected", "observed", "constraint", "from"
         )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
@@ -300,16 +300,25 @@ class RecipeScreen(Screen[None]):
             notes = f", g: {len(self._findings)} guide note(s)" if self._findings else ""
             line.update(f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}")
         else:
-            text = message.error or verdict_error_text(verdict) or "not qualified"
-            # The remedy after the dash is in the troubleshooting panel below.
-            line.update(f"FAIL  {text.split(' — ')[0]}")
+            failing = [c for c in verdict_checks(verdict) if c.status not in ("passed", "deferred")]
+            if failing and not message.error:
+                first = failing[0]
+                more = f" (+{len(failing) - 1} more)" if len(failing) > 1 else ""
+                line.update(
+                    f"FAIL  gpuStack={value}: {first.name} expected {first.expected}, "
+                    f"observed {first.actual}{more}"
+                )
+            else:
+                text = message.error or verdict_error_text(verdict) or "not qualified"
+                # The remedy after the dash is in the troubleshooting panel below.
+                line.update(f"FAIL  {text.split(' — ')[0]}")
         line.set_class(ok, "pass")
         line.set_class(not ok, "fail")
         table = self.query_one("#recipe-checks", DataTable)
         with self.app.batch_update():
             table.clear()
             for i, check in enumerate(verdict_checks(verdict)):
-                cells = (check.status, check.name, check.expected, check.actual, check.source)
+                cells = (check.status, check.expected, check.actual, check.name, check.source)
                 if matches(" ".join(cells), query):
                     table.add_row(*cells, key=f"check-{i}")
 
@@ -351,6 +360,8 @@ class RecipeScreen(Screen[None]):
         if other:
             actions.insert(0, f"s: switch to gpuStack={other}")
         lines = ["   ".join(actions)]
+        if not ok and self.state.last_error:
+            lines.append(self.state.last_error)
         shown = [f for f in self._findings if f.certainty == "shown"]
         for f in shown:
             lines.append(f"{f.entry.title} ({f.evidence})")
