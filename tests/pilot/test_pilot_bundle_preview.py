@@ -257,7 +257,7 @@ async def test_write_is_reachable_from_the_command_palette(aks_recipe, tmp_path)
         assert bound <= offered
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"bundle: write")
+        await pilot.press(*"write")
         await pilot.pause(0.5)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))

@@ -234,7 +234,7 @@ async def test_every_dashboard_action_is_in_the_command_palette(tmp_path) -> Non
         assert bound - {"focus_log", "focus_table"} <= offered
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"save junit")
+        await pilot.press(*"junit")
         await pilot.pause(0.5)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))
