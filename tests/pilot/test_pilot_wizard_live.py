@@ -58,3 +58,23 @@ async def test_fetch_live_forbidden_is_one_line_inline(tmp_path, monkeypatch):
             await wait_until(pilot, lambda: bool(app.state.last_error))
             assert "nodes" in app.state.last_error and "\n" not in app.state.last_error
             assert app.state.snapshot is None
+
+
+async def test_cancel_a_slow_live_fetch(tmp_path, monkeypatch):
+    """The API server answers /version after 1.5 s; x cancels and nothing is loaded."""
+    monkeypatch.chdir(tmp_path)
+    cluster = FakeCluster(OKE_NODES)
+    cluster.version = Reply(200, cluster.version.body, delay_s=1.5)
+    with LoopbackServer(cluster) as server:
+        write_kubeconfig(tmp_path / "kc", server.url)
+        app = demo_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("F")
+            await pilot.pause()
+            await pilot.press("k", "c", "enter")
+            await pilot.pause()
+            await pilot.press("x")
+            await wait_until(pilot, lambda: bool(app.state.last_error), timeout=30)
+            assert "cancel" in app.state.last_error
+            assert app.state.snapshot is None
