@@ -186,3 +186,19 @@ async def test_palette_runs_a_recipe_action_from_the_capture_screen(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, TextModal))
         assert any("--oke-addons" in line for line in app.screen.lines)
         assert isinstance(app.screen_stack[-2], RecipeScreen)
+
+
+async def test_start_on_recipe_criteria_only(tmp_path):
+    """No capture: the verdict resolves criteria-only and every constraint is deferred."""
+    from aicr_tui.app import create_app
+
+    app = create_app(start_screen="recipe")
+    app.state.output_dir = tmp_path
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, RecipeScreen)
+        assert app.state.snapshot is None
+        assert app.state.verdict.ok, app.state.last_error
+        assert {c.status for c in app.state.verdict.checks} == {"deferred"}
+        assert "criteria-only" in str(app.screen.query_one("#verdict-line").render())
+        assert app.state.samples == []
