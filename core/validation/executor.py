@@ -10,6 +10,7 @@ reached), so a check that cannot measure can say why.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -134,11 +135,14 @@ def wait_for_pod(
     poll_s: float = 2.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    cancel: threading.Event | None = None,
 ) -> PodOutcome:
-    """Poll a pod until it is terminal or ``timeout_s`` passes; returns the last status."""
+    """Poll a pod until it is terminal, ``timeout_s`` passes or ``cancel`` is set."""
     deadline = clock() + timeout_s
     status = executor.pod_status(namespace, name)
     while not status.terminal and clock() < deadline:
+        if cancel is not None and cancel.is_set():
+            break
         sleep(min(poll_s, max(0.0, deadline - clock())))
         status = executor.pod_status(namespace, name)
     return status

@@ -11,8 +11,10 @@ check never stops its phase; a check that cannot measure is ``other``/``skipped`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -136,6 +138,7 @@ class _Run:
         self.t0 = clock()
         self.result = RunResult(EXIT_OK)
         self.executor: ClusterExecutor | None = None
+        self.current: CheckContext | None = None
 
     def t(self) -> float:
         return round(self.clock() - self.t0, 3)
@@ -229,13 +232,14 @@ class _Run:
         assert self.executor is not None
         loop = asyncio.get_running_loop()
         stream = self.stream
+        cancelled = threading.Event()
         ctx = CheckContext(
             phase=phase,
             entry=entry,
             recipe=self.req.recipe,
             executor=self.executor,
             run_id=self.req.run_id,
-            emit=lambda ev: stream.publish_threadsafe(ev, loop),
+            emit=lambda ev: stream.publish_threadsafe(ev, loop, cancelled),
             clock=self.clock,
             t0=self.t0,
             sleep=self.sleep,
@@ -243,12 +247,14 @@ class _Run:
             cleanup=self.req.cleanup,
             environ=self.req.environ,
             poll_s=self.req.poll_s,
+            cancelled=cancelled,
         )
         await self.emit(
             CheckStarted(self.t(), phase, entry.name, entry.timeout_s, entry.description)
         )
         started = self.clock()
         fn = check_function(entry.name)
+        self.current = ctx
         try:
             outcome = await asyncio.wait_for(
                 asyncio.to_thread(self._guarded, fn, ctx), timeout=entry.timeout_s + WAIT_BUFFER_S
@@ -370,8 +376,20 @@ class _Run:
                     f"running validation phases runID={req.run_id} phases=[{' '.join(cluster_phases)}] server={self.executor.server_address()}",
                 )
             )
-        for p in cluster_phases:
-            await self.phase(p)
+        try:
+            for p in cluster_phases:
+                await self.phase(p)
+        except asyncio.CancelledError:
+            # Interrupted (Ctrl-C, screen closed): stop the running check and still remove
+            # the namespace this run created, so an abandoned run leaves nothing behind.
+            if self.current is not None:
+                self.current.cancelled.set()
+            if self.executor is not None and req.cleanup and created_ns:
+                with contextlib.suppress(AicrError):
+                    await asyncio.shield(
+                        asyncio.to_thread(self.executor.delete_namespace, req.namespace)
+                    )
+            raise
         if self.executor is not None:
             if req.cleanup and created_ns:
                 try:

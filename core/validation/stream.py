@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Final
 
@@ -104,12 +105,28 @@ class EventStream:
         for sub in self._subs:
             await sub._put(event)
 
-    def publish_threadsafe(self, event: Event, loop: asyncio.AbstractEventLoop) -> None:
-        """Publish from a worker thread; returns once every consumer has the event."""
+    def publish_threadsafe(
+        self,
+        event: Event,
+        loop: asyncio.AbstractEventLoop,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        """Publish from a worker thread; returns once every consumer has the event.
+
+        Waiting is what gives back-pressure; ``cancel`` (set when the run gives up on the
+        worker) ends the wait so an abandoned worker never blocks on a full queue.
+        """
         future: concurrent.futures.Future[None] = asyncio.run_coroutine_threadsafe(
             self.publish(event), loop
         )
-        future.result()
+        while True:
+            try:
+                future.result(timeout=0.5)
+                return
+            except concurrent.futures.TimeoutError:
+                if cancel is not None and cancel.is_set():
+                    future.cancel()
+                    return
 
     async def close(self) -> None:
         if self._closed:

@@ -429,3 +429,50 @@ def test_log_follower_streams_only_new_lines_across_a_sliding_tail() -> None:
     follower.poll()
     follower.poll()
     assert emitted == ["> # header", "> row 1", "> row 2", "> row 3"]
+
+
+def test_cancelling_a_run_stops_the_check_and_removes_its_namespace() -> None:
+    import time as _time
+
+    scenario = aks_nd96_scenario()
+    scenario.busy_nodes = {n.name for n in scenario.nodes}  # the nvidia-smi probes never start
+    clock = VirtualClock()
+    cluster = SimulatedCluster(scenario, RECIPE, clock)
+
+    def slow_sleep(seconds: float) -> None:
+        _time.sleep(0.001)  # real time passes, so the run is still inside the check when cancelled
+        clock.sleep(seconds)
+
+    req = ValidationRequest(
+        recipe=RECIPE,
+        snapshot=SNAPSHOT,
+        catalog=load_validator_catalog(environ={}),
+        phases=("deployment",),
+        environ={},
+        poll_s=0.01,
+    )
+    events: list[Event] = []
+    stream = EventStream()
+    stream.add_sink(events.append)
+
+    async def go() -> float:
+        task = asyncio.create_task(
+            run_validation(req, stream, lambda: cluster, clock=clock, sleep=slow_sleep)
+        )
+        while not any(
+            isinstance(e, CheckStarted) and e.check == "check-nvidia-smi" for e in events
+        ):
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        started = _time.perf_counter()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return _time.perf_counter() - started
+
+    from core.validation.events import CheckStarted
+
+    took = asyncio.run(go())
+    assert took < 5.0
+    assert ("v1", "Namespace", "aicr-validation") in cluster.deleted
+    assert not any(isinstance(e, CheckFinished) and e.check == "check-nvidia-smi" for e in events)

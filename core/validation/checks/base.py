@@ -82,6 +82,7 @@ class CheckContext:
         cleanup: bool = True,
         environ: Mapping[str, str] | None = None,
         poll_s: float = 2.0,
+        cancelled: threading.Event | None = None,
     ) -> None:
         self.phase = phase
         self.entry = entry
@@ -94,19 +95,26 @@ class CheckContext:
         self.environ: Mapping[str, str] = os.environ if environ is None else environ
         self.poll_s = poll_s
         self.clock = clock
-        self.sleep = sleep
+        self._sleep = sleep
         self._emit = emit
         self._t0 = t0
         self.started = clock()
         self.deadline = self.started + entry.timeout_s
-        self.cancelled = threading.Event()
+        self.cancelled = cancelled if cancelled is not None else threading.Event()
         self.lines = 0
 
     def now(self) -> float:
         return round(self.clock() - self._t0, 3)
 
     def remaining(self) -> float:
+        """Budget left; zero once the run gave up on this check, so every wait loop ends."""
+        if self.cancelled.is_set():
+            return 0.0
         return max(0.0, self.deadline - self.clock())
+
+    def sleep(self, seconds: float) -> None:
+        if not self.cancelled.is_set():
+            self._sleep(seconds)
 
     def log(self, line: str) -> None:
         if self.cancelled.is_set():
@@ -205,4 +213,5 @@ def wait_pod(ctx: CheckContext, name: str, budget_s: float) -> PodOutcome:
         poll_s=ctx.poll_s,
         sleep=ctx.sleep,
         clock=ctx.clock,
+        cancel=ctx.cancelled,
     )

@@ -73,7 +73,7 @@ def check_expected_resources(
             results[r] = line
             if not ok and w is not None:
                 still.append(r)
-        if not still or ctx.clock() >= settle_until:
+        if not still or ctx.clock() >= settle_until or ctx.cancelled.is_set():
             break
         ctx.sleep(min(ctx.poll_s, max(0.0, settle_until - ctx.clock())))
         pending = still
@@ -196,6 +196,8 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
     ok_nodes = 0
     failures: list[str] = []
     for index, node in enumerate(targets):
+        if ctx.cancelled.is_set():
+            break
         name = pod_name("nvidia-smi-verify", node.name)
         # Share what is left of the budget across the nodes still to probe, so one node
         # whose probe never schedules (busy GPUs) cannot starve the others.

@@ -56,7 +56,7 @@ def _wait_for_named_pod(ctx: CheckContext, selector: str, budget_s: float) -> st
         pod = first_pod(ctx.executor, ctx.namespace, selector)
         if pod is not None:
             return pod.name
-        if ctx.clock() >= until:
+        if ctx.clock() >= until or ctx.cancelled.is_set():
             return None
         ctx.sleep(min(ctx.poll_s, max(0.0, until - ctx.clock())))
 
@@ -528,7 +528,7 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
             if state != shown:
                 ctx.log(f"DynamoGraphDeployment aicr-inference-perf: {state or 'no status yet'}")
                 shown = state
-            if state == "successful" or ctx.clock() >= until:
+            if state == "successful" or ctx.clock() >= until or ctx.cancelled.is_set():
                 break
             ctx.sleep(min(ctx.poll_s * 5, max(0.0, until - ctx.clock())))
         if state != "successful":
