@@ -105,23 +105,22 @@ def test_concurrent_cli_runs_leave_exactly_one_complete_snapshot(tmp_path: Path)
         expected.append(_normalised((tmp_path / f"solo-{i}.yaml").read_text()))
         (tmp_path / f"solo-{i}.yaml").unlink()
     assert len(set(expected)) == len(dumps)
-    for _ in range(1):
-        procs = [
-            subprocess.Popen(
-                [*_cli_path(), *_snapshot_args(dump, "shared.yaml")],
-                cwd=tmp_path,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            for dump in dumps
-        ]
-        for p in procs:
-            _, err = p.communicate(timeout=120)
-            assert p.returncode == 0, err
-        final = (tmp_path / "shared.yaml").read_text()
-        assert _normalised(final) in expected
-        parse_snapshot(final, "shared.yaml")
-        assert siblings(tmp_path) == ["shared.yaml"]
+    procs = [
+        subprocess.Popen(
+            [*_cli_path(), *_snapshot_args(dump, "shared.yaml")],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for dump in dumps
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    final = (tmp_path / "shared.yaml").read_text()
+    assert _normalised(final) in expected
+    parse_snapshot(final, "shared.yaml")
+    assert siblings(tmp_path) == ["shared.yaml"]
 
 
 def test_concurrent_threads_never_interleave_a_file(tmp_path: Path) -> None:
