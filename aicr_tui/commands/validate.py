@@ -72,6 +72,18 @@ def register(sub: Any) -> None:
         help="readiness|deployment|performance|conformance|all (repeatable; default all)",
     )
     run.add_argument(
+        "--skip-check",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="withhold a check (repeatable); reported skipped, not dropped",
+    )
+    run.add_argument(
+        "--fail-fast",
+        action="store_true",
+        help="after a failing phase, report the later phases skipped instead of running them",
+    )
+    run.add_argument(
         "--no-cluster",
         action="store_true",
         help="offline dry run: readiness only, every check reported skipped",
@@ -389,6 +401,8 @@ def _run_live(args: argparse.Namespace) -> int:
         cleanup=not args.no_cleanup,
         namespace=args.namespace,
         environ=dict(os.environ),
+        skip_checks=tuple(args.skip_check),
+        fail_fast=args.fail_fast,
     )
 
     def executor_factory() -> Any:

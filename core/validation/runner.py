@@ -58,6 +58,8 @@ from core.validation.stream import EventStream
 CLUSTER_PHASES = ("deployment", "conformance", "performance")
 ALL_PHASES = ("readiness", *CLUSTER_PHASES)
 NO_CLUSTER_MESSAGE = "skipped - no-cluster mode"
+SKIP_CHECK_MESSAGE = "named in skipChecks"
+FAIL_FAST_MESSAGE = "skipped due to previous phase failure"
 # How long past a check's own budget the runner waits before declaring it timed out.
 WAIT_BUFFER_S = 150.0
 
@@ -97,6 +99,8 @@ class ValidationRequest:
     started_ms: int = 0
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     poll_s: float = 2.0
+    skip_checks: tuple[str, ...] = ()
+    fail_fast: bool = False
 
 
 @dataclass
@@ -280,7 +284,14 @@ class _Run:
         )
         return outcome.status
 
-    async def phase(self, phase: str) -> None:
+    async def _synthetic_skip(
+        self, phase: str, e: CatalogEntry, message: str, extra: dict[str, str]
+    ) -> None:
+        await self.emit(CheckStarted(self.t(), phase, e.name, e.timeout_s, e.description))
+        self._count("skipped")
+        await self.emit(CheckFinished(self.t(), phase, e.name, "skipped", message, 0, extra))
+
+    async def phase(self, phase: str, *, skip_all: str = "") -> str:
         req = self.req
         declared = set(req.recipe.phase(phase).checks)
         if req.no_cluster:
@@ -300,11 +311,12 @@ class _Run:
                 )
             )
         for e in entries:
-            if req.no_cluster:
-                await self.emit(CheckStarted(self.t(), phase, e.name, e.timeout_s, e.description))
-                self._count("skipped")
-                await self.emit(
-                    CheckFinished(self.t(), phase, e.name, "skipped", NO_CLUSTER_MESSAGE, 0)
+            if req.no_cluster or skip_all:
+                await self._synthetic_skip(phase, e, skip_all or NO_CLUSTER_MESSAGE, {})
+                counts["skipped"] += 1
+            elif e.name in req.skip_checks:
+                await self._synthetic_skip(
+                    phase, e, SKIP_CHECK_MESSAGE, {"skipReason": "named-in-skip-checks"}
                 )
                 counts["skipped"] += 1
             else:
@@ -323,6 +335,25 @@ class _Run:
                 int(round((self.clock() - started) * 1000)),
             )
         )
+        return st
+
+    def check_skip_list(self, cluster_phases: list[str]) -> AicrError | None:
+        """--skip-check names must exist and must leave every requested phase something to run."""
+        req = self.req
+        if not req.skip_checks:
+            return None
+        from core.errors import invalid
+
+        unknown = [n for n in req.skip_checks if req.catalog.entry(n) is None]
+        if unknown:
+            return invalid(f"--skip-check names no catalog check: {', '.join(unknown)}")
+        for phase in cluster_phases:
+            declared = [n for n in req.recipe.phase(phase).checks if req.catalog.entry(n, phase)]
+            if declared and all(n in req.skip_checks for n in declared):
+                return invalid(
+                    f"--skip-check would leave phase {phase} with nothing to run; drop --phase {phase} instead"
+                )
+        return None
 
     async def run(self) -> RunResult:
         req = self.req
@@ -352,6 +383,9 @@ class _Run:
         except AicrError as exc:
             return await self.refuse(exc)
         cluster_phases = [p for p in req.phases if p in CLUSTER_PHASES]
+        bad_skip = self.check_skip_list(cluster_phases)
+        if bad_skip is not None:
+            return await self.refuse(bad_skip)
         created_ns = False
         if cluster_phases and not req.no_cluster:
             if self.factory is None:
@@ -377,8 +411,11 @@ class _Run:
                 )
             )
         try:
+            stop = ""
             for p in cluster_phases:
-                await self.phase(p)
+                status = await self.phase(p, skip_all=stop)
+                if req.fail_fast and status in ("failed", "other") and not stop:
+                    stop = FAIL_FAST_MESSAGE
         except asyncio.CancelledError:
             # Interrupted (Ctrl-C, screen closed): stop the running check and still remove
             # the namespace this run created, so an abandoned run leaves nothing behind.

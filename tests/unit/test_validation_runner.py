@@ -476,3 +476,31 @@ def test_cancelling_a_run_stops_the_check_and_removes_its_namespace() -> None:
     assert took < 5.0
     assert ("v1", "Namespace", "aicr-validation") in cluster.deleted
     assert not any(isinstance(e, CheckFinished) and e.check == "check-nvidia-smi" for e in events)
+
+
+def test_skip_check_is_reported_skipped_and_checked_up_front() -> None:
+    result, events, _ = run(
+        aks_nd96_scenario(), phases=("performance",), skip_checks=("nccl-all-reduce-bw",)
+    )
+    assert result.error is not None  # it would leave the performance phase with nothing to run
+    assert "nothing to run" in result.error.render()
+    result, events, _ = run(
+        aks_nd96_scenario(), phases=("deployment",), skip_checks=("check-nvidia-smi",)
+    )
+    smi = finished(events)["check-nvidia-smi"]
+    assert (smi.status, smi.message, smi.extra) == (
+        "skipped",
+        "named in skipChecks",
+        {"skipReason": "named-in-skip-checks"},
+    )
+    assert result.exit_code == 0
+    result, _, cluster = run(aks_nd96_scenario(), skip_checks=("no-such",))
+    assert result.exit_code == 2 and cluster.created == []
+
+
+def test_fail_fast_skips_later_phases_after_a_failing_one() -> None:
+    result, events, _ = run(aks_nc80_scenario(), fail_fast=True)
+    assert result.phase_status["conformance"] == "failed"
+    nccl = finished(events)["nccl-all-reduce-bw"]
+    assert (nccl.status, nccl.message) == ("skipped", "skipped due to previous phase failure")
+    assert result.exit_code == 8
