@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.errors import AicrError, invalid
+from core.errors import invalid
 from core.fileio import read_document
 from core.yamlio import load_yaml_plain
 
@@ -273,7 +273,6 @@ def knob_positive_int(entry: CatalogEntry, name: str, default: int) -> int:
 
 
 __all__ = [
-    "AicrError",
     "CatalogEntry",
     "ValidatorCatalog",
     "format_duration",
