@@ -33,20 +33,31 @@ class Subscription:
     def __init__(self, maxsize: int) -> None:
         self._queue: asyncio.Queue[object] = asyncio.Queue(maxsize=maxsize)
         self.received = 0
+        self.active = True
 
     async def _put(self, item: object) -> None:
-        await self._queue.put(item)
+        if self.active:
+            await self._queue.put(item)
+
+    def _detach(self) -> None:
+        """The consumer stopped reading: never block the publisher on this queue again."""
+        self.active = False
+        while not self._queue.empty():
+            self._queue.get_nowait()
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[Event]:
-        while True:
-            item = await self._queue.get()
-            if item is _CLOSED:
-                return
-            self.received += 1
-            yield item  # type: ignore[misc]
+        try:
+            while True:
+                item = await self._queue.get()
+                if item is _CLOSED:
+                    return
+                self.received += 1
+                yield item  # type: ignore[misc]
+        finally:
+            self._detach()
 
     async def batches(self, max_items: int = 512) -> AsyncIterator[list[Event]]:
         """Yield events in batches: whatever is queued, up to ``max_items`` at a time.
@@ -54,22 +65,25 @@ class Subscription:
         A dashboard applies one batch per refresh, which is how it keeps up with
         thousands of events per second without redrawing per event.
         """
-        while True:
-            first = await self._queue.get()
-            if first is _CLOSED:
-                return
-            batch: list[Event] = [first]  # type: ignore[list-item]
-            closed = False
-            while len(batch) < max_items and not self._queue.empty():
-                item = self._queue.get_nowait()
-                if item is _CLOSED:
-                    closed = True
-                    break
-                batch.append(item)  # type: ignore[arg-type]
-            self.received += len(batch)
-            yield batch
-            if closed:
-                return
+        try:
+            while True:
+                first = await self._queue.get()
+                if first is _CLOSED:
+                    return
+                batch: list[Event] = [first]  # type: ignore[list-item]
+                closed = False
+                while len(batch) < max_items and not self._queue.empty():
+                    item = self._queue.get_nowait()
+                    if item is _CLOSED:
+                        closed = True
+                        break
+                    batch.append(item)  # type: ignore[arg-type]
+                self.received += len(batch)
+                yield batch
+                if closed:
+                    return
+        finally:
+            self._detach()
 
 
 class EventStream:

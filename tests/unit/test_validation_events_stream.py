@@ -120,3 +120,23 @@ async def test_publish_threadsafe_from_a_worker() -> None:
     await stream.close()
     with pytest.raises(RuntimeError):
         await stream.publish(LogLine(0.0, "p", "c", "late"))
+
+
+async def test_a_consumer_that_stops_reading_never_blocks_the_publisher() -> None:
+    stream = EventStream(queue_size=2)
+    sub = stream.subscribe()
+
+    async def read_two() -> None:
+        n = 0
+        async for _ in sub:
+            n += 1
+            if n == 2:
+                break  # e.g. a renderer that crashed
+
+    reader = asyncio.create_task(read_two())
+    for i in range(50):
+        await asyncio.wait_for(stream.publish(LogLine(float(i), "p", "c", "x")), timeout=2)
+        await asyncio.sleep(0)
+    await reader
+    await stream.close()
+    assert not sub.active
