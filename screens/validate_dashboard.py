@@ -288,7 +288,6 @@ class ValidationDashboardScreen(Screen[None]):
         self._shown_seq = 0
         self._log_painted_at = 0.0
         self._inbox: deque[object] = deque()  # append/popleft are thread-safe
-        self._painted_at = 0.0
         self._table_painted_at = 0.0
         self._table_changes = Changes()
         self._cancel = threading.Event()
@@ -389,29 +388,38 @@ class ValidationDashboardScreen(Screen[None]):
 
     @work(exclusive=True, exit_on_error=False, group="validate-apply", description="apply events")
     async def _apply_loop(self) -> None:
-        """Drain the inbox in passes, yielding to the event loop between passes.
+        """Apply the inbox in short passes and paint on a separate beat.
 
-        A pass that left events behind is followed by a short sleep, not an immediate next
-        pass: that sleep is where keys, timers and screen refreshes run, so a key waits
-        for at most one pass (APPLY_BUDGET_S) however fast events arrive.
+        Applying, painting and the screen's own refresh each run as their own step of the
+        event loop, never back to back in one step, and a pass that left events behind is
+        followed by a short sleep: that is where keys are read, so a key waits for at
+        most one step however fast events arrive.
         """
+        last_paint = 0.0
         while not self._ended:
-            self.drain()
+            self.apply_pending()
+            now = time.perf_counter()
+            if self._ended or now - last_paint >= REPAINT_INTERVAL_S:
+                await asyncio.sleep(0)  # let keys in before painting
+                last_paint = time.perf_counter()
+                self.paint()
             await asyncio.sleep(YIELD_S if self._inbox else DRAIN_INTERVAL_S)
+        self.paint()
 
     def drain(self) -> int:
-        """Apply queued events for up to APPLY_BUDGET_S; repaint at most REPAINT_INTERVAL_S apart.
+        """Apply what is queued (up to APPLY_BUDGET_S) and paint what changed."""
+        applied = self.apply_pending()
+        self.paint()
+        return applied
 
-        Applying an event to the model costs microseconds; painting costs milliseconds, so
-        paints are coalesced: whatever changed since the last paint is painted once.
-        """
+    def apply_pending(self) -> int:
+        """Apply queued events to the model for up to APPLY_BUDGET_S; no painting."""
         if self._ended:
             return 0
         model = self.model
         inbox = self._inbox
         pop = inbox.popleft
-        started = time.perf_counter()
-        deadline = started + APPLY_BUDGET_S
+        deadline = time.perf_counter() + APPLY_BUDGET_S
         applied = 0
         while inbox:
             item = pop()
@@ -430,14 +438,13 @@ class ValidationDashboardScreen(Screen[None]):
             if applied & 127 == 0 and time.perf_counter() > deadline:
                 break
         self.events_applied += applied
-        now = time.perf_counter()
-        due = now - self._painted_at >= REPAINT_INTERVAL_S
-        if (model.has_changes() or self._table_changes) and (due or self._ended):
-            # Changes that are not due yet are painted by a later pass or timer tick.
-            self._painted_at = now
-            with self.app.batch_update():
-                self._repaint(model.take_changes())
         return applied
+
+    def paint(self) -> None:
+        """Paint whatever changed since the last paint (inside one batch update)."""
+        if self.model.has_changes() or self._table_changes:
+            with self.app.batch_update():
+                self._repaint(self.model.take_changes())
 
     # ---------------------------------------------------------------- painting
     def _repaint(self, changes: Changes) -> None:
@@ -486,15 +493,17 @@ class ValidationDashboardScreen(Screen[None]):
             cell = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0))
             self._select(str(cell.row_key.value))
 
-    def _cells(self, row: CheckRow) -> tuple[Any, ...]:
+    def _cells(self, row: CheckRow) -> tuple[Text, ...]:
+        # Text, not str: the table would parse a str as markup (slower, and a "[" in a
+        # check name or measured value would be taken for a style tag).
         narrow = getattr(self, "_narrow", False)
         return (
-            SHORT_PHASE.get(row.phase, row.phase) if narrow else row.phase,
-            _fit(row.name, (NARROW_WIDTHS if narrow else WIDE_WIDTHS)[1]),
-            Text(row.status, style=STATUS_STYLE.get(row.status, "")),
-            row.measured,
-            row.threshold,
-            row.duration,
+            Text(SHORT_PHASE.get(row.phase, row.phase) if narrow else row.phase, no_wrap=True),
+            Text(_fit(row.name, (NARROW_WIDTHS if narrow else WIDE_WIDTHS)[1]), no_wrap=True),
+            Text(row.status, style=STATUS_STYLE.get(row.status, ""), no_wrap=True),
+            Text(row.measured, no_wrap=True),
+            Text(row.threshold, no_wrap=True),
+            Text(row.duration, no_wrap=True),
         )
 
     def _visible(self, row: CheckRow) -> bool:

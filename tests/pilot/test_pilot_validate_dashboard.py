@@ -38,9 +38,9 @@ async def test_table_phases_gates_and_summary_follow_the_stream() -> None:
         assert table.row_count == 3
         assert str(table.get_cell("deployment/expected-resources", "status")) == "failed"
         assert str(table.get_cell("deployment/operator-health", "duration")) == "0.8s"
-        assert table.get_cell("performance/nccl-all-reduce-bw", "measured") == "157.29 GB/s"
-        assert table.get_cell("performance/nccl-all-reduce-bw", "threshold") == ">= 150"
-        assert table.get_cell("performance/nccl-all-reduce-bw", "duration") == "3m54s"
+        assert str(table.get_cell("performance/nccl-all-reduce-bw", "measured")) == "157.29 GB/s"
+        assert str(table.get_cell("performance/nccl-all-reduce-bw", "threshold")) == ">= 150"
+        assert str(table.get_cell("performance/nccl-all-reduce-bw", "duration")) == "3m54s"
 
         phases = _text(screen.query_one("#phase-deployment", Static))
         assert phases.startswith("✗ deployment") and "2/2" in phases
