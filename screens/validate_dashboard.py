@@ -1,12 +1,13 @@
 """Validation dashboard: phases, a live table of checks, gates, per-check logs, reports.
 
 The screen reads one validation event stream, from a live run or a replayed recording.
-The stream is consumed in a thread worker that only appends events to a bounded queue; a
-timer on the UI thread drains the queue in batches, applies each batch to a
-:class:`DashboardModel` and repaints just what changed inside ``app.batch_update()``. A
-batch is cut off after a small time budget, so however fast events arrive the event loop
-gets back to the keyboard within a frame or two. The queue is bounded: when the screen
-falls behind, the producer waits instead of memory growing.
+The stream is consumed in a thread worker that only appends events to a bounded inbox
+(when the screen falls behind, the producer waits instead of memory growing). On the UI
+thread an async worker applies the inbox to a :class:`DashboardModel` in passes cut off
+after a small time budget, and separately, at most ten times a second, repaints just what
+changed, by row key, inside ``app.batch_update()`` (the table and gates at most four times
+a second). Between steps it yields to the event loop, so however fast events arrive a key
+waits for at most one step.
 """
 
 from __future__ import annotations
