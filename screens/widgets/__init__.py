@@ -1,0 +1,1 @@
+"""Widgets and widget-free helpers shared by the wizard screens."""
