@@ -281,3 +281,21 @@ async def test_typing_in_the_editor_replans_and_marks_the_line(aks_recipe, tmp_p
         # Letters went to the editor, not to the screen's bindings (w, c, v, m, o).
         assert app.screen is screen
         assert screen.query_one("#bundle-tabs", TabbedContent).active == "overrides"
+
+
+async def test_a_recipe_that_cannot_be_planned_says_why_and_writes_nothing(
+    aks_recipe, tmp_path
+) -> None:
+    empty = aks_recipe.model_copy(update={"componentRefs": [], "deploymentOrder": []})
+    app = _host(empty, tmp_path, KEYED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: BundlePreviewScreen = app.shown
+        await _planned(pilot, screen)
+        assert screen.plan is None
+        assert "recipe has no componentRefs" in screen.result.error
+        assert "no plan" in _render(screen, "#bundle-status")
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.screen is screen
+        assert "recipe has no componentRefs" in _render(screen, "#checks-view")
+        assert not (tmp_path / "bundle").exists()
