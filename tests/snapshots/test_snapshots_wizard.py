@@ -60,7 +60,19 @@ SCENES = {
 }
 
 
+def steady(scene):
+    """Run ``scene``, then let tables finish sizing their columns before the picture."""
+
+    async def run(pilot) -> None:
+        await SCENES[scene](pilot)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.2)
+        await pilot.pause()
+
+    return run
+
+
 @pytest.mark.parametrize("size", SIZES, ids=ids)
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_wizard_screen(snap_compare, scene, size):
-    assert snap_compare(demo_app(), terminal_size=size, run_before=SCENES[scene])
+    assert snap_compare(demo_app(), terminal_size=size, run_before=steady(scene))
