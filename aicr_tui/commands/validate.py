@@ -12,7 +12,6 @@ declared check unknown (nothing written); 8 a check failed or could not run (``o
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
@@ -320,6 +319,8 @@ def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
 
 
 async def _drive(args: argparse.Namespace, producer: Any, stream: EventStream) -> Any:
+    import asyncio
+
     live = sys.stderr.isatty() and not args.plain and os.environ.get("TERM") != "dumb"
     sub = stream.subscribe()  # before the producer starts, so no event is missed
     renderer = asyncio.create_task(render_live(sub) if live else render_plain(sub, sys.stderr))
@@ -361,6 +362,8 @@ def _write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
+    import asyncio
+
     from core.errors import invalid
     from core.validation.events import RunFinished
     from core.validation.recording import load_recording, replay
@@ -383,6 +386,8 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_live(args: argparse.Namespace) -> int:
+    import asyncio
+
     from core.validation.catalog import load_validator_catalog
     from core.validation.recording import Recorder
     from core.validation.reports.ctrf import CtrfBuilder
