@@ -52,6 +52,7 @@ from screens.widgets.validate_model import (
 APPLY_BUDGET_S = 0.008
 REPAINT_INTERVAL_S = 0.1
 TABLE_INTERVAL_S = 0.25
+FLOOD_TABLE_INTERVAL_S = 0.5
 YIELD_S = 0.004
 DRAIN_INTERVAL_S = 1 / 30
 QUEUE_CAPACITY = 20_000
@@ -457,7 +458,9 @@ class ValidationDashboardScreen(Screen[None]):
         pending.started.extend(changes.started)
         pending.gates = pending.gates or changes.gates
         now = time.perf_counter()
-        if pending and (now - self._table_painted_at >= TABLE_INTERVAL_S or self._ended):
+        # While a backlog is waiting the table (a whole re-render per update) slows down.
+        interval = FLOOD_TABLE_INTERVAL_S if self._inbox else TABLE_INTERVAL_S
+        if pending and (now - self._table_painted_at >= interval or self._ended):
             self._table_painted_at = now
             self._table_changes = Changes()
             self._paint_table(pending)
