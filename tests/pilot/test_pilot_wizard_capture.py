@@ -14,28 +14,39 @@ async def type_text(pilot, text: str) -> None:
     await pilot.press(*list(text))
 
 
-async def test_demo_lists_every_shipped_sample(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        keys = [s.key for s in app.state.samples]
-        assert keys == [
-            "aks-install",
-            "aks-none",
-            "aks-mixed",
-            "aks-managed",
-            "aks-no-reading",
-            "oke-active",
-            "oke-absent",
-            "oke-deleting",
-            "oke-legacy-active",
-        ]
-        assert all(not s.missing() for s in app.state.samples)
-        options = app.screen.query_one("#capture-samples")
-        assert options.option_count == len(keys)
+def check_sample_list(app):
+    """Every shipped capture is listed, in walking order, and its files exist."""
+    keys = [s.key for s in app.state.samples]
+    assert keys == [
+        "aks-install",
+        "aks-none",
+        "aks-mixed",
+        "aks-managed",
+        "aks-no-reading",
+        "oke-active",
+        "oke-absent",
+        "oke-deleting",
+        "oke-legacy-active",
+    ]
+    assert all(not s.missing() for s in app.state.samples)
+    assert app.screen.query_one("#capture-samples").option_count == len(keys)
 
 
-async def test_each_sample_projects_its_reading(tmp_path):
+async def check_filter(pilot):
+    app = pilot.app
+    await pick_sample(pilot, "aks-install")
+    table = app.screen.query_one("#capture-readings")
+    total = table.row_count
+    await pilot.press("slash")
+    await type_text(pilot, "gpu-dr")
+    await pilot.pause()
+    assert table.row_count == 1
+    await pilot.press("escape")
+    await pilot.pause()
+    assert table.row_count == total
+
+
+async def test_samples_listed_projected_and_filtered(tmp_path):
     expected = {
         "aks-install": ("K8s", "aks-gpu-pools", "gpu-driver", "Install"),
         "aks-mixed": ("K8s", "aks-gpu-pools", "gpu-driver", "Mixed"),
@@ -47,6 +58,7 @@ async def test_each_sample_projects_its_reading(tmp_path):
     app = demo_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        check_sample_list(app)
         for key, (mtype, sub, name, value) in expected.items():
             await pick_sample(pilot, key)
             assert app.state.sample_key == key
@@ -56,6 +68,7 @@ async def test_each_sample_projects_its_reading(tmp_path):
         await pick_sample(pilot, "aks-no-reading")
         assert app.state.snapshot.subtype("K8s", "aks-gpu-pools") is None
         assert app.state.rows == []
+        await check_filter(pilot)
 
 
 def _readings(snapshot):
@@ -129,22 +142,6 @@ async def test_browse_picks_a_file_with_the_tree(tmp_path):
         await pilot.press("enter")
         await settle(pilot)
         assert app.state.snapshot.reading("K8s", "aks-gpu-pools", "gpu-driver") == "Install"
-
-
-async def test_filter_narrows_the_readings(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pick_sample(pilot, "aks-install")
-        table = app.screen.query_one("#capture-readings")
-        total = table.row_count
-        await pilot.press("slash")
-        await type_text(pilot, "gpu-dr")
-        await pilot.pause()
-        assert table.row_count == 1
-        await pilot.press("escape")
-        await pilot.pause()
-        assert table.row_count == total
 
 
 async def test_fetch_live_failure_is_inline(tmp_path):

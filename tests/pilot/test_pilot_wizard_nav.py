@@ -97,6 +97,18 @@ async def test_ctrl_p_palette_runs_wizard_actions(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, RecipeScreen))
         await settle(pilot)
         assert app.state.verdict.ok, app.state.last_error
+        # an action of the recipe screen, asked for from the capture screen
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, CaptureScreen)
+        await pilot.press("colon")
+        await pilot.pause()
+        await pilot.press(*"recapture command")
+        await wait_until(pilot, lambda: app.screen.query_one("CommandList").option_count > 0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextModal))
+        assert any("--oke-addons" in line for line in app.screen.lines)
+        assert isinstance(app.screen_stack[-2], RecipeScreen)
 
 
 async def test_guide_filter_and_marks_from_state(tmp_path):
@@ -171,21 +183,6 @@ async def test_select_change_requalifies_without_apply(tmp_path):
         assert not app.state.verdict.ok
         assert "expected None" in app.state.last_error
         assert screen.last_latency_ms is not None
-
-
-async def test_palette_runs_a_recipe_action_from_the_capture_screen(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pick_sample(pilot, "oke-deleting")
-        await pilot.press("colon")
-        await pilot.pause()
-        await pilot.press(*"recapture command")
-        await wait_until(pilot, lambda: app.screen.query_one("CommandList").option_count > 0)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextModal))
-        assert any("--oke-addons" in line for line in app.screen.lines)
-        assert isinstance(app.screen_stack[-2], RecipeScreen)
 
 
 async def test_start_on_recipe_criteria_only(tmp_path):
