@@ -48,13 +48,17 @@ from screens.widgets.validate_model import (
     PhaseProgress,
 )
 
-# A drain pass stops after this long so keys are answered between passes.
+# An apply pass stops after this long so keys are read between passes; after a pass that
+# left a backlog the loop sleeps YIELD_S, after one that emptied the inbox DRAIN_INTERVAL_S.
 APPLY_BUDGET_S = 0.008
+YIELD_S = 0.004
+DRAIN_INTERVAL_S = 1 / 30
+# Paint cadence: one-line widgets and the log at most every REPAINT_INTERVAL_S; the table
+# and gates (re-rendered whole on any change) every TABLE_INTERVAL_S, slower in a backlog.
 REPAINT_INTERVAL_S = 0.1
 TABLE_INTERVAL_S = 0.25
 FLOOD_TABLE_INTERVAL_S = 0.5
-YIELD_S = 0.004
-DRAIN_INTERVAL_S = 1 / 30
+# Events waiting between the reader thread and the screen; a full inbox pauses the reader.
 QUEUE_CAPACITY = 20_000
 # The log pane is a human-speed view: repaint it at most this often during a burst, and
 # show at most this many of a burst's newest lines.
@@ -476,12 +480,17 @@ class ValidationDashboardScreen(Screen[None]):
 
     def _paint_table(self, changes: Changes) -> None:
         table = self.query_one("#checks", DataTable)
+        if self.filter_text and (changes.new_rows or changes.rows):
+            # A status change can move a row into or out of the filter: rebuild (filters
+            # are rare and the table is small).
+            self._rebuild_table()
+            changes = Changes(started=changes.started, gates=changes.gates, rows=changes.rows)
         for key in changes.new_rows:
             row = self.model.rows[key]
             if self._visible(row):
                 table.add_row(*self._cells(row), key=key)
         for key in changes.rows:
-            if key in changes.new_rows:
+            if key in changes.new_rows or self.filter_text:
                 continue
             row = self.model.rows[key]
             if key in table.rows:

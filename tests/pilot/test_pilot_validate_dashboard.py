@@ -334,3 +334,36 @@ async def test_leaving_a_live_run_asks_first_and_stops_the_stream() -> None:
         await pilot.press("y")
         await wait_until(pilot, lambda: app.screen is not screen)
         assert screen._cancel.is_set()
+
+
+async def test_a_filtered_table_picks_up_rows_that_start_matching() -> None:
+    import asyncio
+    import threading
+
+    events = short_run()
+    split = next(i for i, e in enumerate(events) if getattr(e, "status", "") == "failed")
+    gate = threading.Event()
+
+    class GatedSource:
+        label = "replay"
+
+        async def events(self, cancel):
+            for event in events[:split]:
+                yield event
+            while not gate.is_set() and not cancel.is_set():
+                await asyncio.sleep(0.01)
+            for event in events[split:]:
+                yield event
+
+    app = _host(GatedSource())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.applied == split)
+        await pilot.press("slash", *"failed", "enter")
+        await pilot.pause()
+        table = screen.query_one("#checks", DataTable)
+        assert table.row_count == 0
+        gate.set()
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: table.row_count == 1)
+        assert "deployment/expected-resources" in table.rows
