@@ -309,11 +309,13 @@ class BundlePreviewScreen(Screen[Path | None]):
                 Text(message, style="red" if self.result and self.result.error else "dim")
             )
             manifests_view.update("")
+            self.values_text = self.manifests_text = ""
             return
         self.values_text = self._values_text(component)
         values_view.update(_yaml_view(self.values_text))
         manifests = component.manifests
         if not manifests:
+            self.manifests_text = ""
             manifests_view.update(Text(f"{component.name} renders no manifests", style="dim"))
             return
         if self.selected_manifest in manifests:
