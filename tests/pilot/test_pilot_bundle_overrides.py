@@ -1,0 +1,86 @@
+"""The overrides editor's logic without widgets, on the real bundler and a resolved recipe."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.bundler import check_override_entry, plan_bundle
+from core.criteria import parse_criteria
+from core.qualification import qualify
+from core.snapshot import load_snapshot
+from screens.widgets.bundle_overrides import overrides_of, parse_lines, preview, split_lines
+from tests.conftest import SAMPLES
+
+KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule"
+
+
+@pytest.fixture(scope="module")
+def aks_recipe():
+    criteria = parse_criteria(service="aks", accelerator="h100", intent="training", os="ubuntu")
+    snapshot = load_snapshot(SAMPLES / "snapshots" / "aks-h100-install.yaml")
+    verdict = qualify(criteria, "gpuStack=azure-managed", snapshot)
+    assert verdict.ok, verdict.error
+    return verdict.recipe
+
+
+def _run(recipe, text: str, tmp_path):
+    def planner(overrides, tolerations):
+        return plan_bundle(recipe, overrides, accelerated_tolerations=tolerations)
+
+    def checker(kind, entry):
+        return check_override_entry(recipe, kind, entry, base_dir=tmp_path)
+
+    return preview(text, planner, checker=checker, base_dir=tmp_path)
+
+
+def test_lines_become_the_same_overrides_the_cli_flags_would(tmp_path) -> None:
+    (tmp_path / "toolkit.yaml").write_text("env:\n  - name: X\n    value: '1'\n")
+    lines = split_lines(
+        "--set gpu-operator:driver.version=580.95.05\n"
+        '--set-json nvsentinel:labeler={"resources": {}}\n'
+        "--set-file gpu-operator:toolkit=toolkit.yaml\n"
+        "--dynamic gpu-operator:driver.repository\n"
+        f"{KEYED}\n"
+    )
+    parse_lines(lines, base_dir=tmp_path)
+    assert [line.verdict for line in lines] == ["accepted"] * 5
+    overrides, tolerations = overrides_of(lines)
+    assert [e.display() for e in overrides.all_entries()] == [
+        "--set gpu-operator:driver.version=580.95.05",
+        "--set-file gpu-operator:toolkit=toolkit.yaml",
+        '--set-json nvsentinel:labeler={"resources": {}}',
+        "--dynamic gpu-operator:driver.repository",
+    ]
+    assert overrides.set_file[0].value == {"env": [{"name": "X", "value": "1"}]}
+    assert [t.to_values() for t in tolerations] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+
+
+def test_no_toleration_line_means_the_wildcard_default(aks_recipe, tmp_path) -> None:
+    result = _run(aks_recipe, "", tmp_path)
+    assert [e.check for e in result.plan.errors] == ["CheckWildcardAcceleratedToleration"]
+    keyed = _run(aks_recipe, KEYED, tmp_path)
+    assert keyed.plan.errors == []
+
+
+def test_each_rejected_line_is_left_out_and_the_rest_still_plans(aks_recipe, tmp_path) -> None:
+    result = _run(
+        aks_recipe,
+        f"{KEYED}\n"
+        "--set gpu-operator:driver.enabled=true\n"  # profile lock
+        "--set nonexistent:a=1\n"  # unknown component
+        "--set-file gpu-operator:x=missing.yaml\n"  # unreadable file
+        "--set gpu-operator:driver.version=580.95.05\n",
+        tmp_path,
+    )
+    verdicts = {line.lineno: line for line in result.lines}
+    assert verdicts[1].verdict == "accepted"
+    assert verdicts[2].verdict == "rejected" and "ProfileLock" in verdicts[2].message
+    assert verdicts[3].verdict == "rejected" and "nonexistent" in verdicts[3].message
+    assert verdicts[4].verdict == "rejected" and "missing.yaml" in verdicts[4].message
+    assert verdicts[5].verdict == "accepted"
+    assert result.error == ""
+    gpu = result.plan.component("gpu-operator")
+    assert gpu.values["driver"]["version"] == "580.95.05"
+    assert gpu.values["driver"]["enabled"] is False  # the rejected line did not apply
