@@ -61,6 +61,11 @@ def load_yaml(text: str, source: str) -> Any:
 
 def load_yaml_plain(text: str, source: str) -> Any:
     """Parse YAML into plain dicts/lists (faster; for data we do not re-emit with comments)."""
+    if _flow_depth_reaches(text, MAX_FLOW_DEPTH):
+        raise invalid(
+            f"{source} is not valid YAML",
+            f"flow collections ([ or {{) are nested {MAX_FLOW_DEPTH} or more levels deep",
+        )
     try:
         docs = list(_SAFE.load_all(text))
     except Exception as exc:
@@ -70,6 +75,29 @@ def load_yaml_plain(text: str, source: str) -> Any:
     doc = docs[0] if docs else None
     _check_aliasing(doc, source)
     return without_lone_surrogates(doc) if _may_escape_surrogates(text) else doc
+
+
+# The YAML reader fails past a few hundred nested flow levels anyway (recursion), but its
+# scanner is quadratic in the depth: 3,000 "[" took ten seconds to refuse. Refuse early.
+MAX_FLOW_DEPTH = 500
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\n]|\'\')*\'')
+_FLOW_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _flow_depth_reaches(text: str, limit: int) -> bool:
+    """True when ``[``/``{`` nest ``limit`` deep outside quoted scalars (an estimate that
+    can only over-count brackets in comments and plain scalars, and needs hundreds)."""
+    if text.count("[") + text.count("{") < limit:
+        return False
+    depth = 0
+    for match in _FLOW_BRACKET.finditer(_QUOTED.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth >= limit:
+                return True
+        elif depth:
+            depth -= 1
+    return False
 
 
 def _may_escape_surrogates(text: str) -> bool:
