@@ -36,14 +36,6 @@ if TYPE_CHECKING:
 
 DEFAULT_VALUE = "__default__"
 
-FALLBACK_CHOICES: dict[str, tuple[str, ...]] = {
-    "service": ("aks", "oke"),
-    "accelerator": ("h100", "gb200"),
-    "os": ("ubuntu", "ol"),
-    "intent": ("training", "inference"),
-    "platform": ("dynamo", "kubeflow", "nim", "runai", "slurm"),
-}
-
 
 class VerdictReady(Message):
     """A qualification finished for selection number ``seq``."""
@@ -54,6 +46,13 @@ class VerdictReady(Message):
         self.verdict = verdict
         self.error = error
         self.elapsed_ms = elapsed_ms
+
+
+class ChoicesReady(Message):
+    def __init__(self, choices: dict[str, list[str]], error: str) -> None:
+        super().__init__()
+        self.choices = choices
+        self.error = error
 
 
 class DiffReady(Message):
@@ -155,10 +154,8 @@ class RecipeScreen(Screen[None]):
         yield Footer()
 
     def _choices(self, field: str) -> list[tuple[str, str]]:
-        try:
-            values = [v for v in self.wizard.services.criteria_values(field) if v != "any"]
-        except Exception:
-            values = list(FALLBACK_CHOICES[field])
+        """The select's options: the catalog's values once loaded, else the current value."""
+        values = [v for v in self.state.choices.get(field, []) if v != "any"]
         current = self.state.criteria.get(field)
         if current and current != NO_PLATFORM and current not in values:
             values.append(current)
@@ -167,6 +164,31 @@ class RecipeScreen(Screen[None]):
             choices.insert(0, ("(none)", NO_PLATFORM))
         return choices
 
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="choices",
+        description="Load the catalog's criteria values",
+    )
+    def _load_choices(self) -> None:
+        from screens.capture import error_line
+
+        try:
+            choices = {f: self.wizard.services.criteria_values(f) for f in CRITERIA_FIELDS}
+        except Exception as exc:
+            self.post_message(ChoicesReady({}, error_line(exc)))
+            return
+        self.post_message(ChoicesReady(choices, ""))
+
+    @on(ChoicesReady)
+    def _choices_ready(self, message: ChoicesReady) -> None:
+        if message.error:
+            self.notify(f"Catalog values unavailable: {message.error}", severity="error")
+            return
+        self.state.choices = message.choices
+        self.sync_from_state()
+
     def on_mount(self) -> None:
         self.sub_title = "selection and live qualification"
         self.query_one("#recipe-checks", DataTable).add_columns(
@@ -174,6 +196,8 @@ class RecipeScreen(Screen[None]):
         )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
+        if not self.state.choices:
+            self._load_choices()
 
     def on_screen_resume(self) -> None:
         # Also sent on the first show: the one place the selects follow the wizard state.

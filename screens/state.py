@@ -66,9 +66,13 @@ def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> A
 
 
 def _default_criteria_values(field_name: str) -> list[str]:
+    """The values some catalog overlay names for this field (the ones that can resolve),
+    falling back to the whole upstream vocabulary when the catalog names none."""
+    from core.catalog import load_catalog
     from core.criteria import valid_values
 
-    return list(valid_values(field_name))
+    named = sorted(v for v in load_catalog().registered.get(field_name, ()) if v != "any")
+    return named or list(valid_values(field_name))
 
 
 def _default_live_capture(
@@ -397,6 +401,7 @@ class WizardState:
     capture_files: dict[str, str] = field(default_factory=dict)
     criteria: dict[str, str] = field(default_factory=lambda: dict(AKS_CRITERIA))
     profile_value: str | None = None
+    choices: dict[str, list[str]] = field(default_factory=dict)
     verdict: Any = None
     recipe: Any = None
     last_error: str = ""
