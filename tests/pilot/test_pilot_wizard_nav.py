@@ -199,3 +199,27 @@ async def test_start_on_recipe_criteria_only(tmp_path):
         assert {c.status for c in app.state.verdict.checks} == {"deferred"}
         assert "criteria-only" in str(app.screen.query_one("#verdict-line").render())
         assert app.state.samples == []
+
+
+async def test_changing_service_by_keyboard_requalifies(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "aks-install")
+        await pilot.press("n")
+        await settle(pilot)
+        screen = app.screen
+        assert app.state.verdict.ok
+        await wait_until(pilot, lambda: bool(app.state.choices))
+        assert app.state.choices["service"] == ["aks", "oke"]
+        screen.query_one("#sel-service").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("down", "enter")  # aks -> oke
+        await settle(pilot)
+        assert app.state.criteria["service"] == "oke"
+        assert app.state.profile_value is None
+        # an AKS capture has no OKE add-on reading: fails closed under the OKE default
+        assert not app.state.verdict.ok
+        assert "K8s.oke-addons.nvidia-gpu-plugin" in app.state.last_error
+        assert app.state.verdict.profile_default == "oci-managed"
