@@ -273,7 +273,8 @@ async def test_typing_in_the_editor_replans_and_marks_the_line(aks_recipe, tmp_p
         editor = screen.query_one("#overrides-editor", TextArea)
         assert editor.has_focus
         editor.move_cursor(editor.document.end)
-        await pilot.press(*"--set gpu-operator:driver.enabled=true")
+        editor.insert("--set gpu-operator:driver.enabled=tru")
+        await pilot.press("e")  # the keystroke that completes the line
         await _planned(pilot, screen)
         line = screen.result.lines[-1]
         assert line.raw == "--set gpu-operator:driver.enabled=true"

@@ -17,7 +17,7 @@ from core.snapshot import load_snapshot
 from screens.bundle_preview import BundlePreviewScreen
 from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from tests.conftest import SAMPLES
-from tests.pilot.validate_fixtures import ListSource, ScreenHost, short_run, wait_until
+from tests.pilot.validate_fixtures import ScreenHost, wait_until
 
 SIZES = [(80, 24), (120, 40)]
 KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule\n"
@@ -50,17 +50,6 @@ def test_dashboard_after_the_shipped_failing_replay(snap_compare, size) -> None:
     """Follow mode leaves the cursor on the last check: NCCL, not applicable on this SKU."""
     app = _dashboard_app(ReplaySource(FAILED_RUN, speed=0))
     assert snap_compare(app, terminal_size=size, run_before=_dashboard_finished)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_dashboard_with_a_selected_failed_check(snap_compare, size) -> None:
-    async def select_first(pilot) -> None:
-        await _dashboard_finished(pilot)
-        await pilot.press("ctrl+home", "down")  # expected-resources: failed, with its log
-        await pilot.pause(0.3)
-
-    app = _dashboard_app(ListSource(short_run()))
-    assert snap_compare(app, terminal_size=size, run_before=select_first)
 
 
 def _bundle_app(recipe, overrides: str) -> ScreenHost:
