@@ -10,6 +10,8 @@ so a recorded run replays to byte-identical reports.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
@@ -186,19 +188,64 @@ def event_from_dict(data: Any, source: str = "event") -> Event:
     if cls is None:
         raise invalid(f'{source} has unknown event type "{kind}"')
     kwargs: dict[str, Any] = {}
-    for name in _field_names(cls):
+    for name, kind_of_field in _field_types(cls):
         if name in data:
             value = data[name]
             if isinstance(value, list):
                 value = tuple(value)
+            if name == "t" and not _is_number(value):
+                raise invalid(f'{source} has a non-numeric time "t"')
+            check = _FIELD_CHECKS.get(kind_of_field)
+            if check is not None and not check[0](value):
+                raise invalid(
+                    f'{source}: field "{name}" of {kind} must be {check[1]}, got {repr(value)[:40]}'
+                )
             kwargs[name] = value
     try:
         event = cls(**kwargs)
     except TypeError as exc:
         raise invalid(f"{source} is missing a field of {kind}", str(exc)) from exc
-    if not isinstance(event.t, int | float) or isinstance(event.t, bool):
-        raise invalid(f'{source} has a non-numeric time "t"')
+    if isinstance(event, RunStarted) and not 0 <= event.started_ms <= MAX_STARTED_MS:
+        raise invalid(f'{source}: "started_ms" {event.started_ms} is not a time in ms since 1970')
     return event
+
+
+# A recording is user input: a field of the wrong type would only fail later, as a crash in
+# a report writer or the dashboard, so each is checked against its declared type here.
+MAX_STARTED_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z, the last time reports can print
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+_FIELD_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "int": (_is_int, "a 64-bit integer"),
+    "float": (_is_number, "a finite number"),
+    "float | None": (lambda v: v is None or _is_number(v), "a finite number or null"),
+    "tuple[str, ...]": (
+        lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v),
+        "a list of strings",
+    ),
+    "dict[str, str]": (
+        lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+        "a map of strings",
+    ),
+}
+_FIELD_TYPES: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _field_types(cls: type) -> tuple[tuple[str, str], ...]:
+    found = _FIELD_TYPES.get(cls)
+    if found is None:
+        found = tuple((f.name, str(f.type)) for f in fields(cls))
+        _FIELD_TYPES[cls] = found
+    return found
 
 
 def event_from_json(line: str, source: str = "event") -> Event:
