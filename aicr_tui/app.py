@@ -126,19 +126,41 @@ class AicrApp(App[int]):
         self.notify(f"Bundle written to {message.out_dir}. esc then v: replay validation")
 
     def show_validation(self, recording: Path | None = None) -> None:
-        if recording is None:
+        """Replay a recorded run (the demo's, or the one named), else validate live.
+
+        A live run uses the qualified recipe and the current snapshot, and the kubeconfig
+        and context of the last live capture (the default kube config otherwise).
+        """
+        if recording is None and self.state.demo:
             recording = next(iter(self.state.recordings), None)
-        if recording is None:
-            self.notify("No recorded validation run was found.", severity="warning")
-            return
         try:
-            from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+            from screens.validate_dashboard import (
+                LiveRunSource,
+                ReplaySource,
+                ValidationDashboardScreen,
+            )
         except ImportError:
             self.notify(
                 "The validation dashboard is not available in this build.", severity="error"
             )
             return
-        source = ReplaySource(recording, speed=self.state.replay_speed, label=recording.name)
+        source: Any
+        if recording is not None:
+            source = ReplaySource(recording, speed=self.state.replay_speed, label=recording.name)
+        elif self.state.recipe is not None:
+            source = LiveRunSource(
+                self.state.recipe,
+                snapshot=self.state.snapshot,
+                kubeconfig=self.state.kubeconfig,
+                context=self.state.kube_context,
+                label="live run",
+            )
+        else:
+            self.notify(
+                "Nothing to validate yet: qualify a recipe first (or replay a recording).",
+                severity="warning",
+            )
+            return
         self.push_screen(ValidationDashboardScreen(source, report_dir=self.state.output_dir))
 
     # -- actions ------------------------------------------------------------------------

@@ -283,6 +283,8 @@ class CaptureScreen(Screen[None]):
             aks_cluster=values.get("aks_cluster", ""),
             oke_cluster_id=values.get("oke_cluster_id", ""),
         )
+        self.state.kubeconfig = request.kubeconfig
+        self.state.kube_context = request.context
         self._cancel = threading.Event()
         self._status("Fetching live capture… (x cancels)")
         self._fetch(request, self._cancel)

@@ -54,7 +54,9 @@ def wizard_commands(app: AicrApp) -> list[PaletteCommand]:
             "Bundle preview", "Step 3: components, values, overrides, write", app.show_bundle
         ),
         PaletteCommand(
-            "Replay validation", "Step 4: the recorded validation run", app.show_validation
+            "Validate",
+            "Step 4: replay the recorded run (demo) or validate the recipe live",
+            app.show_validation,
         ),
         PaletteCommand(
             "Open capture file",

@@ -25,8 +25,20 @@ DEFAULT_OUT = REPO / "artifacts" / "screens"
 
 
 async def _settle(pilot, rounds: int = 2) -> None:
+    """Let thread workers finish and their messages be handled.
+
+    A superseded exclusive worker reports itself cancelled; that is the expected outcome
+    of a newer selection, not a failure.
+    """
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            await pilot.app.workers.wait_for_complete(
+                [w for w in pilot.app.workers if not w.is_cancelled]
+            )
         await pilot.pause()
 
 

@@ -223,3 +223,23 @@ async def test_changing_service_by_keyboard_requalifies(tmp_path):
         assert not app.state.verdict.ok
         assert "K8s.oke-addons.nvidia-gpu-plugin" in app.state.last_error
         assert app.state.verdict.profile_default == "oci-managed"
+
+
+async def test_validate_without_a_recording_runs_live(tmp_path, monkeypatch):
+    """Outside the demo, v validates the qualified recipe live (here: no cluster configured)."""
+    from aicr_tui.app import create_app
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    app = create_app(start_screen="recipe")
+    app.state.output_dir = tmp_path
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.state.verdict.ok
+        await pilot.press("v")
+        await pilot.pause()
+        dash = app.screen
+        assert type(dash).__name__ == "ValidationDashboardScreen"
+        assert type(dash.source).__name__ == "LiveRunSource"
+        assert dash.source.recipe is app.state.recipe
+        await wait_until(pilot, lambda: dash.model.state not in ("waiting", "running"))

@@ -19,9 +19,20 @@ def demo_app(tmp_path: Path | None = None) -> AicrApp:
 
 
 async def settle(pilot, rounds: int = 2) -> None:
-    """Let thread workers finish and their messages be handled."""
+    """Let thread workers finish and their messages be handled.
+
+    A superseded exclusive worker reports itself cancelled; that is the expected outcome
+    of a newer selection, not a failure.
+    """
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            await pilot.app.workers.wait_for_complete(
+                [w for w in pilot.app.workers if not w.is_cancelled]
+            )
         await pilot.pause()
 
 
