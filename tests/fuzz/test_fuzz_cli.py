@@ -180,3 +180,44 @@ def test_bundle_refuses_bad_override_values() -> None:
             timeout=60,
         )
         _assert_refused(proc, work, {"recipe.yaml", "bomb.yaml"})
+
+
+@settings(CLI_FUZZ, max_examples=5)
+@given(st.data())
+def test_validate_replay_survives_retyped_fields(data: st.DataObject) -> None:
+    """A recording whose events carry values of the wrong type (a hand edit, another tool)
+    is refused with one line, or replayed; the renderer and report writers never crash."""
+    import json
+
+    from tests.fuzz.fuzz_support import json_values
+
+    events = [json.loads(line) for line in _recording_sample().splitlines()]
+    for _ in range(data.draw(st.integers(min_value=1, max_value=3))):
+        event = data.draw(st.sampled_from(events))
+        field = data.draw(st.sampled_from(sorted(k for k in event if k != "type")))
+        event[field] = data.draw(json_values)
+    work = _fresh_dir("validate-retyped")
+    (work / "recipe.yaml").write_text(_recipe_sample())
+    (work / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    proc = run_cli(
+        "validate",
+        "-r",
+        "recipe.yaml",
+        "--replay",
+        "events.jsonl",
+        "--replay-speed",
+        "0",
+        "-o",
+        "report.json",
+        "--junit",
+        "report.xml",
+        "--plain",
+        cwd=work,
+        timeout=60,
+    )
+    assert "[INTERNAL]" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    if proc.returncode == 2:
+        _assert_refused(proc, work, {"recipe.yaml", "events.jsonl"})
+    else:
+        assert proc.returncode in (0, 8), proc.stderr
+        assert {"report.json", "report.xml"} <= set(os.listdir(work))
