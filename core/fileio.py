@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import threading
 import time
@@ -201,7 +202,12 @@ def staged_directory(
         if on_before_commit is not None:
             on_before_commit(staging)
         os.chmod(staging, 0o755)
-        if dest.exists():
+        if dest.exists() and exchange_paths(staging, dest):
+            # One atomic swap: the target was the previous output up to this instant and is
+            # the new one after it, so even a kill leaves a complete directory in place.
+            shutil.rmtree(staging, ignore_errors=True)  # now holds the previous output
+        elif dest.exists():
+            # No atomic swap on this system: move the old output aside, then the new one in.
             old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=parent))
             os.rmdir(old)
             try:
@@ -222,6 +228,36 @@ def staged_directory(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+_NO_EXCHANGE = {errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EXDEV}
+
+
+def exchange_paths(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    False when this system or file system cannot; a vanished ``b`` is a lost race with a
+    concurrent run (CONFLICT); other failures raise ``OSError``.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    if code == errno.ENOENT and a.exists():
+        raise _lost_race(b)
+    raise OSError(code, os.strerror(code), str(b))
 
 
 def _lost_race(dest: Path) -> AicrError:
