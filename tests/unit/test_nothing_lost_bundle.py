@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from core import fileio
 from core.bundler import write_bundle
 from core.errors import AicrError, ErrorCode
 from tests.unit.test_nothing_lost_support import (
@@ -77,11 +78,39 @@ def test_a_staged_file_that_changed_before_the_rename_is_refused(
     _assert_intact(out, before)
 
 
+def test_the_swap_is_atomic_where_the_system_allows(tmp_path: Path) -> None:
+    """On Linux the new bundle replaces the old one in one renameat2(RENAME_EXCHANGE)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "from-a").write_text("a")
+    (b / "from-b").write_text("b")
+    if fileio.exchange_paths(a, b):
+        assert siblings(a) == ["from-b"] and siblings(b) == ["from-a"]
+    else:  # another OS or file system: the two-rename fallback is tested below
+        assert siblings(a) == ["from-a"] and siblings(b) == ["from-b"]
+
+
+def test_a_failed_swap_keeps_the_previous_bundle(
+    previous: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, before = previous
+
+    def broken(a: Path, b: Path) -> bool:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(fileio, "exchange_paths", broken)
+    with pytest.raises(OSError):
+        write_bundle(plan_variant(2), out, force=True)
+    _assert_intact(out, before)
+
+
 @pytest.mark.parametrize("failing_call", [1, 2])
 def test_a_failed_rename_keeps_the_previous_bundle(
     previous: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch, failing_call: int
 ) -> None:
-    """Call 1 moves the old bundle aside, call 2 moves the new one in; either may fail."""
+    """Without an atomic swap, call 1 moves the old bundle aside and call 2 moves the new one
+    in; either may fail."""
     out, before = previous
     real = os.replace
     calls = 0
@@ -93,14 +122,16 @@ def test_a_failed_rename_keeps_the_previous_bundle(
             raise OSError(errno.EIO, "Input/output error")
         real(src, dst)
 
+    monkeypatch.setattr(fileio, "exchange_paths", lambda a, b: False)
     monkeypatch.setattr(os, "replace", flaky)
     with pytest.raises(OSError):
         write_bundle(plan_variant(2), out, force=True)
     _assert_intact(out, before)
 
 
+@pytest.mark.parametrize("atomic_swap", [True, False])
 def test_an_interrupt_at_the_rename_keeps_the_previous_bundle(
-    previous: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch
+    previous: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch, atomic_swap: bool
 ) -> None:
     out, before = previous
     real = os.replace
@@ -110,7 +141,14 @@ def test_an_interrupt_at_the_rename_keeps_the_previous_bundle(
             raise KeyboardInterrupt
         real(src, dst)
 
-    monkeypatch.setattr(os, "replace", interrupted)
+    def interrupted_swap(a: Path, b: Path) -> bool:
+        raise KeyboardInterrupt
+
+    if atomic_swap:
+        monkeypatch.setattr(fileio, "exchange_paths", interrupted_swap)
+    else:
+        monkeypatch.setattr(fileio, "exchange_paths", lambda a, b: False)
+        monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_bundle(plan_variant(2), out, force=True)
     _assert_intact(out, before)
@@ -178,7 +216,8 @@ def test_concurrent_writers_never_mix_files(tmp_path: Path) -> None:
 def test_the_losing_rename_is_a_conflict_not_a_crash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Force both interleavings deterministically (threads paused inside os.replace)."""
+    """Without an atomic swap the old bundle is moved aside, then the new one in: force both
+    interleavings of two writers deterministically (threads paused inside os.replace)."""
     out = tmp_path / "bundle"
     write_bundle(plan_variant(0), out)
     a_plan, b_plan = plan_variant(1), plan_variant(2)
@@ -196,6 +235,7 @@ def test_the_losing_rename_is_a_conflict_not_a_crash(
         real(src, dst)
 
     monkeypatch.setattr(os, "replace", scripted)
+    monkeypatch.setattr(fileio, "exchange_paths", lambda a, b: False)  # the two-rename path
 
     def writer(name: str, plan: Any, outcome: dict[str, Any]) -> threading.Thread:
         def run() -> None:

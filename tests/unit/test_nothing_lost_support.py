@@ -56,18 +56,26 @@ def siblings(parent: Path) -> list[str]:
     return sorted(os.listdir(parent))
 
 
-# Run the real CLI with os.replace wrapped: the first rename of the output (staging directory
-# or temporary file into place, or the old directory aside) first delivers SIGNAL to the process.
-# Nothing in the product is changed for the test.
+# Run the real CLI with os.replace and core.fileio.exchange_paths wrapped: the first rename of
+# the output (the atomic swap, the staging directory or temporary file into place, or the old
+# directory aside) first delivers SIGNAL to the process. Nothing in the product is changed.
 _DIE_AT_RENAME = """
 import os, signal, sys
+import core.fileio
+def die():
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
 real = os.replace
 def replace(src, dst, *a, **k):
     name = os.path.basename(os.fspath(src))
     if name.endswith((".staging", ".tmp")) or os.path.basename(os.fspath(dst)).endswith(".old"):
-        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        die()
     return real(src, dst, *a, **k)
 os.replace = replace
+real_exchange = core.fileio.exchange_paths
+def exchange(a, b):
+    die()
+    return real_exchange(a, b)
+core.fileio.exchange_paths = exchange
 from aicr_tui.cli import main
 sys.exit(main(sys.argv[2:]))
 """
