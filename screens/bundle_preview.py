@@ -354,9 +354,13 @@ class BundlePreviewScreen(Screen[Path | None]):
         if result is None:
             view.update("")
             return
-        text = Text()
+        text = Text(
+            "one per line: --set c:path=v · --set-json c:path=JSON · --set-file c:path=FILE"
+            " · --dynamic c:path · --accelerated-node-toleration key[=value]:Effect",
+            style="dim",
+        )
         if not result.lines:
-            text.append("no overrides: the recipe's values as resolved", style="dim")
+            text.append("\nno overrides: the recipe's values as resolved", style="dim")
         for line in result.lines:
             mark, style = VERDICT_MARK[line.verdict]
             if text:
