@@ -58,6 +58,16 @@ def child_wizard() -> None:
     create_app(demo=True).run(headless=True, size=(80, 24), auto_pilot=_wizard_ready)
 
 
+async def _workers_done(app) -> None:
+    """Wait for thread workers; a superseded exclusive worker is reported cancelled."""
+    from textual.worker import WorkerCancelled
+
+    try:
+        await app.workers.wait_for_complete()
+    except WorkerCancelled:
+        await app.workers.wait_for_complete([w for w in app.workers if not w.is_cancelled])
+
+
 async def keystroke_latency() -> tuple[list[float], list[float]]:
     from aicr_tui.app import create_app
     from screens.recipe import RecipeScreen
@@ -70,10 +80,10 @@ async def keystroke_latency() -> tuple[list[float], list[float]]:
         options = app.screen.query_one("#capture-samples")
         options.focus()
         await pilot.press("down", "enter")  # AKS pools: all None
-        await app.workers.wait_for_complete()
+        await _workers_done(app)
         await pilot.pause()
         await pilot.press("n")
-        await app.workers.wait_for_complete()
+        await _workers_done(app)
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RecipeScreen)
@@ -87,7 +97,7 @@ async def keystroke_latency() -> tuple[list[float], list[float]]:
                 or (app.state.verdict is None)
             ):
                 await asyncio.sleep(0)
-            await app.workers.wait_for_complete()
+            await _workers_done(app)
             await pilot.pause()
             del t0
             roundtrips.append(screen.last_roundtrip_ms)
