@@ -6,7 +6,11 @@ message is non-empty and one line. Any other exception is a crash and fails the 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -161,6 +165,23 @@ def mutated(draw: st.DrawFn, original: bytes) -> bytes:
             j = draw(st.integers(min_value=i, max_value=min(len(data), i + 32)))
             data[i:i] = data[i:j]
     return bytes(data)
+
+
+@functools.cache
+def scratch_root() -> Path:
+    """One temporary directory for the whole fuzz run, removed when the run ends
+    (hypothesis examples cannot use pytest's function-scoped ``tmp_path``)."""
+    root = Path(tempfile.mkdtemp(prefix="aicr-fuzz-"))
+    atexit.register(shutil.rmtree, root, True)
+    return root
+
+
+def scratch_dir(name: str) -> Path:
+    """A fresh, empty directory ``name`` under :func:`scratch_root`."""
+    d = scratch_root() / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    return d
 
 
 def sample_bytes(name: str) -> bytes:

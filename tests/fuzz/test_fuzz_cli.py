@@ -5,7 +5,6 @@ Few examples per property: each runs the installed ``aicr-tui`` (about half a se
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from core.recipe_result import parse_recipe
 from core.snapshot import parse_snapshot
 from core.validation.recording import parse_recording
 from tests.conftest import run_cli
-from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, mutated, sample_bytes
+from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, mutated, sample_bytes, scratch_dir
 from tests.fuzz.test_fuzz_documents import _recipe_sample, _recording_sample
 
 CLI_FUZZ = settings(FUZZ, max_examples=3)
@@ -35,20 +34,8 @@ def _fails(fn: Any) -> bool:
     return False
 
 
-@functools.cache
-def _workdir() -> Path:
-    import tempfile
-
-    return Path(tempfile.mkdtemp(prefix="aicr-fuzz-cli-"))
-
-
 def _fresh_dir(name: str) -> Path:
-    import shutil
-
-    d = _workdir() / name
-    shutil.rmtree(d, ignore_errors=True)
-    d.mkdir()
-    return d
+    return scratch_dir(f"cli-{name}")
 
 
 def _assert_refused(proc: Any, workdir: Path, inputs: set[str]) -> None:

@@ -6,8 +6,6 @@ never crashes on whatever object the API returns."""
 
 from __future__ import annotations
 
-import functools
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +18,17 @@ from core.errors import AicrError
 from core.oke_legacy import LegacyPluginProjection, classify_legacy_daemonset
 from core.qualification import qualify
 from core.validation.catalog import ValidatorCatalog, load_validator_catalog
-from tests.fuzz.fuzz_support import FUZZ_SMALL, REPO, check_contract, json_values, mutated
+from tests.fuzz.fuzz_support import (
+    FUZZ_SMALL,
+    REPO,
+    check_contract,
+    json_values,
+    mutated,
+    scratch_dir,
+)
 
 RECIPES = REPO / "recipes"
 OVERLAY = RECIPES / "overlays" / "h100-aks-training.yaml"
-
-
-@functools.cache
-def _root() -> Path:
-    return Path(tempfile.mkdtemp(prefix="aicr-fuzz-data-"))
 
 
 _counter = [0]
@@ -36,8 +36,8 @@ _counter = [0]
 
 def _fresh_data_dir() -> Path:
     _counter[0] += 1
-    d = _root() / f"data-{_counter[0]}"
-    (d / "overlays").mkdir(parents=True)
+    d = scratch_dir(f"data-{_counter[0]}")
+    (d / "overlays").mkdir()
     (d / "validators").mkdir()
     return d
 

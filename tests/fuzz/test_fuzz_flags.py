@@ -34,7 +34,7 @@ from core.profiles import ProfileSelection, parse_profile_selection
 from core.snapshot import Snapshot, load_snapshot
 from core.validation.catalog import parse_duration
 from core.versions import compare_versions, parse_version
-from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, check_contract, json_values
+from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, check_contract, json_values, scratch_dir
 
 # Text that looks like the real thing often enough to get past the first check.
 _ALPHABET = st.sampled_from(list('abcAB01._-:=/ \t\n{}[]",!<>+*²é\x00'))
@@ -100,9 +100,7 @@ def test_set_scalar_typing_is_total(text: str) -> None:
 
 @functools.cache
 def _set_file_dir() -> Path:
-    import tempfile
-
-    return Path(tempfile.mkdtemp(prefix="aicr-fuzz-set-file-"))
+    return scratch_dir("set-file")
 
 
 @FUZZ
