@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,15 +42,26 @@ _TextTimestampConstructor.add_constructor(
     "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
 )
 
-_LOADER = _yaml("rt")
-_SAFE = _yaml("safe")
-_SAFE.Constructor = _TextTimestampConstructor
+# A ruamel YAML object keeps its reader, scanner and parser state on itself, so two threads
+# sharing one corrupt each other's parse (spurious "not valid YAML" errors in wizard workers
+# and concurrent loads): each thread gets its own readers.
+_THREAD = threading.local()
+
+
+def _reader(typ: str) -> YAML:
+    y: YAML | None = getattr(_THREAD, typ, None)
+    if y is None:
+        y = _yaml(typ)
+        if typ == "safe":
+            y.Constructor = _TextTimestampConstructor
+        setattr(_THREAD, typ, y)
+    return y
 
 
 def load_yaml(text: str, source: str) -> Any:
     """Parse one YAML (or JSON) document; a parse error names ``source``."""
     try:
-        docs = list(_LOADER.load_all(text))
+        docs = list(_reader("rt").load_all(text))
     except YAMLError as exc:
         raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     except Exception as exc:  # ruamel raises assorted errors on hostile input
@@ -67,7 +79,7 @@ def load_yaml_plain(text: str, source: str) -> Any:
             f"flow collections ([ or {{) are nested {MAX_FLOW_DEPTH} or more levels deep",
         )
     try:
-        docs = list(_SAFE.load_all(text))
+        docs = list(_reader("safe").load_all(text))
     except Exception as exc:
         raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     if len(docs) > 1:
