@@ -157,3 +157,35 @@ def test_concurrent_threads_never_interleave_a_file(tmp_path: Path) -> None:
     assert seen and all(text in payloads for text in seen)
     assert target.read_text() in payloads
     assert siblings(tmp_path) == ["out.yaml"]
+
+
+def test_concurrent_readers_never_corrupt_each_other() -> None:
+    """Wizard workers and the dashboard read documents on threads at the same time: four
+    threads parsing the sample snapshots and catalog files all get exactly what one thread
+    gets (shared YAML readers once produced spurious "not valid YAML" errors)."""
+    from core.yamlio import load_yaml_plain
+
+    texts = [p.read_text() for p in sorted((SAMPLES / "snapshots").glob("*.yaml"))]
+    texts += [p.read_text() for p in sorted((SAMPLES.parent / "overlays").glob("*.yaml"))[:12]]
+    expected = [load_yaml_plain(t, "solo") for t in texts]
+    snapshots = [parse_snapshot(t, "solo").to_document() for t in texts[:3]]
+    failures: list[str] = []
+
+    def reader() -> None:
+        for _ in range(2):
+            for text, want in zip(texts, expected, strict=True):
+                try:
+                    if load_yaml_plain(text, "threaded") != want:
+                        failures.append("a different document")
+                except Exception as exc:  # collected: a thread cannot fail the test
+                    failures.append(f"{type(exc).__name__}: {exc}")
+            for text, want in zip(texts[:3], snapshots, strict=True):
+                if parse_snapshot(text, "threaded").to_document() != want:
+                    failures.append("a different snapshot")
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert failures == []
