@@ -27,7 +27,12 @@ class AicrApp(App[int]):
 
     TITLE = "aicr-tui"
     SUB_TITLE = "AI Cluster Runtime recipes for AKS and OKE"
-    CSS_PATH = "app.tcss"
+    # The capture screen is the default screen, which Textual installs without loading its
+    # CSS_PATH (only pushed screens get theirs), so its stylesheet is listed here.
+    CSS_PATH = [
+        "app.tcss",
+        Path(__file__).resolve().parent.parent / "screens" / "capture.tcss",
+    ]
     COMMANDS: ClassVar[set[Any]] = {WizardCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help", key_display="?"),

@@ -123,9 +123,11 @@ class CaptureScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "load provider dumps, or fetch them live"
         pools = self.query_one("#capture-pools", DataTable)
-        pools.add_columns("source", "name", "size / state", "projected mode")
+        # The projected mode and the reading value lead: they are what a narrow terminal
+        # must not scroll away.
+        pools.add_columns("name", "projected mode", "size / state", "source")
         readings = self.query_one("#capture-readings", DataTable)
-        readings.add_columns("reading", "value")
+        readings.add_columns("value", "reading")
         options = self.query_one("#capture-samples", OptionList)
         for sample in self.state.samples:
             missing = sample.missing()
@@ -351,10 +353,10 @@ class CaptureScreen(Screen[None]):
         with self.app.batch_update():
             pools.clear()
             for i, row in enumerate(state.rows):
-                cells = (row.source, row.name, row.detail, row.mode)
+                cells = (row.name, row.mode, row.detail, row.source)
                 if matches(" ".join(cells), query):
                     pools.add_row(*cells, key=f"row-{i}")
             readings.clear()
             for path, value in snapshot_readings(state.snapshot):
                 if matches(f"{path} {value}", query):
-                    readings.add_row(path, value, key=path)
+                    readings.add_row(value, path, key=path)

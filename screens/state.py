@@ -189,7 +189,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
     return [
         DemoSample(
             "aks-install",
-            "AKS pools: all Install (AKS installs the driver)",
+            "AKS: pools all Install (AKS driver)",
             "aks",
             AKS_CRITERIA,
             s("aks-h100-no-pools.yaml"),
@@ -197,7 +197,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "aks-none",
-            "AKS pools: all None (--gpu-driver none)",
+            "AKS: pools all None (--gpu-driver none)",
             "aks",
             AKS_CRITERIA,
             s("aks-h100-no-pools.yaml"),
@@ -205,7 +205,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "aks-mixed",
-            "AKS pools: Mixed (Install and None)",
+            "AKS: pools Mixed",
             "aks",
             AKS_CRITERIA,
             s("aks-h100-no-pools.yaml"),
@@ -213,7 +213,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "aks-managed",
-            "AKS pools: AKS-managed GPU profile",
+            "AKS: AKS-managed GPU pools",
             "aks",
             AKS_CRITERIA,
             s("aks-h100-no-pools.yaml"),
@@ -221,14 +221,14 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "aks-no-reading",
-            "AKS snapshot captured without --aks-gpu-pools",
+            "AKS: no pool reading",
             "aks",
             AKS_CRITERIA,
             s("aks-h100-no-pools.yaml"),
         ),
         DemoSample(
             "oke-active",
-            "OKE add-on NvidiaGpuPlugin ACTIVE",
+            "OKE: add-on ACTIVE",
             "oke",
             OKE_CRITERIA,
             s("oke-gb200-active.yaml"),
@@ -237,7 +237,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "oke-absent",
-            "OKE add-on absent, no legacy plugin",
+            "OKE: add-on absent",
             "oke",
             OKE_CRITERIA,
             s("oke-gb200-absent.yaml"),
@@ -246,7 +246,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "oke-deleting",
-            "OKE add-on DELETING",
+            "OKE: add-on DELETING",
             "oke",
             OKE_CRITERIA,
             s("oke-gb200-deleting.yaml"),
@@ -255,7 +255,7 @@ def demo_samples(samples_dir: Path = SAMPLES_DIR) -> list[DemoSample]:
         ),
         DemoSample(
             "oke-legacy-active",
-            "OKE add-on absent, legacy DaemonSet active",
+            "OKE: absent, legacy plugin active",
             "oke",
             OKE_CRITERIA,
             s("oke-gb200-absent-legacy-active.yaml"),
