@@ -54,8 +54,10 @@ class TroubleshootScreen(Screen[None]):
         self.sub_title = "symptoms, causes and remedies from the AKS and OKE briefs"
         self._findings = {f.entry.id: f for f in self._diagnose()}
         self._fill("")
-        if self._initial:
-            self.select_entry(self._initial)
+        # Open on the named entry, else on the first one the current state shows.
+        first = next(iter(self._findings), None)
+        if self._initial or first:
+            self.select_entry(self._initial or str(first))
         self.query_one("#guide-list", OptionList).focus()
 
     def _diagnose(self) -> list[Finding]:
@@ -87,6 +89,9 @@ class TroubleshootScreen(Screen[None]):
         from core.troubleshooting import GUIDE, search_guide
 
         entries = search_guide(query) if query.strip() else list(GUIDE)
+        # What the current state shows comes first (in diagnosis order), then the rest.
+        rank = {entry_id: i for i, entry_id in enumerate(self._findings)}
+        entries.sort(key=lambda e: rank.get(e.id, len(rank)))
         options = self.query_one("#guide-list", OptionList)
         options.clear_options()
         for entry in entries:
