@@ -161,7 +161,8 @@ async def test_recapture_command_and_escape_back(tmp_path):
     assert not app.is_running
 
 
-async def test_select_change_requalifies_without_apply(tmp_path):
+async def test_selects_requalify_on_every_change(tmp_path):
+    """No apply button: the gpuStack and service selects, changed by keyboard, re-qualify."""
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -172,8 +173,7 @@ async def test_select_change_requalifies_without_apply(tmp_path):
         assert app.state.verdict.ok
         first = screen._seq
         # gpuStack select: open it, move to operator-managed, pick it
-        select = screen.query_one("#sel-profile")
-        select.focus()
+        screen.query_one("#sel-profile").focus()
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("down", "down", "enter")
@@ -183,39 +183,13 @@ async def test_select_change_requalifies_without_apply(tmp_path):
         assert not app.state.verdict.ok
         assert "expected None" in app.state.last_error
         assert screen.last_latency_ms is not None
-
-
-async def test_start_on_recipe_criteria_only(tmp_path):
-    """No capture: the verdict resolves criteria-only and every constraint is deferred."""
-    from aicr_tui.app import create_app
-
-    app = create_app(start_screen="recipe")
-    app.state.output_dir = tmp_path
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, RecipeScreen)
-        assert app.state.snapshot is None
-        assert app.state.verdict.ok, app.state.last_error
-        assert {c.status for c in app.state.verdict.checks} == {"deferred"}
-        assert "criteria-only" in str(app.screen.query_one("#verdict-line").render())
-        assert app.state.samples == []
-
-
-async def test_changing_service_by_keyboard_requalifies(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pick_sample(pilot, "aks-install")
-        await pilot.press("n")
-        await settle(pilot)
-        screen = app.screen
-        assert app.state.verdict.ok
+        # service select: aks -> oke resets the profile value to the OKE default
         await wait_until(pilot, lambda: bool(app.state.choices))
         assert app.state.choices["service"] == ["aks", "oke"]
         screen.query_one("#sel-service").focus()
         await pilot.press("enter")
         await pilot.pause()
-        await pilot.press("down", "enter")  # aks -> oke
+        await pilot.press("down", "enter")
         await settle(pilot)
         assert app.state.criteria["service"] == "oke"
         assert app.state.profile_value is None
@@ -225,8 +199,9 @@ async def test_changing_service_by_keyboard_requalifies(tmp_path):
         assert app.state.verdict.profile_default == "oci-managed"
 
 
-async def test_validate_without_a_recording_runs_live(tmp_path, monkeypatch):
-    """Outside the demo, v validates the qualified recipe live (here: no cluster configured)."""
+async def test_no_capture_criteria_only_then_live_validation(tmp_path, monkeypatch):
+    """Outside the demo with no capture: the verdict resolves criteria-only (every constraint
+    deferred), and v validates that recipe live (here: no cluster is configured)."""
     from aicr_tui.app import create_app
 
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -235,7 +210,11 @@ async def test_validate_without_a_recording_runs_live(tmp_path, monkeypatch):
     app.state.output_dir = tmp_path
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.state.verdict.ok
+        assert isinstance(app.screen, RecipeScreen)
+        assert app.state.samples == [] and app.state.snapshot is None
+        assert app.state.verdict.ok, app.state.last_error
+        assert {c.status for c in app.state.verdict.checks} == {"deferred"}
+        assert "criteria-only" in str(app.screen.query_one("#verdict-line").render())
         await pilot.press("v")
         await pilot.pause()
         dash = app.screen
