@@ -101,14 +101,14 @@ def type_scalar(text: str) -> Any:
         return True
     if text == "false":
         return False
-    if _INT_RE.match(text):
+    if _INT_RE.fullmatch(text):
         try:
             number: int | None = int(text)
         except ValueError:  # past Python's digit limit, so far outside int64 as well
             number = None
         if number is not None and -(2**63) <= number < 2**63:
             return number
-    if _FLOAT_RE.match(text):
+    if _FLOAT_RE.fullmatch(text):
         try:
             value = float(text)
         except ValueError:

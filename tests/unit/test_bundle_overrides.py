@@ -172,3 +172,12 @@ def test_any_value_text_round_trips_through_display(text: str) -> None:
     (e,) = o.sets
     assert e.text == text and e.display() == f"--set nfd:master.label={text}"
     assert isinstance(e.value, bool | int | float | str)
+
+
+def test_scalar_typing_keeps_a_trailing_newline_as_text() -> None:
+    """Go's ParseInt/ParseFloat reject "5\\n", so the value stays a string."""
+    from core.bundler.overrides import type_scalar
+
+    assert type_scalar("5") == 5
+    assert type_scalar("5\n") == "5\n"
+    assert type_scalar("1.5\n") == "1.5\n"
