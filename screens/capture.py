@@ -296,6 +296,7 @@ class CaptureScreen(Screen[None]):
     def _loaded(self, message: CaptureLoaded) -> None:
         state = self.state
         state.capture = message.result
+        state.capture_seq += 1
         state.snapshot = message.result.snapshot
         state.capture_files = dict(message.files)
         state.capture_label = message.label

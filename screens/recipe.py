@@ -105,6 +105,7 @@ class RecipeScreen(Screen[None]):
         self.last_latency_ms: float | None = None  # qualify() alone, in the worker
         self.last_roundtrip_ms: float | None = None  # selection change -> verdict on screen
         self._asked_at = 0.0
+        self._qualified_inputs: tuple[object, ...] | None = None
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     @property
@@ -204,7 +205,7 @@ class RecipeScreen(Screen[None]):
         self.sync_from_state()
 
     def sync_from_state(self) -> None:
-        """Set the selects from the wizard state (after a capture change) and re-qualify."""
+        """Set the selects from the wizard state; re-qualify when the inputs changed."""
         self._populating = True
         try:
             for field in CRITERIA_FIELDS:
@@ -213,15 +214,24 @@ class RecipeScreen(Screen[None]):
                     NO_PLATFORM if field == "platform" else ""
                 )
                 options = self._choices(field)
-                select.set_options(options)
-                if value in {v for _, v in options}:
+                current = [v for _, v in select._options if v is not Select.NULL]
+                if current != [v for _, v in options]:
+                    select.set_options(options)
+                if value in {v for _, v in options} and select.value != value:
                     select.value = value
         finally:
             self.call_after_refresh(self._end_populating)
         capture = self.query_one("#recipe-capture", Static)
         label = self.state.capture_label or "none (criteria-only: constraints are recorded)"
         capture.update(f"capture: {label}")
-        self.requalify()
+        inputs = self._inputs()
+        if inputs != self._qualified_inputs:
+            self.requalify()
+
+    def _inputs(self) -> tuple[object, ...]:
+        """What a verdict depends on: the selection and which capture is loaded."""
+        state = self.state
+        return (tuple(sorted(self._criteria().items())), state.profile_value, state.capture_seq)
 
     def _end_populating(self) -> None:
         self._populating = False
@@ -250,6 +260,7 @@ class RecipeScreen(Screen[None]):
         self.requalify()
 
     def requalify(self) -> None:
+        self._qualified_inputs = self._inputs()
         self._asked_at = time.perf_counter()
         self._seq += 1
         self._qualify(self._seq, dict(self._criteria()), self.state.profile_value)

@@ -411,6 +411,7 @@ class WizardState:
     recordings: list[Path] = field(default_factory=list)
     sample_key: str | None = None
     capture: Any = None
+    capture_seq: int = 0  # bumped on every capture load, so screens know it changed
     snapshot: Any = None
     capture_label: str = ""
     capture_files: dict[str, str] = field(default_factory=dict)
