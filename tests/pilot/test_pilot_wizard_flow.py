@@ -13,8 +13,10 @@ async def test_demo_flow_from_capture_to_replayed_validation(tmp_path):
         await settle(pilot)
         assert isinstance(app.screen, CaptureScreen)
 
-        # 1. capture: --gpu-driver none pools
-        await pick_sample(pilot, "aks-none")
+        # 1. capture: --gpu-driver none pools, the second entry of the list
+        assert app.focused is app.screen.query_one("#capture-samples")
+        await pilot.press("down", "enter")
+        await settle(pilot)
         state = app.state
         assert state.sample_key == "aks-none"
         assert [r.mode for r in state.rows if r.mode != "(not a GPU pool)"] == ["None", "None"]
