@@ -21,12 +21,6 @@ SAMPLES_DIR = REPO_ROOT / "recipes" / "samples"
 CRITERIA_FIELDS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
 NO_PLATFORM = "any"
 
-# core.yamlio parses through module-level ruamel YAML instances, which keep parser state
-# and are not safe to share between threads: two wizard workers loading the catalog (or
-# a dump) at once corrupt each other's parse. Every default core call below takes this lock;
-# once the catalog is cached a call holds it for about a millisecond.
-CORE_LOCK = threading.RLock()
-
 
 # --------------------------------------------------------------------------- services
 def _default_capture(
@@ -34,20 +28,15 @@ def _default_capture(
 ) -> Any:
     from core.capture import capture_offline
 
-    with CORE_LOCK:
-        return capture_offline(
-            aks_pools=aks_pools,
-            oke_addons=oke_addons,
-            legacy_daemonset=legacy_daemonset,
-            base=base,
-        )
+    return capture_offline(
+        aks_pools=aks_pools, oke_addons=oke_addons, legacy_daemonset=legacy_daemonset, base=base
+    )
 
 
 def _default_load_snapshot(path: str) -> Any:
     from core.snapshot import load_snapshot
 
-    with CORE_LOCK:
-        return load_snapshot(path)
+    return load_snapshot(path)
 
 
 def _criteria(criteria: dict[str, str]) -> Any:
@@ -67,15 +56,13 @@ def _default_qualify(
 ) -> Any:
     from core.qualification import qualify
 
-    with CORE_LOCK:
-        return qualify(_criteria(criteria), profile, snapshot, capture_warnings=warnings)
+    return qualify(_criteria(criteria), profile, snapshot, capture_warnings=warnings)
 
 
 def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
     from core.qualification import profile_value_diff
 
-    with CORE_LOCK:
-        return profile_value_diff(_criteria(criteria), from_value, to_value)
+    return profile_value_diff(_criteria(criteria), from_value, to_value)
 
 
 def _default_criteria_values(field_name: str) -> list[str]:
@@ -84,8 +71,7 @@ def _default_criteria_values(field_name: str) -> list[str]:
     from core.catalog import load_catalog
     from core.criteria import valid_values
 
-    with CORE_LOCK:
-        catalog = load_catalog()
+    catalog = load_catalog()
     named = sorted(v for v in catalog.registered.get(field_name, ()) if v != "any")
     return named or list(valid_values(field_name))
 
