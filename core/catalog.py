@@ -54,7 +54,7 @@ KNOWN_KINDS = (
     "AICRConfig",
     "ValidatorCatalog",
 )
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: key order kept (1 sorted keys, which reordered recipe output)
 
 
 # ----------------------------------------------------------------------------- models
@@ -399,7 +399,7 @@ def _parse_docs(files: dict[str, Path], rels: list[str]) -> dict[str, Any]:
 def _store_cache(path: Path, docs: dict[str, Any]) -> None:
     """Best effort: a cache that cannot be written (or is not JSON-exact) is skipped."""
     try:
-        text = json.dumps(docs, sort_keys=True)
+        text = json.dumps(docs)  # never sort: key order in values and overrides is output order
         if json.loads(text) != docs:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
