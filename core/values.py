@@ -66,18 +66,6 @@ def get_path(tree: Mapping[str, Any], path: str) -> tuple[bool, Any]:
     return True, node
 
 
-def set_path(tree: Mapping[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """Copy-on-write set of a dotted path (intermediate maps created)."""
-    head, _, rest = path.partition(".")
-    out = dict(tree)
-    if not rest:
-        out[head] = value
-        return out
-    child = out.get(head)
-    out[head] = set_path(child if isinstance(child, Mapping) else {}, rest, value)
-    return out
-
-
 def leaf_paths(tree: Mapping[str, Any], prefix: str = "") -> list[str]:
     """Dotted leaf paths; a list or scalar is a leaf, an empty map is not."""
     paths: list[str] = []

@@ -11,7 +11,7 @@ import copy
 import re
 from typing import Any
 
-from core.errors import AicrError, invalid
+from core.errors import invalid
 
 SEGMENT_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*$")
 
@@ -44,11 +44,6 @@ def observe(values: dict[str, Any], path: str) -> tuple[str, Any]:
         if i == len(segments) - 1:
             return PRESENT, node
     return PRESENT, node
-
-
-def get_path(values: dict[str, Any], path: str, default: Any = None) -> Any:
-    state, value = observe(values, path)
-    return value if state == PRESENT else default
 
 
 def set_path(values: dict[str, Any], path: str, value: Any, *, where: str) -> None:
@@ -115,16 +110,6 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def leaf_paths(value: Any, prefix: str = "") -> list[str]:
-    """Dotted leaf paths of a nested map (a list or scalar is one leaf)."""
-    if isinstance(value, dict) and value:
-        out: list[str] = []
-        for k, v in value.items():
-            out.extend(leaf_paths(v, f"{prefix}.{k}" if prefix else str(k)))
-        return out
-    return [prefix] if prefix else []
-
-
 def validate_path(path: str, flag: str, entry: str) -> None:
     for seg in split_path(path):
         if not SEGMENT_RE.match(seg):
@@ -135,11 +120,8 @@ __all__ = [
     "ABSENT",
     "BLOCKED",
     "PRESENT",
-    "AicrError",
     "deep_merge_typed",
     "delete_path",
-    "get_path",
-    "leaf_paths",
     "observe",
     "paths_intersect",
     "set_path",
