@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from core.errors import AicrError
+    from core.foundation.errors import AicrError
 
     parser = build_parser()
     args = parser.parse_args(argv)

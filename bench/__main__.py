@@ -81,9 +81,9 @@ RECIPE_FLOOR = (
     "ruamel.yaml",
     "aicr_tui.cli",
     "aicr_tui.commands.recipe",
-    "core.qualification",
-    "core.snapshot",
-    "core.recipe_result",
+    "core.recipe.qualification",
+    "core.documents.snapshot",
+    "core.documents.recipe_result",
 )
 
 

@@ -76,10 +76,10 @@ RECIPE_ARGS = (
 
 
 def in_process_rows() -> list[Row]:
-    from core.catalog import load_catalog
-    from core.criteria import parse_criteria
-    from core.qualification import qualify
-    from core.snapshot import load_snapshot
+    from core.documents.criteria import parse_criteria
+    from core.documents.snapshot import load_snapshot
+    from core.recipe.catalog import load_catalog
+    from core.recipe.qualification import qualify
 
     load_catalog()
     rows = []
@@ -105,9 +105,9 @@ def process_rows() -> list[Row]:
             "ruamel.yaml",
             "aicr_tui.cli",
             "aicr_tui.commands.recipe",
-            "core.qualification",
-            "core.snapshot",
-            "core.recipe_result",
+            "core.recipe.qualification",
+            "core.documents.snapshot",
+            "core.documents.recipe_result",
         ]
     )
     s1, f1 = paired_process_medians(subject, same, repeat=9)

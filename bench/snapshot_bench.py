@@ -41,10 +41,10 @@ SAME_MODULES = (
     "ruamel.yaml",
     "aicr_tui.cli",
     "aicr_tui.commands.snapshot",
-    "core.capture",
-    "core.snapshot",
-    "core.yamlio",
-    "core.fileio",
+    "core.capture.capture",
+    "core.documents.snapshot",
+    "core.foundation.yamlio",
+    "core.foundation.fileio",
 )
 LIBRARIES = ("pydantic.main", "ruamel.yaml")
 
@@ -100,11 +100,11 @@ def process_rows(workdir: Path) -> list[Row]:
 
 
 def in_process_rows() -> list[Row]:
-    from core.aks_pools import project_aks_pools
-    from core.capture import capture_offline
-    from core.oke_addons import project_oke_addons
-    from core.oke_legacy import project_legacy_daemonset
-    from core.snapshot import render_snapshot
+    from core.capture.aks_pools import project_aks_pools
+    from core.capture.capture import capture_offline
+    from core.capture.oke_addons import project_oke_addons
+    from core.capture.oke_legacy import project_legacy_daemonset
+    from core.documents.snapshot import render_snapshot
 
     aks, oke, legacy = AKS_DUMP.read_bytes(), OKE_DUMP.read_bytes(), LEGACY_DUMP.read_bytes()
     rows = [

@@ -335,7 +335,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         if isinstance(written, bytes):
             text = written.decode("utf-8", "replace")
         else:
-            from core.yamlio import dump_yaml
+            from core.foundation.yamlio import dump_yaml
 
             text = dump_yaml(component.values)
         header = f"# {component.folder}/values.yaml — {component.chart or component.name}"
@@ -560,7 +560,7 @@ class BundlePreviewScreen(Screen[Path | None]):
     )
     def _write_worker(self, plan: Any, out_dir: Path, force: bool) -> None:
         from core.bundler import write_bundle
-        from core.errors import AicrError
+        from core.foundation.errors import AicrError
 
         try:
             result = write_bundle(plan, out_dir, force=force)

@@ -69,7 +69,7 @@ class LiveProgress(Message):
 
 def error_line(exc: BaseException) -> str:
     """The one line the CLI prints for ``exc`` (without the ``aicr-tui: error:`` prefix)."""
-    from core.errors import AicrError
+    from core.foundation.errors import AicrError
 
     if isinstance(exc, AicrError):
         return exc.render()

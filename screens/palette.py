@@ -27,7 +27,7 @@ class PaletteCommand:
 
 def wizard_commands(app: AicrApp) -> list[PaletteCommand]:
     """The palette's list, built fresh each time so it follows the wizard state."""
-    from core.troubleshooting import GUIDE
+    from core.recipe.troubleshooting import GUIDE
     from screens.capture import CaptureScreen
     from screens.recipe import RecipeScreen
 

@@ -32,7 +32,7 @@ from screens.widgets.wizard_filter import FilterBar, matches
 
 if TYPE_CHECKING:
     from aicr_tui.app import AicrApp
-    from core.troubleshooting import Finding
+    from core.recipe.troubleshooting import Finding
 
 DEFAULT_VALUE = "__default__"
 
@@ -358,7 +358,7 @@ class RecipeScreen(Screen[None]):
                     table.add_row(*cells, key=f"check-{i}")
 
     def _render_trouble(self, ok: bool) -> None:
-        from core.troubleshooting import DiagnosisContext, diagnose
+        from core.recipe.troubleshooting import DiagnosisContext, diagnose
 
         state = self.state
         recipe_doc = None

@@ -26,7 +26,7 @@ NO_PLATFORM = "any"
 def _default_capture(
     *, aks_pools: str | None, oke_addons: str | None, legacy_daemonset: str | None, base: Any
 ) -> Any:
-    from core.capture import capture_offline
+    from core.capture.capture import capture_offline
 
     return capture_offline(
         aks_pools=aks_pools, oke_addons=oke_addons, legacy_daemonset=legacy_daemonset, base=base
@@ -34,13 +34,13 @@ def _default_capture(
 
 
 def _default_load_snapshot(path: str) -> Any:
-    from core.snapshot import load_snapshot
+    from core.documents.snapshot import load_snapshot
 
     return load_snapshot(path)
 
 
 def _criteria(criteria: dict[str, str]) -> Any:
-    from core.criteria import parse_criteria
+    from core.documents.criteria import parse_criteria
 
     return parse_criteria(
         service=criteria.get("service"),
@@ -54,13 +54,13 @@ def _criteria(criteria: dict[str, str]) -> Any:
 def _default_qualify(
     criteria: dict[str, str], profile: str | None, snapshot: Any, warnings: Sequence[str]
 ) -> Any:
-    from core.qualification import qualify
+    from core.recipe.qualification import qualify
 
     return qualify(_criteria(criteria), profile, snapshot, capture_warnings=warnings)
 
 
 def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
-    from core.qualification import profile_value_diff
+    from core.recipe.qualification import profile_value_diff
 
     return profile_value_diff(_criteria(criteria), from_value, to_value)
 
@@ -68,8 +68,8 @@ def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> A
 def _default_criteria_values(field_name: str) -> list[str]:
     """The values some catalog overlay names for this field (the ones that can resolve),
     falling back to the whole upstream vocabulary when the catalog names none."""
-    from core.catalog import load_catalog
-    from core.criteria import valid_values
+    from core.documents.criteria import valid_values
+    from core.recipe.catalog import load_catalog
 
     catalog = load_catalog()
     named = sorted(v for v in catalog.registered.get(field_name, ()) if v != "any")
@@ -269,7 +269,7 @@ class CaptureRow:
 
 
 def projection_items(projections: Any) -> list[Any]:
-    """The individual projections, whether given as core.capture.Projections, a dict or a list."""
+    """The individual projections, whether given as core.capture.capture.Projections, a dict or a list."""
     if projections is None:
         return []
     if isinstance(projections, dict):
@@ -422,7 +422,7 @@ class WizardState:
         return capture_warnings(getattr(self.capture, "projections", None))
 
     def recapture_commands(self) -> Sequence[str]:
-        from core.troubleshooting import (
+        from core.recipe.troubleshooting import (
             AKS_POOLS_DUMP,
             AKS_RECAPTURE,
             OKE_ADDONS_DUMP,

@@ -21,7 +21,7 @@ from screens.widgets.wizard_filter import FilterBar
 
 if TYPE_CHECKING:
     from aicr_tui.app import AicrApp
-    from core.troubleshooting import Finding, GuideEntry
+    from core.recipe.troubleshooting import Finding, GuideEntry
 
 
 class TroubleshootScreen(Screen[None]):
@@ -62,7 +62,7 @@ class TroubleshootScreen(Screen[None]):
 
     def _diagnose(self) -> list[Finding]:
         from aicr_tui.app import AicrApp
-        from core.troubleshooting import DiagnosisContext, diagnose
+        from core.recipe.troubleshooting import DiagnosisContext, diagnose
 
         app = self.app
         if not isinstance(app, AicrApp):
@@ -86,7 +86,7 @@ class TroubleshootScreen(Screen[None]):
         )
 
     def _fill(self, query: str) -> None:
-        from core.troubleshooting import GUIDE, search_guide
+        from core.recipe.troubleshooting import GUIDE, search_guide
 
         entries = search_guide(query) if query.strip() else list(GUIDE)
         # What the current state shows comes first (in diagnosis order), then the rest.
@@ -115,13 +115,13 @@ class TroubleshootScreen(Screen[None]):
             self._fill("")
             index = options.get_option_index(entry_id)
         options.highlighted = index
-        from core.troubleshooting import guide_entry
+        from core.recipe.troubleshooting import guide_entry
 
         self._show(guide_entry(entry_id))
 
     @on(OptionList.OptionHighlighted, "#guide-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        from core.troubleshooting import guide_entry
+        from core.recipe.troubleshooting import guide_entry
 
         if event.option.id:
             self._show(guide_entry(event.option.id))

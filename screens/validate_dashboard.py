@@ -789,8 +789,8 @@ class ValidationDashboardScreen(Screen[None]):
         description="write a validation report",
     )
     def _write_report(self, kind: str, path: Path) -> None:
-        from core.errors import AicrError
-        from core.fileio import atomic_write_text
+        from core.foundation.errors import AicrError
+        from core.foundation.fileio import atomic_write_text
         from core.validation.reports.ctrf import render_ctrf
         from core.validation.reports.junit import render_junit
 

@@ -8,7 +8,7 @@ import sys
 def emit(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` atomically, or to stdout when no file is named."""
     if output and output != "-":
-        from core.fileio import atomic_write_text
+        from core.foundation.fileio import atomic_write_text
 
         atomic_write_text(output, text)
     else:

@@ -100,8 +100,8 @@ def register(sub: Any) -> None:
 def run(args: Any) -> int:
     from core.bundler import parse_overrides, plan_bundle, write_bundle
     from core.bundler.tolerations import parse_selectors, parse_tolerations
-    from core.errors import invalid
-    from core.recipe_result import load_recipe
+    from core.documents.recipe_result import load_recipe
+    from core.foundation.errors import invalid
 
     tolerations = parse_tolerations(args.accelerated_node_toleration)
     selector = parse_selectors(args.accelerated_node_selector, "--accelerated-node-selector")

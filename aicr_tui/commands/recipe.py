@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from aicr_tui.commands._common import emit, info, warn
 
 if TYPE_CHECKING:
-    from core.catalog import Catalog
-    from core.criteria import Criteria
-    from core.qualification import QualificationVerdict
-    from core.snapshot import Snapshot
+    from core.documents.criteria import Criteria
+    from core.documents.snapshot import Snapshot
+    from core.recipe.catalog import Catalog
+    from core.recipe.qualification import QualificationVerdict
 
 
 class Once(argparse.Action):
@@ -126,13 +126,13 @@ def load_inputs(args: argparse.Namespace) -> tuple[Catalog, Criteria, Snapshot |
     accelerator, OS; never intent or platform), as upstream does; flags always win. The
     fourth value names the dimensions that came from the snapshot.
     """
-    from core.catalog import load_catalog
-    from core.criteria import criteria_from_snapshot, parse_criteria
+    from core.documents.criteria import criteria_from_snapshot, parse_criteria
+    from core.recipe.catalog import load_catalog
 
     catalog = load_catalog(external=args.data) if args.data else load_catalog()
     snapshot = None
     if args.snapshot:
-        from core.snapshot import load_snapshot
+        from core.documents.snapshot import load_snapshot
 
         snapshot = load_snapshot(args.snapshot)
     given: dict[str, Any] = {
@@ -162,12 +162,12 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
     """Qualify the flags' selection; a snapshot-derived dimension no overlay covers is
     dropped once and the resolution retried (never one the user stated, and never when an
     overlay was excluded by the snapshot's constraints)."""
-    from core.qualification import qualify
-    from core.resolver import CoverageError
+    from core.recipe.qualification import qualify
+    from core.recipe.resolver import CoverageError
 
     capture_warnings: list[str] = []
     if getattr(args, "oke_addons", None):
-        from core.oke_addons import load_oke_addons
+        from core.capture.oke_addons import load_oke_addons
 
         capture_warnings = list(load_oke_addons(args.oke_addons).warnings)
     catalog, criteria, snapshot, derived = load_inputs(args)
@@ -195,7 +195,7 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.recipe_result import render_recipe
+    from core.documents.recipe_result import render_recipe
 
     _, verdict = qualify_from_args(args)
     to_stdout = not args.output or args.output == "-"

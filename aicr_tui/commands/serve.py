@@ -31,7 +31,7 @@ def wizard_command(demo: bool) -> str:
 
 
 def build_server(args: argparse.Namespace) -> Any:
-    from core.errors import invalid
+    from core.foundation.errors import invalid
 
     if not 1 <= int(args.port) <= 65535:
         raise invalid(f"--port {args.port} is out of range: expected 1-65535")

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from aicr_tui.commands._common import emit, warn
 
 if TYPE_CHECKING:
-    from core.capture import CaptureResult, Projections
+    from core.capture.capture import CaptureResult, Projections
+    from core.documents.snapshot import Snapshot
     from core.live import LiveCaptureResult
-    from core.snapshot import Snapshot
 
 ENV_AKS_GPU_POOLS = "AICR_AKS_GPU_POOLS_PATH"
 ENV_OKE_ADDONS = "AICR_OKE_ADDONS_PATH"
@@ -123,7 +123,7 @@ def resolve_dump_paths(args: argparse.Namespace) -> DumpPaths:
 
 
 def project_local_dumps(paths: DumpPaths) -> Projections:
-    from core.capture import project_dumps
+    from core.capture.capture import project_dumps
 
     return project_dumps(
         aks_pools=paths.aks_pools,
@@ -134,8 +134,8 @@ def project_local_dumps(paths: DumpPaths) -> Projections:
 
 def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
     """The empty snapshot a ``--no-cluster`` capture of dump files starts from."""
-    from core.errors import invalid
-    from core.snapshot import new_snapshot
+    from core.documents.snapshot import new_snapshot
+    from core.foundation.errors import invalid
 
     if not paths.any() and not live_requested(args):
         raise invalid(
@@ -146,13 +146,13 @@ def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
 
 
 def merge(base: Snapshot, projections: Projections) -> CaptureResult:
-    from core.capture import attach_projections
+    from core.capture.capture import attach_projections
 
     return attach_projections(base, projections)
 
 
 def write_output(result: CaptureResult | LiveCaptureResult, args: argparse.Namespace) -> None:
-    from core.snapshot import render_snapshot
+    from core.documents.snapshot import render_snapshot
 
     emit(render_snapshot(result.snapshot, args.format), args.output)
 
@@ -184,7 +184,7 @@ def resolve_live_providers(
     """Check the live flags; a live source replaces an AICR_* file fallback, never a flag."""
     from dataclasses import replace
 
-    from core.errors import invalid
+    from core.foundation.errors import invalid
 
     trio = {
         "--aks-subscription": args.aks_subscription,
@@ -269,7 +269,7 @@ def capture_live_sources(
 
 
 def save_live_dumps(saves: list[tuple[str, bytes]]) -> None:
-    from core.fileio import atomic_write_bytes
+    from core.foundation.fileio import atomic_write_bytes
 
     for path, raw in saves:
         atomic_write_bytes(path, raw)

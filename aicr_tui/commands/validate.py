@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from aicr_tui.commands._common import emit, warn
 
 if TYPE_CHECKING:
-    from core.snapshot import Snapshot
+    from core.documents.snapshot import Snapshot
     from core.validation.events import Event
     from core.validation.recipe_view import RecipeView
     from core.validation.stream import EventStream, Subscription
@@ -272,7 +272,7 @@ async def render_live(sub: Subscription) -> None:
 
 
 def _check_output_path(path: str | None, flag: str) -> None:
-    from core.errors import invalid
+    from core.foundation.errors import invalid
 
     if not path or path == "-":
         return
@@ -284,9 +284,9 @@ def _check_output_path(path: str | None, flag: str) -> None:
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
-    from core.errors import invalid
-    from core.recipe_result import load_recipe
-    from core.snapshot import load_snapshot
+    from core.documents.recipe_result import load_recipe
+    from core.documents.snapshot import load_snapshot
+    from core.foundation.errors import invalid
     from core.validation.recipe_view import RecipeView
 
     recipe = RecipeView.of(load_recipe(args.recipe), args.recipe)
@@ -299,7 +299,7 @@ def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
             "--no-cluster requires --snapshot", remedy="capture one with `aicr-tui snapshot`"
         )
     # Project the dumps first: a bad dump fails before any cluster work.
-    from core.capture import attach_projections, project_dumps
+    from core.capture.capture import attach_projections, project_dumps
 
     projections = project_dumps(
         aks_pools=args.aks_gpu_pools or os.environ.get("AICR_AKS_GPU_POOLS_PATH") or None,
@@ -334,7 +334,7 @@ async def _drive(args: argparse.Namespace, producer: Any, stream: EventStream) -
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.errors import invalid
+    from core.foundation.errors import invalid
 
     if args.replay_speed is not None and not args.replay:
         raise invalid("--replay-speed needs --replay")
@@ -352,7 +352,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    from core.fileio import atomic_write_text
+    from core.foundation.fileio import atomic_write_text
     from core.validation.reports.ctrf import render_ctrf
     from core.validation.reports.junit import render_junit
 
@@ -364,7 +364,7 @@ def _write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
 def _run_replay(args: argparse.Namespace) -> int:
     import asyncio
 
-    from core.errors import invalid
+    from core.foundation.errors import invalid
     from core.validation.events import RunFinished
     from core.validation.recording import load_recording, replay
     from core.validation.reports.ctrf import CtrfBuilder

@@ -14,7 +14,7 @@ overrides editor). Pipeline, in upstream order:
 5. render: values, ``cluster-values.yaml`` for ``--dynamic``, manifests, scripts, README,
    ``recipe.yaml``, ``bundle-info.yaml``, ``checksums.txt``.
 
-Input problems raise :class:`~core.errors.AicrError`; policy refusals become
+Input problems raise :class:`~core.foundation.errors.AicrError`; policy refusals become
 ``plan.errors`` (shown, never written).
 """
 
@@ -46,11 +46,11 @@ from core.bundler.paths import (
 )
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 if TYPE_CHECKING:
-    from core.catalog import Catalog, RegistryComponent
-    from core.recipe_result import ComponentRef, RecipeResult
+    from core.documents.recipe_result import ComponentRef, RecipeResult
+    from core.recipe.catalog import Catalog, RegistryComponent
 
 EXECUTABLE_MODE = 0o755
 FILE_MODE = 0o644
@@ -74,7 +74,7 @@ def plan_bundle(
     wildcard ``{operator: Exists}``, for the accelerated and the system paths alike.
     """
     if catalog is None:
-        from core.catalog import load_catalog
+        from core.recipe.catalog import load_catalog
 
         catalog = load_catalog()
     overrides = overrides or BundleOverrides()
@@ -116,7 +116,7 @@ def plan_bundle(
     )
     policy.apply_override_policy(state)
 
-    from core.values import resolve_component_values
+    from core.recipe.values import resolve_component_values
 
     problems: list[str] = []
     for name, ref in declared.items():
@@ -245,7 +245,7 @@ def _entries_exact_last(
 
 
 def _final_values(state: BundleState, ref: ComponentRef, base: dict[str, Any]) -> dict[str, Any]:
-    from core.values import copy_tree
+    from core.recipe.values import copy_tree
 
     name = ref.name
     values: dict[str, Any] = copy_tree(base)
@@ -392,8 +392,8 @@ def _check_required_selectors(state: BundleState) -> None:
 
 # ---------------------------------------------------------------------------- render
 def _render(state: BundleState) -> BundlePlan:
-    from core.recipe_result import render_recipe
-    from core.values import copy_tree
+    from core.documents.recipe_result import render_recipe
+    from core.recipe.values import copy_tree
 
     catalog = state.catalog
     components: list[ComponentPlan] = []
@@ -528,7 +528,7 @@ def write_bundle(
     A plan with blocking errors is refused and nothing is written; an existing non-empty
     ``out_dir`` is only replaced with ``force``.
     """
-    from core.fileio import staged_directory
+    from core.foundation.fileio import staged_directory
 
     if plan.errors:
         first = plan.errors[0]
@@ -558,7 +558,7 @@ def _verify(plan: BundlePlan, stage: Path) -> None:
     """Re-read the staged inventory against the checksums before it is renamed into place."""
     import hashlib
 
-    from core.errors import internal
+    from core.foundation.errors import internal
 
     listed = {}
     for line in plan.files["checksums.txt"].decode().splitlines():
@@ -583,7 +583,7 @@ def check_override_entry(
     base_dir: Path | None = None,
 ) -> list[Feedback]:
     """Feedback on ONE override entry: parse errors, refusals, lock/policy verdicts, warnings."""
-    from core.errors import AicrError
+    from core.foundation.errors import AicrError
 
     try:
         entry = parse_entry(kind, text, base_dir=base_dir)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from core.bundler.paths import validate_path
-from core.errors import AicrError, invalid
+from core.foundation.errors import AicrError, invalid
 
 OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
 
@@ -182,8 +182,8 @@ def parse_set_json(entry: str) -> OverrideEntry:
 
 
 def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry:
-    from core.fileio import read_bounded
-    from core.yamlio import load_yaml_plain, to_plain
+    from core.foundation.fileio import read_bounded
+    from core.foundation.yamlio import load_yaml_plain, to_plain
 
     key, path, value = _split("set-file", entry)
     assert value is not None

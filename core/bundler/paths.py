@@ -11,7 +11,7 @@ import copy
 import re
 from typing import Any
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 SEGMENT_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*$")
 

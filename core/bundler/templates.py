@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.bundler.paths import PRESENT, observe
-from core.errors import internal, invalid
+from core.foundation.errors import internal, invalid
 
 _RENDER_IF = re.compile(r"^#\s*aicr-render-if:\s*(.+?)\s*$")
 _IF = re.compile(r"^\s*#\s*aicr-if:\s*(.+?)\s*$")
@@ -198,7 +198,7 @@ def parse_manifest_documents(text: str, source: str) -> list[dict[str, Any]]:
 def _parse_documents(text: str, source: str) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
 
-    from core.yamlio import to_plain
+    from core.foundation.yamlio import to_plain
 
     try:
         docs = [to_plain(d) for d in YAML(typ="safe").load_all(text) if d is not None]

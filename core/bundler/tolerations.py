@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 

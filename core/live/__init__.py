@@ -20,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from core.errors import AicrError, ErrorCode
+from core.foundation.errors import AicrError, ErrorCode
 
 if TYPE_CHECKING:
-    from core.capture import Projections
+    from core.capture.capture import Projections
+    from core.documents.snapshot import Snapshot
     from core.live.azure import LiveAksPools
     from core.live.kube import ClusterCapture
     from core.live.oci import LiveOkeAddons
-    from core.snapshot import Snapshot
 
 # Endpoint overrides (private endpoints, proxies, tests) and the OCI config location the
 # OCI CLI also honours; read by capture_live so the CLI and the wizard behave the same.
@@ -79,7 +79,7 @@ def positive_timeout(value: float, what: str) -> float:
 class LiveCaptureResult:
     """A live capture: the snapshot, the projections shown beside it, and the raw dumps.
 
-    Shaped like ``core.capture.CaptureResult`` (``snapshot``, ``projections``,
+    Shaped like ``core.capture.capture.CaptureResult`` (``snapshot``, ``projections``,
     ``warnings``) so screens treat a live and an offline capture alike.
     """
 
@@ -132,9 +132,9 @@ def capture_live(
     replaces the file reading of the same provider. ``progress`` receives one line per step.
     Any failure raises ``AicrError``; nothing is returned half-captured.
     """
-    from core.capture import Projections, attach_projections
-    from core.errors import invalid
-    from core.snapshot import new_snapshot
+    from core.capture.capture import Projections, attach_projections
+    from core.documents.snapshot import new_snapshot
+    from core.foundation.errors import invalid
 
     check_cancel(cancel, "live capture")
     trio = {

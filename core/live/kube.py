@@ -30,12 +30,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.errors import AicrError, ErrorCode, invalid
+from core.documents.snapshot import Measurement, Snapshot, Subtype, new_snapshot
+from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.live import ProgressCallback, check_cancel, positive_timeout, report
-from core.snapshot import Measurement, Snapshot, Subtype, new_snapshot
 
 if TYPE_CHECKING:
-    from core.oke_legacy import LegacyPluginProjection
+    from core.capture.oke_legacy import LegacyPluginProjection
 
 DEFAULT_TIMEOUT_S = 15.0
 NODE_PAGE_SIZE = 500
@@ -421,10 +421,10 @@ def _transport_errors() -> tuple[type[Exception], ...]:
 
 
 def read_legacy_daemonset(apps: Any, seconds: float, source: str) -> LegacyPluginProjection:
-    """ONE GET of kube-system/nvidia-gpu-device-plugin, collapsed by core.oke_legacy."""
+    """ONE GET of kube-system/nvidia-gpu-device-plugin, collapsed by core.capture.oke_legacy."""
     from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
 
-    from core.oke_legacy import NAME, NAMESPACE, classify_legacy_daemonset
+    from core.capture.oke_legacy import NAME, NAMESPACE, classify_legacy_daemonset
 
     where = f"live {source}"
     try:

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.errors import invalid
-from core.fileio import read_document
-from core.yamlio import load_yaml_plain
+from core.foundation.errors import invalid
+from core.foundation.fileio import read_document
+from core.foundation.yamlio import load_yaml_plain
 
 CATALOG_KIND = "ValidatorCatalog"
 CATALOG_API_VERSIONS = ("validator.nvidia.com/v1alpha1", "aicr.nvidia.com/v1")

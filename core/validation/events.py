@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-from core.errors import invalid
-from core.yamlio import without_lone_surrogates
+from core.foundation.errors import invalid
+from core.foundation.yamlio import without_lone_surrogates
 
 CheckStatus = Literal["passed", "failed", "skipped", "other"]
 PhaseStatus = Literal["passed", "failed", "skipped", "other"]

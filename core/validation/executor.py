@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.errors import AicrError, ErrorCode, invalid
+from core.foundation.errors import AicrError, ErrorCode, invalid
 
 GPU_RESOURCE = "nvidia.com/gpu"
 INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")

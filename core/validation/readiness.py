@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.constraints import ConstraintStatus, evaluate_constraint
-from core.errors import AicrError, invalid
-from core.snapshot import Snapshot
+from core.documents.snapshot import Snapshot
+from core.foundation.errors import AicrError, invalid
+from core.recipe.constraints import ConstraintStatus, evaluate_constraint
 from core.validation.recipe_view import RecipeConstraint, RecipeView
 
 NO_SNAPSHOT_MESSAGE = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 VALIDATION_PHASES = ("readiness", "deployment", "performance", "conformance")
 

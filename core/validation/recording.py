@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO
 
-from core.errors import invalid
-from core.fileio import read_document
+from core.foundation.errors import invalid
+from core.foundation.fileio import read_document
 from core.validation.events import Event, RunStarted, event_from_json
 from core.validation.stream import EventStream
 

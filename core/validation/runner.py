@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from core import __version__
-from core.errors import EXIT_CHECKS_FAILED, EXIT_INVALID, EXIT_OK, AicrError, internal
-from core.snapshot import Snapshot
+from core.documents.snapshot import Snapshot
+from core.foundation.errors import EXIT_CHECKS_FAILED, EXIT_INVALID, EXIT_OK, AicrError, internal
 from core.validation.catalog import (
     CatalogEntry,
     ValidatorCatalog,
@@ -66,7 +66,7 @@ WAIT_BUFFER_S = 150.0
 
 def select_phases(requested: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     """Canonical-order phases for ``--phase`` values; ``all`` is exclusive."""
-    from core.errors import invalid
+    from core.foundation.errors import invalid
 
     names = list(requested or [])
     if not names or names == ["all"]:
@@ -342,7 +342,7 @@ class _Run:
         req = self.req
         if not req.skip_checks:
             return None
-        from core.errors import invalid
+        from core.foundation.errors import invalid
 
         unknown = [n for n in req.skip_checks if req.catalog.entry(n) is None]
         if unknown:

@@ -634,8 +634,8 @@ def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: A
 
 
 def demo_recording(filename: str) -> str:
-    from core.recipe_result import load_recipe
-    from core.snapshot import load_snapshot
+    from core.documents.recipe_result import load_recipe
+    from core.documents.snapshot import load_snapshot
 
     builder, recipe_file, run_id = DEMOS[filename]
     scenario = globals()[builder]()
@@ -646,7 +646,7 @@ def demo_recording(filename: str) -> str:
 
 
 def main() -> int:
-    from core.fileio import atomic_write_text
+    from core.foundation.fileio import atomic_write_text
 
     for filename in DEMOS:
         atomic_write_text(SAMPLES / filename, demo_recording(filename))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 
 Verdict = Literal["accepted", "warning", "rejected"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.snapshot import parse_snapshot
+from core.documents.snapshot import parse_snapshot
 from tests.conftest import SAMPLES
 
 CAPTURES = SAMPLES / "captures"

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 
 REPO = Path(__file__).resolve().parents[2]
 CAPTURES = REPO / "recipes" / "samples" / "captures"

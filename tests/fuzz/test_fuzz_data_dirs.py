@@ -12,11 +12,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.catalog import Catalog, clear_catalog_cache, load_catalog
-from core.criteria import parse_criteria
-from core.errors import AicrError
-from core.oke_legacy import LegacyPluginProjection, classify_legacy_daemonset
-from core.qualification import qualify
+from core.capture.oke_legacy import LegacyPluginProjection, classify_legacy_daemonset
+from core.documents.criteria import parse_criteria
+from core.foundation.errors import AicrError
+from core.recipe.catalog import Catalog, clear_catalog_cache, load_catalog
+from core.recipe.qualification import qualify
 from core.validation.catalog import ValidatorCatalog, load_validator_catalog
 from tests.fuzz.fuzz_support import (
     FUZZ_SMALL,

@@ -13,9 +13,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.errors import AicrError
-from core.recipe_result import RecipeResult, parse_recipe, render_recipe
-from core.snapshot import Snapshot, parse_snapshot, render_snapshot
+from core.documents.recipe_result import RecipeResult, parse_recipe, render_recipe
+from core.documents.snapshot import Snapshot, parse_snapshot, render_snapshot
+from core.foundation.errors import AicrError
+from core.foundation.yamlio import dump_yaml
 from core.validation.catalog import ValidatorCatalog, _parse_catalog
 from core.validation.events import (
     CheckFinished,
@@ -28,7 +29,6 @@ from core.validation.events import (
     RunStarted,
 )
 from core.validation.recording import parse_recording
-from core.yamlio import dump_yaml
 from tests.fuzz.fuzz_support import (
     FUZZ,
     REPO,
@@ -134,9 +134,9 @@ def test_snapshot_damaged_samples(data: st.DataObject) -> None:
 # -- recipes ------------------------------------------------------------------------------
 @functools.cache
 def _recipe_sample() -> str:
-    from core.catalog import load_catalog
-    from core.criteria import parse_criteria
-    from core.qualification import qualify
+    from core.documents.criteria import parse_criteria
+    from core.recipe.catalog import load_catalog
+    from core.recipe.qualification import qualify
 
     catalog = load_catalog()
     criteria = parse_criteria(

@@ -22,18 +22,18 @@ from core.bundler.overrides import (
     type_scalar,
 )
 from core.bundler.tolerations import Toleration, parse_selector, parse_toleration
-from core.constraints import (
+from core.documents.criteria import parse_criteria
+from core.documents.snapshot import Snapshot, load_snapshot
+from core.foundation.errors import AicrError
+from core.foundation.versions import compare_versions, parse_version
+from core.recipe.constraints import (
     ConstraintStatus,
     evaluate_constraint,
     parse_expression,
     parse_path,
 )
-from core.criteria import parse_criteria
-from core.errors import AicrError
-from core.profiles import ProfileSelection, parse_profile_selection
-from core.snapshot import Snapshot, load_snapshot
+from core.recipe.profiles import ProfileSelection, parse_profile_selection
 from core.validation.catalog import parse_duration
-from core.versions import compare_versions, parse_version
 from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, check_contract, json_values, scratch_dir
 
 # Text that looks like the real thing often enough to get past the first check.

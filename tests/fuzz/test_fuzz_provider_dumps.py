@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.aks_pools import AksPoolsProjection, project_aks_pools
-from core.errors import AicrError
-from core.oke_addons import OkeAddonsProjection, project_oke_addons
-from core.oke_legacy import LegacyPluginProjection, project_legacy_daemonset
+from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
+from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
+from core.capture.oke_legacy import LegacyPluginProjection, project_legacy_daemonset
+from core.foundation.errors import AicrError
 from tests.fuzz.fuzz_support import (
     FUZZ,
     check_contract,

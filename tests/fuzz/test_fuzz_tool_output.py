@@ -170,6 +170,6 @@ _TREE = {
     )
 )
 def test_query_selectors(selector: str) -> None:
-    from core.query import select
+    from core.recipe.query import select
 
     check_contract(lambda: select(_TREE, selector), names="--selector")

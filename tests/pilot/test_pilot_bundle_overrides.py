@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.bundler import check_override_entry, plan_bundle
-from core.criteria import parse_criteria
-from core.qualification import qualify
-from core.snapshot import load_snapshot
+from core.documents.criteria import parse_criteria
+from core.documents.snapshot import load_snapshot
+from core.recipe.qualification import qualify
 from screens.widgets.bundle_overrides import overrides_of, parse_lines, preview, split_lines
 from tests.conftest import SAMPLES
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static, TabbedContent, TextArea, Tree
 
-from core.criteria import parse_criteria
-from core.qualification import qualify
-from core.snapshot import load_snapshot
+from core.documents.criteria import parse_criteria
+from core.documents.snapshot import load_snapshot
+from core.recipe.qualification import qualify
 from screens.bundle_preview import BundlePreviewScreen
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.bundle_overrides import split_lines

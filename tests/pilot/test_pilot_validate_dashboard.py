@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input, RichLog, Static
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.validate_model import LOG_LINES_PER_CHECK
@@ -283,8 +283,8 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
 
 async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
     """The live source drives core.validation's runner (no cluster: every check skipped)."""
-    from core.recipe_result import load_recipe
-    from core.snapshot import load_snapshot
+    from core.documents.recipe_result import load_recipe
+    from core.documents.snapshot import load_snapshot
     from screens.validate_dashboard import LiveRunSource
 
     recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.troubleshooting import guide_entry
+from core.recipe.troubleshooting import guide_entry
 from screens.capture import CaptureScreen
 from tests.conftest import SAMPLES
 from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until
@@ -152,7 +152,7 @@ async def test_fetch_live_failure_is_inline(tmp_path):
     def live(request, cancel, progress):
         calls.append(request)
         progress("asking the Kubernetes API")
-        from core.errors import invalid
+        from core.foundation.errors import invalid
 
         raise invalid('kubeconfig "nope" not found: expected a readable kubeconfig file')
 

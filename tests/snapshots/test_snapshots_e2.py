@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.criteria import parse_criteria
-from core.qualification import qualify
-from core.snapshot import load_snapshot
+from core.documents.criteria import parse_criteria
+from core.documents.snapshot import load_snapshot
+from core.recipe.qualification import qualify
 from screens.bundle_preview import BundlePreviewScreen
 from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from tests.conftest import SAMPLES

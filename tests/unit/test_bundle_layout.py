@@ -9,8 +9,8 @@ import stat
 import pytest
 
 from core.bundler import write_bundle
-from core.errors import AicrError
-from core.yamlio import load_yaml_plain
+from core.foundation.errors import AicrError
+from core.foundation.yamlio import load_yaml_plain
 from tests.unit.test_bundle_support import DEMO, demo_recipe, plan
 
 ROOT_FILES = {

@@ -6,7 +6,7 @@ import kubernetes_validate
 import pytest
 
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from tests.unit.test_bundle_support import demo_recipe, plan
 
 K8S_VERSION = "1.34.0"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.bundler.overrides import parse_bool_go, parse_entry, parse_overrides, type_scalar
 from core.bundler.tolerations import parse_selectors, parse_toleration, parse_tolerations
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.bundler import check_override_entry
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from tests.unit.test_bundle_support import (
     demo_recipe,
     errors_of,
@@ -436,7 +436,7 @@ def test_recipe_inline_scheduling_values_opt_out_or_append() -> None:
 def test_required_node_selector() -> None:
     import dataclasses
 
-    from core.catalog import load_catalog
+    from core.recipe.catalog import load_catalog
 
     catalog = load_catalog()
     reg = catalog.registry.model_copy(deep=True)

@@ -1,4 +1,4 @@
-"""Recipes the bundler tests share, produced by the real engine (``core.qualification``)."""
+"""Recipes the bundler tests share, produced by the real engine (``core.recipe.qualification``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from core.bundler import BundlePlan, parse_overrides, plan_bundle
 from core.bundler.tolerations import parse_tolerations
-from core.recipe_result import RecipeResult
+from core.documents.recipe_result import RecipeResult
 
 KEYED = ["nvidia.com/gpu:NoSchedule"]
 
@@ -21,8 +21,8 @@ DEMO = {
 
 @cache
 def demo_recipe(name: str) -> RecipeResult:
-    from core.criteria import parse_criteria
-    from core.qualification import qualify
+    from core.documents.criteria import parse_criteria
+    from core.recipe.qualification import qualify
 
     service, accel, os_, intent, profile = DEMO[name]
     verdict = qualify(

@@ -1,6 +1,6 @@
 """Integrity of the recipe catalog data under recipes/.
 
-These tests read the YAML files directly (through core.yamlio), independent of the
+These tests read the YAML files directly (through core.foundation.yamlio), independent of the
 resolver, so a broken data file is reported as a data problem with its path. They check
 the document shapes the resolver relies on, that every reference resolves, and the facts
 the product briefs pin (AKS and OKE gpuStack tables, baseline values, bundle checks).
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from core.constraints import evaluate_constraint, parse_expression, parse_path
-from core.criteria import DIMENSIONS, STATIC_VALUES
-from core.snapshot import load_snapshot
-from core.yamlio import load_yaml, to_plain
+from core.documents.criteria import DIMENSIONS, STATIC_VALUES
+from core.documents.snapshot import load_snapshot
+from core.foundation.yamlio import load_yaml, to_plain
+from core.recipe.constraints import evaluate_constraint, parse_expression, parse_path
 
 RECIPES = Path(__file__).resolve().parents[2] / "recipes"
 OVERLAYS = RECIPES / "overlays"

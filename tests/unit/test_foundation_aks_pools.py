@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from core.aks_pools import (
+from core.capture.aks_pools import (
     aggregate_modes,
     is_nvidia_gpu_size,
     load_aks_pools,
     pool_mode,
     project_aks_pools,
 )
-from core.errors import AicrError, ErrorCode
+from core.foundation.errors import AicrError, ErrorCode
 
 H100 = "Standard_ND96isr_H100_v5"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.capture import capture_offline, project_dumps
-from core.errors import AicrError, ErrorCode
-from core.snapshot import Measurement, Snapshot, Subtype
+from core.capture.capture import capture_offline, project_dumps
+from core.documents.snapshot import Measurement, Snapshot, Subtype
+from core.foundation.errors import AicrError, ErrorCode
 
 CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.constraints import (
+from core.documents.snapshot import Item, Measurement, Snapshot, Subtype
+from core.foundation.errors import AicrError, ErrorCode
+from core.foundation.versions import (
+    compare_versions,
+    looks_like_version,
+    parse_version,
+    versions_equal,
+)
+from core.recipe.constraints import (
     ConstraintPath,
     ConstraintStatus,
     Op,
@@ -14,9 +22,6 @@ from core.constraints import (
     parse_expression,
     parse_path,
 )
-from core.errors import AicrError, ErrorCode
-from core.snapshot import Item, Measurement, Snapshot, Subtype
-from core.versions import compare_versions, looks_like_version, parse_version, versions_equal
 
 
 def snap(*measurements: tuple[str, dict[str, dict[str, object]]]) -> Snapshot:

@@ -9,8 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import EXIT_CODES, AicrError, ErrorCode, internal, invalid, not_found, timeout
-from core.fileio import (
+from core.foundation.errors import (
+    EXIT_CODES,
+    AicrError,
+    ErrorCode,
+    internal,
+    invalid,
+    not_found,
+    timeout,
+)
+from core.foundation.fileio import (
     MAX_PROVIDER_DUMP_BYTES,
     atomic_write_bytes,
     atomic_write_text,
@@ -20,7 +28,7 @@ from core.fileio import (
     read_dump,
     staged_directory,
 )
-from core.yamlio import (
+from core.foundation.yamlio import (
     GoDecodeError,
     dump_json,
     dump_yaml,
@@ -422,9 +430,9 @@ def test_moderately_deep_unknown_fields_are_accepted() -> None:
 
 
 def test_deep_nesting_in_every_reader_is_a_clean_error() -> None:
-    from core.aks_pools import project_aks_pools
-    from core.oke_legacy import project_legacy_daemonset
-    from core.snapshot import parse_snapshot
+    from core.capture.aks_pools import project_aks_pools
+    from core.capture.oke_legacy import project_legacy_daemonset
+    from core.documents.snapshot import parse_snapshot
 
     deep = b"[" * 5000 + b"]" * 5000
     for call in (

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import AicrError, ErrorCode
-from core.oke_addons import addon_reading, load_oke_addons, project_oke_addons
+from core.capture.oke_addons import addon_reading, load_oke_addons, project_oke_addons
+from core.foundation.errors import AicrError, ErrorCode
 
 CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from core.errors import AicrError, ErrorCode
-from core.oke_legacy import (
+from core.capture.oke_legacy import (
     classify_legacy_daemonset,
     load_legacy_daemonset,
     project_legacy_daemonset,
 )
+from core.foundation.errors import AicrError, ErrorCode
 
 CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
 RECONCILE = {"addonmanager.kubernetes.io/mode": "Reconcile"}

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from core.capture import capture_offline
-from core.snapshot import Measurement, Snapshot, Subtype, load_snapshot, render_snapshot
+from core.capture.capture import capture_offline
+from core.documents.snapshot import Measurement, Snapshot, Subtype, load_snapshot, render_snapshot
 
 SAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "samples"
 CAPTURES = SAMPLES / "captures"

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import AicrError, ErrorCode
-from core.snapshot import (
+from core.documents.snapshot import (
     Measurement,
     Snapshot,
     Subtype,
@@ -20,6 +19,7 @@ from core.snapshot import (
     render_snapshot,
     save_snapshot,
 )
+from core.foundation.errors import AicrError, ErrorCode
 
 EXAMPLE = """\
 kind: Snapshot

@@ -46,16 +46,16 @@ def loaded_roots(roots: tuple[str, ...]) -> str:
 def test_core_modules_are_discovered() -> None:
     names = core_modules()
     for expected in (
-        "core.errors",
-        "core.fileio",
-        "core.yamlio",
-        "core.snapshot",
-        "core.versions",
-        "core.constraints",
-        "core.aks_pools",
-        "core.oke_addons",
-        "core.oke_legacy",
-        "core.capture",
+        "core.foundation.errors",
+        "core.foundation.fileio",
+        "core.foundation.yamlio",
+        "core.documents.snapshot",
+        "core.foundation.versions",
+        "core.recipe.constraints",
+        "core.capture.aks_pools",
+        "core.capture.oke_addons",
+        "core.capture.oke_legacy",
+        "core.capture.capture",
     ):
         assert expected in names
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from core.aks_pools import load_aks_pools
-from core.capture import capture_offline
-from core.errors import AicrError, ErrorCode
+from core.capture.aks_pools import load_aks_pools
+from core.capture.capture import capture_offline
+from core.documents.snapshot import new_snapshot
+from core.foundation.errors import AicrError, ErrorCode
 from core.live import CaptureProgress
 from core.live.azure import (
     AGENT_POOLS_READ_ACTION,
@@ -26,7 +27,6 @@ from core.live.azure import (
     capture_aks_pools,
     cluster_ref,
 )
-from core.snapshot import new_snapshot
 from tests.conftest import TEST_DATA
 from tests.unit.live_fakes import (
     FailingCredential,
@@ -163,7 +163,7 @@ def test_each_pool_mode_survives_the_sdk(
         live = capture_aks_pools(
             SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, timeout=5
         )
-    from core.aks_pools import project_aks_pools
+    from core.capture.aks_pools import project_aks_pools
 
     offline = project_aks_pools(json.dumps(az_dump).encode(), "az dump")
     assert live.projection.subtype.data == offline.subtype.data

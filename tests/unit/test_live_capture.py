@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core.capture import project_dumps
-from core.errors import AicrError, ErrorCode
+from core.capture.capture import project_dumps
+from core.foundation.errors import AicrError, ErrorCode
 from core.live import capture_live, kube_config_available
 from tests.unit.live_fakes import (
     LoopbackServer,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from core.snapshot import load_snapshot
+from core.documents.snapshot import load_snapshot
 from tests.conftest import run_cli
 from tests.unit.live_fakes import (
     LoopbackServer,
@@ -271,7 +271,7 @@ def test_bad_live_flags_are_refused(args: list[str], fragment: str) -> None:
     """The flag checks run before any work (in-process: the parser and the check alone)."""
     from aicr_tui.cli import build_parser
     from aicr_tui.commands.snapshot import resolve_dump_paths, resolve_live_providers
-    from core.errors import AicrError, ErrorCode
+    from core.foundation.errors import AicrError, ErrorCode
 
     parsed = build_parser().parse_args(["snapshot", "--no-cluster", *args])
     with pytest.raises(AicrError) as info:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from core.constraints import ConstraintStatus, evaluate_constraint
-from core.errors import AicrError, ErrorCode
+from core.capture.oke_legacy import load_legacy_daemonset
+from core.foundation.errors import AicrError, ErrorCode
 from core.live.kube import (
     capture_cluster,
     collect_cluster,
@@ -26,7 +26,7 @@ from core.live.kube import (
     provider_of,
     split_runtime,
 )
-from core.oke_legacy import load_legacy_daemonset
+from core.recipe.constraints import ConstraintStatus, evaluate_constraint
 from tests.conftest import TEST_DATA
 from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_kubeconfig
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from core.capture import capture_offline
-from core.errors import AicrError, ErrorCode
+from core.capture.capture import capture_offline
+from core.capture.oke_addons import load_oke_addons, project_oke_addons
+from core.documents.snapshot import new_snapshot
+from core.foundation.errors import AicrError, ErrorCode
 from core.live.oci import capture_oke_addons, check_cluster_id
-from core.oke_addons import load_oke_addons, project_oke_addons
-from core.snapshot import new_snapshot
 from tests.conftest import TEST_DATA
 from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_oci_config
 

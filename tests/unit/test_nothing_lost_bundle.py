@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from core import fileio
 from core.bundler import write_bundle
-from core.errors import AicrError, ErrorCode
+from core.foundation import fileio
+from core.foundation.errors import AicrError, ErrorCode
 from tests.unit.test_nothing_lost_support import (
     KEYED,
     image,

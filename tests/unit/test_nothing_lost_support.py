@@ -11,15 +11,15 @@ from pathlib import Path
 
 from core.bundler import BundlePlan, parse_overrides, plan_bundle
 from core.bundler.tolerations import parse_tolerations
-from core.recipe_result import RecipeResult, render_recipe
+from core.documents.recipe_result import RecipeResult, render_recipe
 
 KEYED = "nvidia.com/gpu:NoSchedule"
 
 
 @cache
 def aks_recipe() -> RecipeResult:
-    from core.criteria import parse_criteria
-    from core.qualification import qualify
+    from core.documents.criteria import parse_criteria
+    from core.recipe.qualification import qualify
 
     verdict = qualify(
         parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training"), None
@@ -56,12 +56,12 @@ def siblings(parent: Path) -> list[str]:
     return sorted(os.listdir(parent))
 
 
-# Run the real CLI with os.replace and core.fileio.exchange_paths wrapped: the first rename of
+# Run the real CLI with os.replace and core.foundation.fileio.exchange_paths wrapped: the first rename of
 # the output (the atomic swap, the staging directory or temporary file into place, or the old
 # directory aside) first delivers SIGNAL to the process. Nothing in the product is changed.
 _DIE_AT_RENAME = """
 import os, signal, sys
-import core.fileio
+import core.foundation.fileio
 def die():
     os.kill(os.getpid(), getattr(signal, sys.argv[1]))
 real = os.replace
@@ -71,11 +71,11 @@ def replace(src, dst, *a, **k):
         die()
     return real(src, dst, *a, **k)
 os.replace = replace
-real_exchange = core.fileio.exchange_paths
+real_exchange = core.foundation.fileio.exchange_paths
 def exchange(a, b):
     die()
     return real_exchange(a, b)
-core.fileio.exchange_paths = exchange
+core.foundation.fileio.exchange_paths = exchange
 from aicr_tui.cli import main
 sys.exit(main(sys.argv[2:]))
 """

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.catalog import clear_catalog_cache, load_catalog
-from core.criteria import parse_criteria
-from core.errors import AicrError
-from core.resolver import resolve
+from core.documents.criteria import parse_criteria
+from core.foundation.errors import AicrError
+from core.recipe.catalog import clear_catalog_cache, load_catalog
+from core.recipe.resolver import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     _private_cache,
     build,

@@ -9,10 +9,10 @@ import pytest
 
 def test_cached_catalog_keeps_key_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A recipe resolved from a cold parse and one resolved from the cache are byte-identical."""
-    import core.catalog as catalog_mod
-    from core.criteria import parse_criteria
-    from core.qualification import qualify
-    from core.recipe_result import render_recipe
+    import core.recipe.catalog as catalog_mod
+    from core.documents.criteria import parse_criteria
+    from core.documents.recipe_result import render_recipe
+    from core.recipe.qualification import qualify
 
     monkeypatch.setenv("AICR_TUI_CACHE_DIR", str(tmp_path / "cache"))
     criteria = parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training")

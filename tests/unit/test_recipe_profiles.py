@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from core.criteria import parse_criteria
-from core.errors import AicrError
-from core.profiles import (
+from core.documents.criteria import parse_criteria
+from core.foundation.errors import AicrError
+from core.recipe.profiles import (
     ProfileDeclaration,
     ProfileSelection,
     owned_paths,
     parse_profile_selection,
     validate_declaration,
 )
-from core.qualification import profile_value_diff, qualify
-from core.resolver import resolve
-from core.values import resolve_component_values
+from core.recipe.qualification import profile_value_diff, qualify
+from core.recipe.resolver import resolve
+from core.recipe.values import resolve_component_values
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     AUTHORING,
     _private_cache,
@@ -221,7 +221,7 @@ def test_legacy_replacement_resolves_unprofiled(tmp_path: Path) -> None:
     (ext / "overlays" / "svc.yaml").write_text(
         json.dumps(overlay("svc", criteria={"service": "aks"}, api=AUTHORING))
     )
-    from core.catalog import load_catalog
+    from core.recipe.catalog import load_catalog
 
     cat = load_catalog(cat_dir / "catalog", external=ext)
     r = resolve(cat, parse_criteria(service="aks", intent="training"))

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core.catalog import load_catalog
-from core.criteria import parse_criteria
-from core.errors import AicrError
-from core.qualification import QualificationVerdict, gpu_driver_state, qualify
-from core.snapshot import Snapshot, Subtype, load_snapshot
+from core.documents.criteria import parse_criteria
+from core.documents.snapshot import Snapshot, Subtype, load_snapshot
+from core.foundation.errors import AicrError
+from core.recipe.catalog import load_catalog
+from core.recipe.qualification import QualificationVerdict, gpu_driver_state, qualify
 from tests.conftest import SAMPLES
 from tests.unit.test_recipe_fixtures import _private_cache  # noqa: F401  (autouse fixture)
 
@@ -269,7 +269,7 @@ def test_oke_legacy_active_sample() -> None:
 
 
 def test_oke_conflicting_addon_warning_is_carried() -> None:
-    from core.oke_addons import OkeAddon, conflict_warning
+    from core.capture.oke_addons import OkeAddon, conflict_warning
 
     warning = conflict_warning(OkeAddon("NvidiaGpuOperator", "ACTIVE"))
     v = qualify(OKE, None, snap("oke-gb200-active"), capture_warnings=[warning])
@@ -362,10 +362,10 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
     import json
     import shutil
 
-    from core.qualification import _diff_trees
-    from core.resolver import resolve
-    from core.values import resolve_component_values
-    from core.yamlio import load_yaml_plain
+    from core.foundation.yamlio import load_yaml_plain
+    from core.recipe.qualification import _diff_trees
+    from core.recipe.resolver import resolve
+    from core.recipe.values import resolve_component_values
     from tests.conftest import RECIPES
 
     copy = tmp_path / "recipes"
@@ -408,7 +408,7 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
 
 
 def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-untyped-def]
-    from core.resolver import resolve
+    from core.recipe.resolver import resolve
 
     cat = load_catalog()
     for name, ov in sorted(cat.overlays.items()):
@@ -427,7 +427,7 @@ def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-
 
 def test_every_aks_leaf_pins_the_driver_tuple_per_profile_value() -> None:
     """aks.md §2.3 (upstream aks_driver_profile_tuple_test), on every AKS overlay."""
-    from core.values import get_path, resolve_component_values
+    from core.recipe.values import get_path, resolve_component_values
 
     expected = {
         None: (False, False, "nvidia-container-runtime", "/"),

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from core.criteria import parse_criteria
-from core.errors import AicrError
-from core.qualification import qualify
-from core.recipe_result import render_recipe
-from core.resolver import deployment_order, resolve
-from core.values import resolve_component_values
+from core.documents.criteria import parse_criteria
+from core.documents.recipe_result import render_recipe
+from core.foundation.errors import AicrError
+from core.recipe.qualification import qualify
+from core.recipe.resolver import deployment_order, resolve
+from core.recipe.values import resolve_component_values
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     BASE_REFS,
     _private_cache,
@@ -351,7 +351,7 @@ def test_coverage_and_os_strictness(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------ finalisation
 def _refs(**deps: list[str]):  # type: ignore[no-untyped-def]
-    from core.recipe_result import ComponentRef
+    from core.documents.recipe_result import ComponentRef
 
     return {n: ComponentRef(name=n, dependencyRefs=d) for n, d in deps.items()}
 
@@ -405,7 +405,7 @@ def test_output_is_deterministic_byte_for_byte(tmp_path: Path) -> None:
     for _ in range(3):
         assert render_recipe(resolve(cat, crit(service="aks"))) == first
     # a fresh process-equivalent load (cold caches) renders the same bytes
-    from core.catalog import clear_catalog_cache
+    from core.recipe.catalog import clear_catalog_cache
 
     clear_catalog_cache()
     cat2 = build(tmp_path / "again", **spec)
@@ -417,7 +417,7 @@ def test_output_is_deterministic_byte_for_byte(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- snapshot exclusion
 def _snapshot(version: str, os_id: str = "ubuntu"):  # type: ignore[no-untyped-def]
-    from core.snapshot import Measurement, Snapshot, Subtype
+    from core.documents.snapshot import Measurement, Snapshot, Subtype
 
     return Snapshot(
         measurements=[

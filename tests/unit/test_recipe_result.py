@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from core.criteria import Criteria, overlay_matches, parse_criteria
-from core.errors import AicrError
-from core.qualification import qualify
-from core.query import hydrate, render_value, select
-from core.recipe_result import (
+from core.documents.criteria import Criteria, overlay_matches, parse_criteria
+from core.documents.recipe_result import (
     ComponentRef,
     RecipeResult,
     load_recipe,
     parse_recipe,
     render_recipe,
 )
+from core.foundation.errors import AicrError
+from core.recipe.qualification import qualify
+from core.recipe.query import hydrate, render_value, select
 
 MINIMAL = {
     "kind": "RecipeResult",
@@ -175,7 +175,7 @@ def test_render_rejects_unknown_format() -> None:
 
 # ------------------------------------------------------------------------------- query
 def test_query_selection_and_rendering() -> None:
-    from core.catalog import load_catalog
+    from core.recipe.catalog import load_catalog
 
     cat = load_catalog()
     v = qualify(parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training"))
@@ -226,8 +226,8 @@ def test_overlay_file_is_re_resolved_from_its_criteria(tmp_path: Path) -> None:
 
 
 def test_criteria_from_snapshot_fingerprint() -> None:
-    from core.criteria import criteria_from_snapshot
-    from core.snapshot import load_snapshot
+    from core.documents.criteria import criteria_from_snapshot
+    from core.documents.snapshot import load_snapshot
     from tests.conftest import SAMPLES
 
     aks = load_snapshot(str(SAMPLES / "snapshots" / "aks-h100-install.yaml"))

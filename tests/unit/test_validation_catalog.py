@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from core.validation.catalog import (
     knob,
     knob_duration,
@@ -180,7 +180,7 @@ def test_declared_check_preflight_reports_every_offender() -> None:
 
 
 def test_every_shipped_overlay_passes_the_declared_check_preflight() -> None:
-    from core.yamlio import load_yaml_plain
+    from core.foundation.yamlio import load_yaml_plain
     from tests.conftest import RECIPES
 
     cat = load_validator_catalog(environ={})

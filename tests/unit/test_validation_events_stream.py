@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from core.validation.events import (
     EVENT_TYPES,
     MAX_LINE_CHARS,

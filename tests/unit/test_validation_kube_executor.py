@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from core.errors import AicrError, ErrorCode
+from core.foundation.errors import AicrError, ErrorCode
 from core.validation.catalog import load_validator_catalog
 from core.validation.events import CheckFinished, Event
 from core.validation.executor import KubernetesExecutor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from core.validation.parsers.inference import extract_report, parse_report
 from core.validation.parsers.nccl import format_size, parse_all_reduce, parse_size
 from core.validation.parsers.nvidia_smi import parse_query_csv, parse_table

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from core.validation.events import Event
 from core.validation.recording import Recorder, load_recording, parse_recording, replay
 from core.validation.reports.ctrf import CtrfBuilder, ctrf_from_events, render_ctrf

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.snapshot import load_snapshot
-from core.troubleshooting import (
+from core.documents.snapshot import load_snapshot
+from core.recipe.troubleshooting import (
     GUIDE,
     Certainty,
     DiagnosisContext,
@@ -210,7 +210,7 @@ def test_core_troubleshooting_imports_no_ui():
     import sys
 
     code = (
-        "import sys, core.troubleshooting; "
+        "import sys, core.recipe.troubleshooting; "
         "bad=[m for m in ('textual','rich','screens') if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

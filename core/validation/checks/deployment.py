@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.constraints import evaluate_expression, parse_expression
-from core.errors import AicrError
+from core.foundation.errors import AicrError
+from core.recipe.constraints import evaluate_expression, parse_expression
 from core.validation.checks.base import (
     CheckContext,
     CheckOutcome,

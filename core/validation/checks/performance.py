@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from core.errors import AicrError
+from core.foundation.errors import AicrError
 from core.validation.catalog import knob, knob_duration, knob_positive_int
 from core.validation.checks.base import (
     CEILING_TOLERANCE,

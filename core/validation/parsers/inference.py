@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 SENTINEL = "===AIPERF-RESULT==="
 _TO_MS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "us": 0.001, "ns": 0.000001}

@@ -18,10 +18,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import AicrError, invalid
-from core.fileio import read_dump
-from core.snapshot import Subtype
-from core.yamlio import GoDecodeError, json_kind, load_json_pairs, pairs_to_plain
+from core.documents.snapshot import Subtype
+from core.foundation.errors import AicrError, invalid
+from core.foundation.fileio import read_dump
+from core.foundation.yamlio import GoDecodeError, json_kind, load_json_pairs, pairs_to_plain
 
 DESCRIPTION = "OKE legacy device-plugin DaemonSet"
 SUBTYPE = "oke-legacy-plugin"

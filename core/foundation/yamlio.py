@@ -19,7 +19,7 @@ from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 
 def _yaml(typ: str = "rt") -> YAML:

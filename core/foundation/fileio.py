@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from core.errors import AicrError, ErrorCode, invalid, timeout
+from core.foundation.errors import AicrError, ErrorCode, invalid, timeout
 
 MAX_PROVIDER_DUMP_BYTES = 1_048_576
 MAX_DOCUMENT_BYTES = 10 * 1_048_576

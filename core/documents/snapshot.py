@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import __version__
-from core.errors import invalid, not_found
-from core.fileio import atomic_write_text, read_document
-from core.yamlio import (
+from core.foundation.errors import invalid, not_found
+from core.foundation.fileio import atomic_write_text, read_document
+from core.foundation.yamlio import (
     dump_json,
     dump_yaml,
     load_yaml_plain,

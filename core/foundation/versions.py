@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 _GKE_EXTRA = re.compile(r"^-gke\.(.*)$")
 

@@ -3,7 +3,7 @@
 An AKS pool's GPU ownership mode lives in the Azure control plane (the AgentPool's
 ``gpuProfile``), not in any Kubernetes object, so it is read from the pool dump. Only
 ``name``, ``vmSize`` and ``gpuProfile {driver, nvidia {managementMode}}`` are read; the
-dump is decoded with Go's encoding/json rules (see ``core.yamlio``) so the readings are
+dump is decoded with Go's encoding/json rules (see ``core.foundation.yamlio``) so the readings are
 the ones upstream produces for the same bytes. Every problem with the dump is an error:
 a bad file never degrades into "reading unavailable".
 """
@@ -14,10 +14,10 @@ import os
 import threading
 from dataclasses import dataclass
 
-from core.errors import invalid
-from core.fileio import read_dump
-from core.snapshot import Subtype
-from core.yamlio import (
+from core.documents.snapshot import Subtype
+from core.foundation.errors import invalid
+from core.foundation.fileio import read_dump
+from core.foundation.yamlio import (
     GoDecodeError,
     GoField,
     decode_go_struct,

@@ -13,17 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.catalog import Catalog, Overlay, load_catalog
-from core.constraints import ConstraintResult, ConstraintStatus, evaluate_constraint
-from core.criteria import Criteria
-from core.errors import AicrError, ErrorCode, invalid
-from core.profiles import (
-    ProfileDeclaration,
-    ProfileValue,
-    parse_profile_selection,
-    select_value,
-)
-from core.recipe_result import (
+from core.documents.criteria import Criteria
+from core.documents.recipe_result import (
     API_PROFILE,
     ComponentRef,
     Constraint,
@@ -32,7 +23,16 @@ from core.recipe_result import (
     RecipeResult,
     SelectedProfile,
 )
-from core.resolver import (
+from core.foundation.errors import AicrError, ErrorCode, invalid
+from core.recipe.catalog import Catalog, Overlay, load_catalog
+from core.recipe.constraints import ConstraintResult, ConstraintStatus, evaluate_constraint
+from core.recipe.profiles import (
+    ProfileDeclaration,
+    ProfileValue,
+    parse_profile_selection,
+    select_value,
+)
+from core.recipe.resolver import (
     MergedSpec,
     check_coverage,
     finalize,
@@ -42,10 +42,10 @@ from core.resolver import (
     stamp_metadata,
     with_readiness_constraints,
 )
-from core.values import deep_merge, get_path, resolve_component_values
+from core.recipe.values import deep_merge, get_path, resolve_component_values
 
 if TYPE_CHECKING:
-    from core.snapshot import Snapshot
+    from core.documents.snapshot import Snapshot
 
 DEFERRED = "deferred"
 AKS_POOLS = "K8s.aks-gpu-pools.gpu-driver"
@@ -121,7 +121,7 @@ def _reading(snapshot: Snapshot | None, path: str) -> str | None:
         value = snapshot.reading(mtype, sub, key)
     except AicrError:
         return None
-    from core.constraints import format_scalar
+    from core.recipe.constraints import format_scalar
 
     return format_scalar(value)
 

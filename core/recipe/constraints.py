@@ -17,8 +17,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from core.errors import AicrError, ErrorCode, invalid, not_found
-from core.versions import (
+from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
+from core.foundation.versions import (
     Version,
     compare_versions,
     looks_like_version,
@@ -27,7 +27,7 @@ from core.versions import (
 )
 
 if TYPE_CHECKING:
-    from core.snapshot import Scalar, Snapshot
+    from core.documents.snapshot import Scalar, Snapshot
 
 MEASUREMENT_TYPES = ("K8s", "GPU", "OS", "SystemD", "NodeTopology", "NetworkTopology")
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.catalog import Catalog
-from core.errors import invalid
-from core.recipe_result import RecipeResult
-from core.values import resolve_component_values
-from core.yamlio import dump_json, dump_yaml, sort_keys_deep
+from core.documents.recipe_result import RecipeResult
+from core.foundation.errors import invalid
+from core.foundation.yamlio import dump_json, dump_yaml, sort_keys_deep
+from core.recipe.catalog import Catalog
+from core.recipe.values import resolve_component_values
 
 
 def hydrate(catalog: Catalog, recipe: RecipeResult) -> dict[str, Any]:

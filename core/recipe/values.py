@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.catalog import Catalog
-    from core.recipe_result import ComponentRef
+    from core.documents.recipe_result import ComponentRef
+    from core.recipe.catalog import Catalog
 
 
 def deep_merge(

@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from ruamel.yaml.scalarstring import LiteralScalarString
 
-from core.errors import invalid
-from core.fileio import read_document
-from core.yamlio import dump_json, dump_yaml, load_yaml_plain
+from core.foundation.errors import invalid
+from core.foundation.fileio import read_document
+from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
 
 RESULT_KIND = "RecipeResult"
 API_V1 = "aicr.run/v1"
@@ -66,7 +66,7 @@ class ComponentRef(BaseModel):
 
     Frozen: resolved refs are shared between results and the catalog memo. Use
     ``model_copy(update=...)`` to derive a changed ref, and never edit ``overrides`` in
-    place (``core.values.copy_tree`` gives an independent tree).
+    place (``core.recipe.values.copy_tree`` gives an independent tree).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -462,10 +462,10 @@ def _resolve_overlay_document(raw: dict[str, Any], source: str) -> RecipeResult:
     catalog resolves to (the declared default is applied), and every mixin it names must
     be named by some applied overlay.
     """
-    from core.catalog import load_catalog
-    from core.criteria import parse_criteria
-    from core.profiles import ProfileDeclaration
-    from core.qualification import qualify
+    from core.documents.criteria import parse_criteria
+    from core.recipe.catalog import load_catalog
+    from core.recipe.profiles import ProfileDeclaration
+    from core.recipe.qualification import qualify
 
     spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
     criteria = spec.get("criteria") if isinstance(spec, dict) else None

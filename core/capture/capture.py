@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from core.aks_pools import AksPoolsProjection, load_aks_pools
-from core.oke_addons import OkeAddonsProjection, load_oke_addons
-from core.oke_legacy import LegacyPluginProjection, load_legacy_daemonset
-from core.snapshot import Snapshot, new_snapshot
+from core.capture.aks_pools import AksPoolsProjection, load_aks_pools
+from core.capture.oke_addons import OkeAddonsProjection, load_oke_addons
+from core.capture.oke_legacy import LegacyPluginProjection, load_legacy_daemonset
+from core.documents.snapshot import Snapshot, new_snapshot
 
 Projection = AksPoolsProjection | OkeAddonsProjection | LegacyPluginProjection
 

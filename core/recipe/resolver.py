@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import __version__
-from core.catalog import Catalog, Overlay
-from core.criteria import ANY, DIMENSIONS, FLAGS, Criteria, overlay_matches
-from core.errors import AicrError, ErrorCode, invalid, not_found
-from core.recipe_result import (
+from core.documents.criteria import ANY, DIMENSIONS, FLAGS, Criteria, overlay_matches
+from core.documents.recipe_result import (
     API_V1,
     PHASES,
     ComponentRef,
@@ -32,7 +30,9 @@ from core.recipe_result import (
     Validation,
     ValidationPhase,
 )
-from core.values import deep_merge, leaf_paths
+from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
+from core.recipe.catalog import Catalog, Overlay
+from core.recipe.values import deep_merge, leaf_paths
 
 SCALAR_FIELDS = (
     "namespace",
@@ -601,7 +601,7 @@ def resolve(
 ) -> RecipeResult:
     """Resolve to a RecipeResult or raise the qualification error (convenience for callers
     that do not need the structured verdict, e.g. re-resolving a RecipeMetadata file)."""
-    from core.qualification import qualify
+    from core.recipe.qualification import qualify
 
     verdict = qualify(criteria, profile, snapshot, catalog=catalog)
     if verdict.error is not None:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.errors import AicrError, invalid
+from core.foundation.errors import AicrError, invalid
 
 if TYPE_CHECKING:
-    from core.snapshot import Snapshot
+    from core.documents.snapshot import Snapshot
 
 ANY = "any"
 DIMENSIONS: tuple[str, ...] = ("service", "accelerator", "intent", "os", "platform")

@@ -24,19 +24,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import __version__
-from core.constraints import parse_path
-from core.criteria import DIMENSIONS, Criteria, overlay_criteria
-from core.errors import AicrError, invalid, not_found
-from core.fileio import MAX_DOCUMENT_BYTES, read_document
-from core.profiles import ProfileDeclaration, owned_paths, validate_declaration
-from core.recipe_result import (
+from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria
+from core.documents.recipe_result import (
     API_AUTHORING,
     API_PROFILE,
     ComponentRef,
     Constraint,
     Validation,
 )
-from core.yamlio import load_yaml_plain
+from core.foundation.errors import AicrError, invalid, not_found
+from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
+from core.foundation.yamlio import load_yaml_plain
+from core.recipe.constraints import parse_path
+from core.recipe.profiles import ProfileDeclaration, owned_paths, validate_declaration
 
 OVERLAY_KIND = "RecipeMetadata"
 MIXIN_KIND = "RecipeMixin"
@@ -274,7 +274,7 @@ class Catalog:
         return doc
 
     def criteria_values(self, dimension: str) -> list[str]:
-        from core.criteria import valid_values
+        from core.documents.criteria import valid_values
 
         return valid_values(dimension, self.registered)
 
@@ -284,7 +284,7 @@ _CATALOGS: dict[tuple[str, str], Catalog] = {}
 
 def default_data_dir() -> Path:
     """The shipped ``recipes/`` directory (beside ``core/`` in the installed tree)."""
-    return Path(__file__).resolve().parent.parent / "recipes"
+    return Path(__file__).resolve().parents[2] / "recipes"
 
 
 def load_catalog(

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.snapshot import Snapshot
+    from core.documents.snapshot import Snapshot
 
 DEFAULT_PROFILE_VALUE: dict[str, str] = {"aks": "azure-managed", "oke": "oci-managed"}
 
@@ -731,7 +731,7 @@ def _diagnose_version(ctx: DiagnosisContext) -> Iterable[Finding]:
     version = _reading(ctx.snapshot, "K8s", "server", "version")
     if not version:
         return
-    from core.versions import compare_versions, parse_version
+    from core.foundation.versions import compare_versions, parse_version
 
     try:
         below = compare_versions(parse_version(version), parse_version("1.34")) < 0

@@ -1,0 +1,1 @@
+"""Capture: provider dumps (AKS pools, OKE add-ons, legacy plugin) projected into a snapshot."""

@@ -1,0 +1,1 @@
+"""Recipe engine: catalog, profiles, constraints, resolution, values, qualification, query."""

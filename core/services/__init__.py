@@ -1,0 +1,1 @@
+"""Services: one call per user action, used by the CLI and the wizard alike."""
