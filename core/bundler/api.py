@@ -46,6 +46,7 @@ from core.bundler.paths import (
 )
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
+from core.foundation import names
 from core.foundation.errors import invalid
 
 if TYPE_CHECKING:
@@ -414,15 +415,26 @@ def _render(state: BundleState) -> BundlePlan:
                 st, current = observe(values, path)
                 _force_set(cluster, path, copy_tree(current) if st == PRESENT else None)
                 delete_path(written, path)
+        _check_plan_names(name, namespace, chart or name, ref)
         ctx = TemplateContext(state.values, namespace)
         manifests: dict[str, str] = {}
-        for rel in ref.manifestFiles:
+        for i, rel in enumerate(ref.manifestFiles):
+            names.CATALOG_PATH.check(rel, f"component {name} manifestFiles[{i}]")
+            file_name = names.MANIFEST_FILE.check(
+                rel.rsplit("/", 1)[-1], f"component {name} manifestFiles[{i}]"
+            )
             text = catalog.read_text(rel)
             body = render_template(text, ctx, rel)
             if body is None:
                 continue
             parse_manifest_documents(body, rel)
-            manifests[os.path.basename(rel)] = body
+            if file_name in manifests:
+                raise invalid(
+                    f"component {name} manifestFiles[{i}] {names.shown(rel)}: another manifest "
+                    f"of this component is also named {names.shown(file_name)}; the bundle "
+                    "writes both to one file"
+                )
+            manifests[file_name] = body
         components.append(
             ComponentPlan(
                 name=name,
@@ -481,6 +493,20 @@ def _render(state: BundleState) -> BundlePlan:
         executables=frozenset(executables),
         skipped=dict(state.skipped),
     )
+
+
+def _check_plan_names(name: str, namespace: str, chart: str, ref: ComponentRef) -> None:
+    """The last gate before names become folders and script arguments: whatever built the
+    recipe (a file, the catalog, the wizard), a value that is no Kubernetes/Helm name is
+    refused here, naming the component and the field."""
+    where = f"component {names.shown(name)}"
+    names.COMPONENT_NAME.check(name, f"{where} name")
+    names.NAMESPACE.check(namespace, f"{where} namespace")
+    if ref.source:
+        names.RELEASE_NAME.check(name, f"{where} release name")
+        names.CHART_NAME.check(chart, f"{where} chart")
+        names.CHART_REPOSITORY.check(ref.source, f"{where} source")
+        names.CHART_VERSION.check(ref.version, f"{where} version")
 
 
 _RECIPES: dict[str, str] = {}

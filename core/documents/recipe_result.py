@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from core.foundation import names
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
 from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
@@ -149,6 +150,28 @@ class ComponentRef(BaseModel):
             if value:
                 doc[field] = value
         return doc
+
+
+def check_component_ref(ref: ComponentRef, field: str) -> None:
+    """Refuse a ref whose names could not be Kubernetes/Helm names (or would escape a path
+    or read as an option); ``field`` locates the ref ("recipe file \"r.yaml\":
+    componentRefs[2]"). Empty optional fields mean "not set" and pass."""
+    names.COMPONENT_NAME.check(ref.name, f"{field}.name")
+    names.check_optional(names.NAMESPACE, ref.namespace, f"{field}.namespace")
+    names.check_optional(names.CHART_NAME, ref.chart, f"{field}.chart")
+    if ref.type.lower() == "kustomize":
+        names.check_optional(names.GIT_SOURCE, ref.source, f"{field}.source")
+        names.check_optional(names.GIT_REF, ref.tag, f"{field}.tag")
+    else:
+        names.check_optional(names.CHART_REPOSITORY, ref.source, f"{field}.source")
+    if ref.version.strip() not in ("", "v"):  # the resolver's coherence check words those
+        names.CHART_VERSION.check(ref.version.strip(), f"{field}.version")
+    names.check_optional(names.CATALOG_PATH, ref.valuesFile, f"{field}.valuesFile")
+    for key in ("manifestFiles", "preManifestFiles"):
+        for i, rel in enumerate(getattr(ref, key)):
+            names.CATALOG_PATH.check(rel, f"{field}.{key}[{i}]")
+    for i, dep in enumerate(ref.dependencyRefs):
+        names.COMPONENT_NAME.check(dep, f"{field}.dependencyRefs[{i}]")
 
 
 class ValidationPhase(BaseModel):
@@ -446,11 +469,15 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult:
             f'recipe file "{source}" is malformed at {where or "top level"}',
             first.get("msg", ""),
         ) from exc
-    names = [c.name for c in result.componentRefs]
-    dupes = sorted({n for n in names if names.count(n) > 1})
+    for i, ref in enumerate(result.componentRefs):
+        check_component_ref(ref, f'recipe file "{source}": componentRefs[{i}]')
+    for i, name in enumerate(result.deploymentOrder):
+        names.COMPONENT_NAME.check(name, f'recipe file "{source}": deploymentOrder[{i}]')
+    declared = [c.name for c in result.componentRefs]
+    dupes = sorted({n for n in declared if declared.count(n) > 1})
     if dupes:
         raise invalid(f'recipe file "{source}" declares component {dupes[0]} more than once')
-    if "deployer" in names:
+    if "deployer" in declared:
         raise invalid(f'recipe file "{source}" uses the reserved component name "deployer"')
     return result
 

@@ -31,7 +31,9 @@ from core.documents.recipe_result import (
     ComponentRef,
     Constraint,
     Validation,
+    check_component_ref,
 )
+from core.foundation import names
 from core.foundation.errors import AicrError, invalid, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
 from core.foundation.yamlio import load_yaml_plain
@@ -540,7 +542,8 @@ def _load_registry(doc: Any, source: str) -> Registry:
     except ValidationError as exc:
         raise invalid(f"{source} is malformed at {_one_line(exc)}") from exc
     seen: set[str] = set()
-    for comp in reg.components:
+    for i, comp in enumerate(reg.components):
+        _check_registry_names(comp, f"{source}: components[{i}]")
         if comp.name in seen:
             raise invalid(f'{source}: component "{comp.name}" is listed twice')
         seen.add(comp.name)
@@ -548,6 +551,29 @@ def _load_registry(doc: Any, source: str) -> Registry:
             if comp.helm.defaultRepository:
                 raise invalid(f'{source}: component "{comp.name}" sets both helm and kustomize')
     return reg
+
+
+def _check_registry_names(comp: RegistryComponent, field: str) -> None:
+    names.COMPONENT_NAME.check(comp.name, f"{field}.name")
+    for i, alias in enumerate(comp.valueOverrideKeys):
+        names.ALIAS.check(alias, f"{field}.valueOverrideKeys[{i}]")
+    if comp.helm is not None:
+        h = comp.helm
+        names.check_optional(
+            names.CHART_REPOSITORY, h.defaultRepository, f"{field}.helm.defaultRepository"
+        )
+        names.check_optional(names.CHART_REFERENCE, h.defaultChart, f"{field}.helm.defaultChart")
+        names.check_optional(names.CHART_VERSION, h.defaultVersion, f"{field}.helm.defaultVersion")
+        names.check_optional(names.NAMESPACE, h.defaultNamespace, f"{field}.helm.defaultNamespace")
+    if comp.kustomize is not None:
+        k = comp.kustomize
+        names.check_optional(names.GIT_SOURCE, k.defaultSource, f"{field}.kustomize.defaultSource")
+        names.check_optional(names.GIT_REF, k.defaultTag, f"{field}.kustomize.defaultTag")
+    for i, rel in enumerate(comp.manifestFiles):
+        names.CATALOG_PATH.check(rel, f"{field}.manifestFiles[{i}]")
+    assert_file = (comp.healthCheck or {}).get("assertFile")
+    if assert_file:
+        names.CATALOG_PATH.check(assert_file, f"{field}.healthCheck.assertFile")
 
 
 def _check_constraint_names(constraints: Iterable[Constraint], where: str) -> None:
@@ -596,12 +622,13 @@ def _load_overlay(doc: Any, rel: str, *, external: bool) -> Overlay | None:
         if external and criteria.nodes:
             raise invalid(f"{rel}: --data overlays may not set criteria.nodes")
     _check_constraint_names(spec.constraints, rel)
-    names = [r.name for r in spec.componentRefs]
-    for n in names:
-        if not n:
+    declared = [r.name for r in spec.componentRefs]
+    for i, ref in enumerate(spec.componentRefs):
+        if not ref.name:
             raise invalid(f"{rel}: a componentRef has no name")
-        if names.count(n) > 1:
-            raise invalid(f'{rel}: component "{n}" is listed twice')
+        check_component_ref(ref, f"{rel}: spec.componentRefs[{i}]")
+        if declared.count(ref.name) > 1:
+            raise invalid(f'{rel}: component "{ref.name}" is listed twice')
     owned: dict[str, list[str]] = {}
     if spec.profile is not None:
         validate_declaration(spec.profile, rel)
@@ -639,8 +666,10 @@ def _load_mixin(doc: Any, rel: str) -> Mixin | None:
     except ValidationError as exc:
         raise invalid(f"{rel} is malformed at spec.{_one_line(exc)}") from exc
     _check_constraint_names(spec.constraints, rel)
-    names = [r.name for r in spec.componentRefs]
-    dupes = sorted({n for n in names if names.count(n) > 1})
+    for i, ref in enumerate(spec.componentRefs):
+        check_component_ref(ref, f"{rel}: spec.componentRefs[{i}]")
+    declared = [r.name for r in spec.componentRefs]
+    dupes = sorted({n for n in declared if declared.count(n) > 1})
     if dupes:
         raise invalid(f'{rel}: mixin "{name}" lists component "{dupes[0]}" twice')
     return Mixin(name=name, spec=spec, path=rel)
