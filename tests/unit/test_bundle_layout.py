@@ -55,17 +55,18 @@ def test_layout_checksums_and_order(name: str, tmp_path) -> None:
     assert positions == sorted(positions)
     for comp in p.components:
         if comp.has_chart:
+            # options first, then `--`, then the release and the chart (issue 11)
             line = next(
                 ln
                 for ln in deploy.splitlines()
-                if ln.startswith(f"helm upgrade --install {comp.name} ")
+                if ln.startswith("helm upgrade --install ") and f" -- {comp.name} " in ln
             )
             assert f"--version {comp.version}" in line and comp.source.split("//")[1] in line
         for m in comp.manifests:
             apply = f"kubectl apply -f {comp.folder}/manifests/{m}"
             assert apply in deploy
             if comp.has_chart:
-                assert deploy.index(apply) > deploy.index(f"helm upgrade --install {comp.name} ")
+                assert deploy.index(apply) > deploy.index(line)
     undeploy = (out / "undeploy.sh").read_text()
     rpos = [undeploy.index(f"[{i:03d}] {n}") for i, n in enumerate(recipe.deploymentOrder, 1)]
     assert rpos == sorted(rpos, reverse=True)

@@ -1,0 +1,1 @@
+helm uninstall --namespace @NAMESPACE@ --ignore-not-found -- @RELEASE@

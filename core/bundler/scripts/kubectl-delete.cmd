@@ -1,0 +1,1 @@
+kubectl delete --ignore-not-found -f @FILE@

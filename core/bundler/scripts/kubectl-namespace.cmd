@@ -1,0 +1,1 @@
+kubectl create namespace --dry-run=client -o yaml -- @NAMESPACE@ | kubectl apply -f -

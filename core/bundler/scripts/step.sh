@@ -1,0 +1,3 @@
+
+printf '%s\n' @BANNER@
+@COMMANDS@

@@ -1,0 +1,66 @@
+"""Shell text for the generated scripts: the one quoting function and the template filler.
+
+Every value that came from a document reaches a script through :func:`quote`, so it is one
+word that the shell never expands: no command substitution, no globbing, no word
+splitting, whatever it holds. The scripts themselves are template files in
+``core/bundler/scripts/``; :func:`fill` puts already-quoted words into their ``@NAME@``
+slots in one pass, so a value can never create or fill a slot of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+from core.errors import internal, invalid
+
+_SAFE = re.compile(r"[A-Za-z0-9@%+=:,./_-]+")
+_SLOT = re.compile(r"@([A-Z][A-Z0-9_]*)@")
+
+
+def quote(value: str) -> str:
+    """``value`` as exactly one POSIX shell word with no expansion.
+
+    Left bare when it is only letters, digits and ``@%+=:,./_-`` and does not start with
+    ``-`` (so a bare word is never mistaken for an option by a reader either); otherwise
+    single-quoted, each ``'`` written as ``'"'"'``. NUL cannot be passed in an argument at
+    all, so it is refused rather than silently cut.
+    """
+    if not isinstance(value, str):
+        raise internal(f"shell quote: expected text, got {type(value).__name__}")
+    if "\x00" in value:
+        raise invalid("a value for a generated script contains a NUL character")
+    if value and _SAFE.fullmatch(value) and not value.startswith("-"):
+        return value
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def words(*values: str) -> str:
+    """Several values, each quoted, joined by spaces."""
+    return " ".join(quote(v) for v in values)
+
+
+@cache
+def template(name: str) -> str:
+    """A script template shipped beside this module (``scripts/<name>``)."""
+    return resources.files("core.bundler").joinpath("scripts", name).read_text("utf-8")
+
+
+def fill(name: str, **slots: str) -> str:
+    """Fill every ``@NAME@`` slot of template ``name`` with ``slots[NAME.lower()]``.
+
+    Slot values are shell text the caller built from :func:`quote` (or fixed words). A
+    slot the template has but the caller did not give, or one given but not in the
+    template, is a programming error, not a blank.
+    """
+    text = template(name)
+    wanted = {m.group(1).lower() for m in _SLOT.finditer(text)}
+    if wanted != set(slots):
+        missing = sorted(wanted - set(slots))
+        extra = sorted(set(slots) - wanted)
+        raise internal(f"script template {name}: missing slots {missing}, unknown slots {extra}")
+    return _SLOT.sub(lambda m: slots[m.group(1).lower()], text)
+
+
+__all__ = ["fill", "quote", "template", "words"]
