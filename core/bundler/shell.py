@@ -13,7 +13,7 @@ import re
 from functools import cache
 from importlib import resources
 
-from core.errors import internal, invalid
+from core.foundation.errors import internal, invalid
 
 _SAFE = re.compile(r"[A-Za-z0-9@%+=:,./_-]+")
 _SLOT = re.compile(r"@([A-Z][A-Z0-9_]*)@")

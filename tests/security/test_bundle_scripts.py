@@ -25,8 +25,8 @@ from core.bundler import render as bundle_render
 from core.bundler.model import ComponentPlan
 from core.bundler.shell import quote
 from core.bundler.tolerations import Toleration
-from core.errors import AicrError
-from core.recipe_result import RecipeResult
+from core.documents.recipe_result import RecipeResult
+from core.foundation.errors import AicrError
 
 # Flags of the commands the scripts run: value-taking ones and booleans.
 VALUE_FLAGS = {"--version", "--namespace", "-f", "--repo", "-o"}
@@ -264,7 +264,7 @@ def test_bundles_from_hostile_but_valid_recipes_run_no_canary(tmp_path: Path) ->
         target["source"] = src
         target["version"] = "1.2.3-rc.1+build.7"
         recipe = RecipeResult.model_validate(mutated)
-        from core.recipe_result import parse_recipe
+        from core.documents.recipe_result import parse_recipe
 
         parse_recipe(json.dumps(mutated), "valid.yaml")  # the reader accepts it
         keyed = [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]
