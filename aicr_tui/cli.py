@@ -11,9 +11,12 @@ errors included), the upstream code table for structured errors, never a traceba
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 COMMANDS: dict[str, str] = {
@@ -55,6 +58,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the process is so staging directories and temporary files are
+    removed on the way out, as for Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from core.foundation.errors import AicrError
 
@@ -71,13 +95,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_wizard(demo=args.demo)
         module = importlib.import_module(COMMANDS[args.command])
-        return int(module.run(args))
+        if args.command == "serve":  # a server: its own process handling
+            return int(module.run(args))
+        with _sigterm_unwinds():
+            return int(module.run(args))
     except AicrError as err:
         sys.stderr.write(f"aicr-tui: error: {err.render()}\n")
         return err.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("aicr-tui: interrupted\n")
         return 130
+    except Terminated:
+        sys.stderr.write("aicr-tui: terminated\n")
+        return 143
+    except OSError as exc:  # an OS error no boundary named: the environment's, not a bug
+        from core.foundation.fileio import describe_os_error
+
+        sys.stderr.write(f"aicr-tui: error: [INVALID_REQUEST] {describe_os_error(exc)}\n")
+        return 2
     except BrokenPipeError:
         return 0
     except Exception as exc:  # last line of defence: one line, never a traceback

@@ -268,13 +268,6 @@ def capture_live_sources(
     return captured, saves
 
 
-def save_live_dumps(saves: list[tuple[str, bytes]]) -> None:
-    from core.foundation.fileio import atomic_write_bytes
-
-    for path, raw in saves:
-        atomic_write_bytes(path, raw)
-
-
 def run(args: argparse.Namespace) -> int:
     paths = resolve_dump_paths(args)
     live, paths = resolve_live_providers(args, paths)
@@ -287,6 +280,21 @@ def run(args: argparse.Namespace) -> int:
         result, saves = capture_live_sources(args, live, projections)
     for message in result.warnings:
         warn(message)
-    save_live_dumps(saves)
-    write_output(result, args)
+    if not saves:
+        write_output(result, args)
+        return 0
+    # The snapshot and the saved provider dumps land together or not at all.
+    from core.documents.snapshot import render_snapshot
+    from core.foundation.fileio import OutputSet
+
+    text = render_snapshot(result.snapshot, args.format)
+    to_file = bool(args.output) and args.output != "-"
+    with OutputSet() as out:
+        for path, raw in saves:
+            out.add(path, raw, what="saved provider dump")
+        if to_file:
+            out.add(args.output, text.encode("utf-8"), what="snapshot")
+        out.commit()
+    if not to_file:
+        emit(text, None)
     return 0

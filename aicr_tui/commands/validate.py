@@ -351,14 +351,25 @@ def run(args: argparse.Namespace) -> int:
     return _run_live(args)
 
 
-def _write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    from core.foundation.fileio import atomic_write_text
+def _write_reports(args: argparse.Namespace, report: dict[str, Any], recorder: Any = None) -> None:
+    """The run's outputs (--record, --junit, the CTRF report) all land or none does: a
+    later one failing never leaves an earlier one behind."""
+    from core.foundation.fileio import OutputSet
     from core.validation.reports.ctrf import render_ctrf
     from core.validation.reports.junit import render_junit
 
-    if args.junit:
-        atomic_write_text(args.junit, render_junit(report))
-    emit(render_ctrf(report), args.output)
+    ctrf = render_ctrf(report)
+    to_file = bool(args.output) and args.output != "-"
+    with OutputSet() as out:
+        if recorder is not None:
+            out.add_staged(recorder.target, recorder.staged(), what="--record file")
+        if args.junit:
+            out.add(args.junit, render_junit(report).encode("utf-8"), what="--junit file")
+        if to_file:
+            out.add(args.output, ctrf.encode("utf-8"), what="--output file")
+        out.commit()
+    if not to_file:
+        emit(ctrf, None)
 
 
 def _run_replay(args: argparse.Namespace) -> int:
@@ -433,7 +444,10 @@ def _run_live(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.abort()
         raise result.error
-    if recorder is not None:
-        recorder.commit()
-    _write_reports(args, builder.report())
+    try:
+        _write_reports(args, builder.report(), recorder)
+    except BaseException:
+        if recorder is not None:
+            recorder.abort()
+        raise
     return int(result.exit_code)

@@ -564,8 +564,9 @@ def write_bundle(
     with staged_directory(
         target, force=force, on_before_commit=lambda d: _verify(plan, d)
     ) as stage:
+        root = os.path.realpath(stage)
         for rel, data in plan.files.items():
-            path = stage / rel
+            path = _inside(stage, root, rel)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             if rel in plan.executables:
@@ -578,6 +579,19 @@ def write_bundle(
         for d in sorted({p.parent for p in stage.rglob("*") if p.is_file()}):
             os.chmod(d, 0o755)
     return BundleWriteResult(out_dir=target, files=list(plan.files), warnings=list(plan.warnings))
+
+
+def _inside(stage: Path, root: str, rel: str) -> Path:
+    """``stage / rel``, refused unless it resolves inside the staged directory: whatever a
+    plan holds, nothing is written outside ``-o``."""
+    parts = rel.split("/")
+    bad = not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts)
+    path = stage / rel
+    if bad or os.path.commonpath([root, os.path.realpath(path)]) != root:
+        raise invalid(
+            f"bundle file {names.shown(rel)} would be written outside the output directory"
+        )
+    return path
 
 
 def _verify(plan: BundlePlan, stage: Path) -> None:

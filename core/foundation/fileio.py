@@ -134,44 +134,324 @@ def read_document(
         raise invalid(f'{description} file "{p}" is not valid UTF-8 text', str(exc)) from exc
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
-    """Write ``data`` to ``path`` through a temporary sibling and an atomic rename."""
-    target = Path(path)
-    if target.is_dir():
-        raise invalid(f'output path "{target}" is a directory, expected a file')
+# ------------------------------------------------------------------ output boundary
+_CAUSES: dict[int, str] = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EBUSY: "the path is busy (a mount point or in use)",
+    errno.EXDEV: "the path is on another file system (a mount point)",
+    errno.ENOTDIR: "a component of the path is not a directory",
+    errno.EISDIR: "the path is a directory",
+    errno.ENOENT: "a directory on the path does not exist",
+    errno.ENXIO: "no process is reading from it",
+    errno.EIO: "input/output error",
+    errno.ELOOP: "too many symbolic links",
+    errno.ENOTEMPTY: "the directory is not empty",
+    errno.EEXIST: "the path already exists",
+    errno.EINVAL: "the file system does not allow it",
+    errno.EMLINK: "too many links",
+    errno.ETXTBSY: "the file is busy",
+    errno.EFBIG: "the file is too large",
+    errno.EPIPE: "the reader went away",
+}
+
+
+class OutputError(AicrError, OSError):
+    """An OS error at the output boundary: one line naming the path and the cause, exit 2.
+
+    Also an ``OSError`` (same ``errno``), so in-process callers that handle OS errors keep
+    working."""
+
+    def __init__(self, path: str | os.PathLike[str], exc: OSError, what: str = "output") -> None:
+        AicrError.__init__(
+            self, ErrorCode.INVALID_REQUEST, f"cannot write {what} {_shown_path(path)}", _cause(exc)
+        )
+        self.errno = exc.errno
+        self.strerror = exc.strerror
+        self.filename = os.fspath(path)
+
+
+def _cause(exc: OSError) -> str:
+    cause = _CAUSES.get(exc.errno or 0, exc.strerror or str(exc))
+    name = errno.errorcode.get(exc.errno or 0, "")
+    return f"{cause} ({name})" if name else cause
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an OS error that reached the top: the path(s) it names and the cause."""
+    paths = [p for p in (exc.filename, exc.filename2) if p is not None]
+    where = " -> ".join(_shown_path(os.fsdecode(p)) for p in paths) or "a file operation"
+    return " ".join(f"{where}: {_cause(exc)}".split())
+
+
+def _shown_path(path: str | os.PathLike[str]) -> str:
+    from core.foundation.names import shown
+
+    return shown(os.fspath(path), 160)
+
+
+def output_error(path: str | os.PathLike[str], exc: OSError, what: str = "output") -> AicrError:
+    """The one-line error for ``exc`` at ``path`` (an ``AicrError`` passes through)."""
+    if isinstance(exc, AicrError):
+        return exc
+    return OutputError(path, exc, what)
+
+
+def _temp_prefix(name: str) -> str:
+    # Short enough that the temporary sibling of a name near NAME_MAX is still a valid name.
+    return f".{name[:40]}."
+
+
+def _check_file_target(path: str, what: str) -> os.stat_result | None:
+    """Refuse what can never be an output file, before anything is written."""
+    if path.endswith(("/", os.sep)) or os.path.basename(path) in ("", ".", ".."):
+        raise invalid(
+            f"{what} {_shown_path(path)} names a directory (a trailing slash, . or ..); "
+            "expected a file"
+        )
     try:
-        existing = os.stat(target)
-    except OSError:
-        existing = None
-    if existing is not None and not stat.S_ISREG(existing.st_mode):
-        # A device or FIFO (``-o /dev/null``, ``-o /dev/stdout``): renaming over it would
-        # replace the device node itself, so write straight into it.
-        with open(target, "wb") as handle:
-            handle.write(data)
-        return
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise invalid(f'output directory "{parent}" does not exist')
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        info = os.stat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise output_error(path, exc, what) from exc
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise invalid(f"{what} {_shown_path(path)} is a directory, expected a file")
+    if info is not None and not (
+        stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)
+    ):
+        raise invalid(f"{what} {_shown_path(path)} is not a regular file, FIFO or character device")
+    if info is None or stat.S_ISREG(info.st_mode):
+        parent = os.path.dirname(path) or "."
+        if not os.path.isdir(parent):
+            raise invalid(f"{what} directory {_shown_path(parent)} does not exist")
+    return info
+
+
+def _open_special(path: str, info: os.stat_result, what: str) -> int:
+    """Open a FIFO or character device for writing without ever blocking: a FIFO with no
+    reader is refused up front (``ENXIO``) instead of hanging."""
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and stat.S_ISFIFO(info.st_mode):
+            raise invalid(
+                f"{what} {_shown_path(path)} is a FIFO with no reader; start the reader first"
+            ) from exc
+        raise output_error(path, exc, what) from exc
+    if stat.S_ISFIFO(info.st_mode):
+        import fcntl
+
+        # A reader is there: from now on write normally (block while it catches up).
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+    return fd
+
+
+def _write_fd(fd: int, data: bytes, path: str, what: str) -> None:
+    view = memoryview(data)
+    try:
+        while view:
+            try:
+                n = os.write(fd, view)
+            except BlockingIOError:
+                time.sleep(0.001)
+                continue
+            view = view[n:]
+    except OSError as exc:
+        raise output_error(path, exc, what) from exc
+
+
+def _stage_file(path: str, data: bytes, mode: int, what: str) -> str:
+    """Write ``data`` to a new temporary sibling of ``path`` (fsynced); return its name."""
+    parent = os.path.dirname(path) or "."
+    name = os.path.basename(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(name), suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise output_error(path, exc, what) from exc
+    try:
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+        except OSError as exc:
+            raise output_error(path, exc, what) from exc
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return tmp
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, mode: int = 0o644) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+def atomic_write_bytes(
+    path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644, what: str = "output"
+) -> None:
+    """Write ``data`` to ``path`` through a temporary sibling and an atomic rename.
+
+    A FIFO or character device (``-o /dev/stdout``) is written straight into (renaming
+    over it would replace the node itself); every OS error is one line naming the path.
+    """
+    with OutputSet() as out:
+        out.add(path, data, mode=mode, what=what)
+        out.commit()
+
+
+def atomic_write_text(
+    path: str | os.PathLike[str], text: str, *, mode: int = 0o644, what: str = "output"
+) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, what=what)
+
+
+class OutputSet:
+    """The output files of one command, written all or nothing.
+
+    ``add`` checks the target and stages its bytes in a temporary sibling (or opens a FIFO
+    or device without blocking) before anything is replaced; ``commit`` renames every staged
+    file into place, keeping a hard link to each previous file until all are in, and on any
+    failure puts the previous files back, so a later output failing never leaves an earlier
+    one behind. Leaving the ``with`` block without ``commit`` removes everything staged.
+    """
+
+    def __init__(self) -> None:
+        self._files: list[tuple[str, str, str]] = []  # (target, staged temp, what)
+        self._special: list[tuple[str, int, bytes, str]] = []  # (target, fd, data, what)
+        self._done = False
+
+    def __enter__(self) -> OutputSet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.abort()
+
+    def add(
+        self, path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644, what: str = "output"
+    ) -> None:
+        p = os.fspath(path)
+        info = _check_file_target(p, what)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            self._special.append((p, _open_special(p, info, what), data, what))
+            return
+        self._files.append((p, _stage_file(p, data, mode, what), what))
+
+    def add_staged(self, path: str | os.PathLike[str], tmp: str, what: str = "output") -> None:
+        """A temporary sibling some writer already filled and fsynced (a recording)."""
+        p = os.fspath(path)
+        try:
+            _check_file_target(p, what)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        self._files.append((p, tmp, what))
+
+    def commit(self) -> None:
+        committed: list[tuple[str, str | None]] = []  # (target, link to the previous file)
+        try:
+            # One output alone needs no way back: its rename is the whole commit.
+            rollback = len(self._files) + len(self._special) > 1
+            for target, tmp, what in self._files:
+                backup = _keep_previous(target) if rollback else None
+                try:
+                    os.replace(tmp, target)
+                except BaseException as exc:
+                    if backup is not None:
+                        with contextlib.suppress(OSError):
+                            os.unlink(backup)
+                    if isinstance(exc, OSError):
+                        raise output_error(target, exc, what) from exc
+                    raise
+                committed.append((target, backup))
+            for target, fd, data, what in self._special:
+                _write_fd(fd, data, target, what)
+        except BaseException:
+            for target, backup in reversed(committed):
+                with contextlib.suppress(OSError):
+                    if backup is not None:
+                        os.replace(backup, target)
+                    else:
+                        os.unlink(target)
+            raise
+        finally:
+            self._done = True
+            self.abort()
+        for _, backup in committed:
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(backup)
+
+    def abort(self) -> None:
+        for _, tmp, _ in self._files:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        for _, fd, _, _ in self._special:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._files.clear()
+        self._special.clear()
+
+
+def _keep_previous(target: str) -> str | None:
+    """A hidden hard link to the file at ``target`` (None when there is none), so a later
+    failure can put it back."""
+    if not os.path.isfile(target) or os.path.islink(target):
+        return None
+    parent = os.path.dirname(target) or "."
+    for _ in range(8):
+        backup = os.path.join(
+            parent, f"{_temp_prefix(os.path.basename(target))}{os.urandom(4).hex()}.old"
+        )
+        try:
+            os.link(target, backup)
+            return backup
+        except FileExistsError:
+            continue
+        except OSError:
+            return None  # no hard links here: the commit still works, without rollback
+    return None
 
 
 def directory_is_empty(path: Path) -> bool:
     return not any(path.iterdir())
+
+
+def _check_dir_target(target: str | os.PathLike[str], force: bool) -> Path:
+    raw = os.fspath(target)
+    base = os.path.basename(raw.rstrip("/" + os.sep))
+    if base in ("", ".", "..") or raw in ("", "/"):
+        raise invalid(
+            f"output directory {_shown_path(raw)} must name the directory by its path, "
+            'not ".", ".." or "/"'
+        )
+    dest = Path(raw)
+    try:
+        if dest.is_symlink():
+            raise invalid(
+                f"output path {_shown_path(dest)} is a symlink; refusing to write through it"
+            )
+        if dest.exists() and not dest.is_dir():
+            raise invalid(f"output path {_shown_path(dest)} exists and is not a directory")
+        if dest.is_dir() and not force and not directory_is_empty(dest):
+            raise invalid(
+                f"output directory {_shown_path(dest)} is not empty; pass --force to replace it"
+            )
+    except OSError as exc:
+        raise output_error(dest, exc, "output directory") from exc
+    parent = dest.parent if str(dest.parent) else Path(".")
+    if not parent.is_dir():
+        raise invalid(f"output parent directory {_shown_path(parent)} does not exist")
+    if force and dest.is_dir() and os.path.ismount(dest):
+        raise invalid(
+            f"output directory {_shown_path(dest)} is a mount point; it cannot be replaced, "
+            "give a directory inside it"
+        )
+    return dest
 
 
 @contextlib.contextmanager
@@ -183,48 +463,56 @@ def staged_directory(
 ) -> Iterator[Path]:
     """Yield a temporary sibling directory; on success it replaces ``target`` atomically.
 
-    An existing non-empty ``target`` is refused unless ``force``. On any exception the
+    Without ``force`` the staged directory is renamed onto ``target`` with one
+    ``rename(2)``, which the kernel refuses when ``target`` is (by then) a non-empty
+    directory: the emptiness check and the swap are one atomic step, so a directory filled
+    by anything else meanwhile, or a concurrent run that got there first, is never
+    replaced. With ``force`` an existing directory is swapped out. On any exception the
     staged directory is removed and ``target`` is left exactly as it was.
     """
-    dest = Path(target)
-    if dest.exists() and not dest.is_dir():
-        raise invalid(f'output path "{dest}" exists and is not a directory')
-    if dest.is_symlink():
-        raise invalid(f'output path "{dest}" is a symlink; refusing to write through it')
-    if dest.is_dir() and not directory_is_empty(dest) and not force:
-        raise invalid(f'output directory "{dest}" is not empty; pass --force to replace it')
+    dest = _check_dir_target(target, force)
     parent = dest.parent if str(dest.parent) else Path(".")
-    if not parent.is_dir():
-        raise invalid(f'output parent directory "{parent}" does not exist')
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".staging", dir=parent))
     try:
-        yield staging
-        if on_before_commit is not None:
-            on_before_commit(staging)
-        os.chmod(staging, 0o755)
-        if dest.exists() and exchange_paths(staging, dest):
-            # One atomic swap: the target was the previous output up to this instant and is
-            # the new one after it, so even a kill leaves a complete directory in place.
-            shutil.rmtree(staging, ignore_errors=True)  # now holds the previous output
-        elif dest.exists():
-            # No atomic swap on this system: move the old output aside, then the new one in.
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=parent))
-            os.rmdir(old)
-            try:
-                os.replace(dest, old)
-            except FileNotFoundError as exc:  # a concurrent run moved it away first
-                raise _lost_race(dest) from exc
-            try:
-                _commit_staging(staging, dest)
-            except BaseException:
+        staging = Path(
+            tempfile.mkdtemp(prefix=_temp_prefix(dest.name), suffix=".staging", dir=parent)
+        )
+    except OSError as exc:
+        raise output_error(dest, exc, "output directory") from exc
+    try:
+        try:
+            yield staging
+            if on_before_commit is not None:
+                on_before_commit(staging)
+            os.chmod(staging, 0o755)
+            if not force:
+                _commit_staging(staging, dest, force=False)
+            elif dest.exists() and exchange_paths(staging, dest):
+                # One atomic swap: the target was the previous output up to this instant and
+                # is the new one after it, so even a kill leaves a complete directory in place.
+                shutil.rmtree(staging, ignore_errors=True)  # now holds the previous output
+            elif dest.exists():
+                # No atomic swap on this system: move the old output aside, then the new in.
+                old = Path(
+                    tempfile.mkdtemp(prefix=_temp_prefix(dest.name), suffix=".old", dir=parent)
+                )
+                os.rmdir(old)
                 try:
-                    os.replace(old, dest)
-                except OSError:  # a concurrent run's complete output holds the path now
-                    shutil.rmtree(old, ignore_errors=True)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            _commit_staging(staging, dest)
+                    os.replace(dest, old)
+                except FileNotFoundError as exc:  # a concurrent run moved it away first
+                    raise _lost_race(dest) from exc
+                try:
+                    _commit_staging(staging, dest, force=True)
+                except BaseException:
+                    try:
+                        os.replace(old, dest)
+                    except OSError:  # a concurrent run's complete output holds the path now
+                        shutil.rmtree(old, ignore_errors=True)
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                _commit_staging(staging, dest, force=True)
+        except OSError as exc:
+            raise output_error(dest, exc, "output directory") from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -263,16 +551,22 @@ def exchange_paths(a: Path, b: Path) -> bool:
 def _lost_race(dest: Path) -> AicrError:
     return AicrError(
         ErrorCode.CONFLICT,
-        f'output directory "{dest}" was written by another run at the same time; '
+        f"output directory {_shown_path(dest)} was written by another run at the same time; "
         "that run's output was kept and this one wrote nothing",
     )
 
 
-def _commit_staging(staging: Path, dest: Path) -> None:
+def _commit_staging(staging: Path, dest: Path, *, force: bool) -> None:
     try:
         os.replace(staging, dest)
     except OSError as exc:
-        # A concurrent run renamed its own complete directory into place first.
-        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
-            raise _lost_race(dest) from exc
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            if force:  # a concurrent run renamed its own complete directory into place first
+                raise _lost_race(dest) from exc
+            raise AicrError(
+                ErrorCode.CONFLICT,
+                f"output directory {_shown_path(dest)} was filled by something else while "
+                "this run wrote; it was kept and this run wrote nothing (pass --force to "
+                "replace it)",
+            ) from exc
         raise

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from core.foundation.errors import invalid
-from core.foundation.fileio import read_document
+from core.foundation.fileio import output_error, read_document
 from core.validation.events import Event, RunStarted, event_from_json
 from core.validation.stream import EventStream
 
@@ -34,26 +34,50 @@ class Recorder:
         parent = self.target.parent if str(self.target.parent) else Path(".")
         if not parent.is_dir():
             raise invalid(f'--record directory "{parent}" does not exist')
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp", dir=parent)
+        try:
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{self.target.name[:40]}.", suffix=".tmp", dir=parent
+            )
+        except OSError as exc:
+            raise output_error(self.target, exc, "--record file") from exc
         self._tmp = tmp
         self._fh: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
         self.count = 0
 
     def __call__(self, event: Event) -> None:
         if self._fh is not None:
-            self._fh.write(event.to_json())
-            self._fh.write("\n")
+            try:
+                self._fh.write(event.to_json())
+                self._fh.write("\n")
+            except OSError as exc:
+                raise output_error(self.target, exc, "--record file") from exc
             self.count += 1
 
     def commit(self) -> None:
         if self._fh is None:
             return
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
-        self._fh = None
-        os.chmod(self._tmp, 0o644)
-        os.replace(self._tmp, self.target)
+        self.staged()
+        try:
+            os.replace(self._tmp, self.target)
+        except OSError as exc:
+            self.abort()
+            raise output_error(self.target, exc, "--record file") from exc
+
+    def staged(self) -> str:
+        """Finish the temporary file (flushed, fsynced, closed) and return its path, for a
+        caller that renames it into place together with other outputs."""
+        if self._fh is not None:
+            try:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+                self._fh.close()
+                os.chmod(self._tmp, 0o644)
+            except OSError as exc:
+                self._fh = None
+                self.abort()
+                raise output_error(self.target, exc, "--record file") from exc
+            self._fh = None
+        return self._tmp
 
     def abort(self) -> None:
         if self._fh is not None:
