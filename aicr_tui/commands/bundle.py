@@ -18,7 +18,7 @@ from aicr_tui.commands._common import info, warn
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "bundle",
-        help="render a recipe into a deployable bundle (helm)",
+        help="render a recipe into a deployable bundle (helm, helmfile, argocd, argocd-helm, flux)",
         description=(
             "Render a recipe into NNN-<component>/ folders with values, manifests and "
             "install scripts, plus deploy.sh, undeploy.sh, README.md, recipe.yaml, "
@@ -94,11 +94,54 @@ def register(sub: Any) -> None:
         metavar="KEY=VALUE",
         help="label selector of workloads NodeWright must not interrupt (repeatable)",
     )
+    parser.add_argument(
+        "-d",
+        "--deployer",
+        default="helm",
+        metavar="NAME",
+        help="bundle layout: helm (default, deploy.sh), helmfile, argocd, argocd-helm or flux",
+    )
+    parser.add_argument(
+        "--repo",
+        default="",
+        metavar="URL",
+        help="repository the deployer syncs from: Git URL (argocd) or oci:// (flux)",
+    )
+    parser.add_argument(
+        "--app-name",
+        default=None,
+        metavar="NAME",
+        help="root Application / chart name (argocd, argocd-helm; DNS-1123; default aicr-stack)",
+    )
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="GitOps deployers: one folder at a time instead of by dependency tier",
+    )
+    parser.add_argument(
+        "--readiness-hooks",
+        action="store_true",
+        help="add a NNN-<component>-readiness folder that waits for its expected resources "
+        "(helm, argocd, argocd-helm)",
+    )
+    parser.add_argument(
+        "--flux-namespace",
+        default=None,
+        metavar="NS",
+        help="namespace of the Flux objects (flux only; default flux-system)",
+    )
+    parser.add_argument(
+        "--flux-oci-source-name",
+        default=None,
+        metavar="NAME",
+        help="name of the bundle's OCIRepository (flux only; default aicr-bundle)",
+    )
     parser.add_argument("--force", action="store_true", help="replace a non-empty output directory")
 
 
 def run(args: Any) -> int:
     from core.bundler import parse_overrides, plan_bundle, write_bundle
+    from core.bundler.deployers.config import deployer_config
     from core.bundler.tolerations import parse_selectors, parse_tolerations
     from core.documents.recipe_result import load_recipe
     from core.foundation.errors import invalid
@@ -111,6 +154,15 @@ def run(args: Any) -> int:
     overrides = parse_overrides(
         set_=args.set_, set_json=args.set_json, set_file=args.set_file, dynamic=args.dynamic
     )
+    deployer = deployer_config(
+        args.deployer,
+        repo=args.repo,
+        app_name=args.app_name,
+        serial=args.serial,
+        readiness_hooks=args.readiness_hooks,
+        flux_namespace=args.flux_namespace,
+        flux_oci_source_name=args.flux_oci_source_name,
+    )
     recipe = load_recipe(args.recipe)
     plan = plan_bundle(
         recipe,
@@ -120,6 +172,7 @@ def run(args: Any) -> int:
         workload_selector=workload,
         system_tolerations=system_tolerations,
         system_node_selector=system_selector,
+        deployer=deployer,
     )
     for warning in plan.warnings:
         warn(warning)
@@ -132,6 +185,7 @@ def run(args: Any) -> int:
     result = write_bundle(plan, Path(args.output), force=args.force)
     info(
         f"wrote {len(result.files)} files to {result.out_dir} "
-        f"({len(plan.components)} components); run {result.out_dir}/deploy.sh to deploy"
+        f"({len(plan.components)} components, {plan.deployer} deployer); "
+        f"start from {result.out_dir}/{plan.entrypoint} (see its README.md)"
     )
     return 0

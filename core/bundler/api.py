@@ -25,6 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.bundler import checks, lock, policy, render
+from core.bundler.deployers.common import DeployContext, render_deployer
+from core.bundler.deployers.config import (
+    DeployerConfig,
+    split_deployer_options,
+    with_options,
+)
 from core.bundler.model import (
     BlockingError,
     BundlePlan,
@@ -68,17 +74,27 @@ def plan_bundle(
     system_tolerations: list[Toleration] | None = None,
     system_node_selector: dict[str, str] | None = None,
     catalog: Catalog | None = None,
+    deployer: DeployerConfig | None = None,
 ) -> BundlePlan:
     """Plan a bundle in memory.
 
     A toleration list of ``None`` (flag absent) injects upstream's default, the single
     wildcard ``{operator: Exists}``, for the accelerated and the system paths alike.
+    ``deployer`` (from :func:`~core.bundler.deployers.config.deployer_config`) picks the
+    layout; ``--set deployer:<key>=<value>`` entries are taken out of ``overrides`` here.
     """
     if catalog is None:
         from core.recipe.catalog import load_catalog
 
         catalog = load_catalog()
-    overrides = overrides or BundleOverrides()
+    overrides, options = split_deployer_options(overrides or BundleOverrides())
+    config = with_options(deployer or DeployerConfig(), options)
+    if config.name == "argocd" and overrides.dynamic:
+        first = overrides.dynamic[0]
+        raise invalid(
+            f"{first.display()}: --dynamic is not supported with --deployer argocd (Argo CD "
+            "has no install-time values file); use --deployer argocd-helm"
+        )
     if not recipe.componentRefs:
         raise invalid("recipe has no componentRefs; nothing to bundle")
     declared = {ref.name: ref for ref in recipe.componentRefs}
@@ -115,6 +131,7 @@ def plan_bundle(
         system_tolerations=[t.to_values() for t in (system_tolerations or [WILDCARD])],
         system_selector=dict(system_node_selector or {}),
     )
+    state.warnings.extend(config.warnings)
     policy.apply_override_policy(state)
 
     from core.recipe.values import resolve_component_values
@@ -143,7 +160,7 @@ def plan_bundle(
             "gpu-operator is left out while the recipe records gpuDriverState: absent; "
             "nothing will install a GPU driver on these nodes"
         )
-    return _render(state)
+    return _render(state, config)
 
 
 class _ApplyError(Exception):
@@ -392,7 +409,7 @@ def _check_required_selectors(state: BundleState) -> None:
 
 
 # ---------------------------------------------------------------------------- render
-def _render(state: BundleState) -> BundlePlan:
+def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
     from core.documents.recipe_result import render_recipe
     from core.recipe.values import copy_tree
 
@@ -447,6 +464,8 @@ def _render(state: BundleState) -> BundlePlan:
                 values=written,
                 cluster_values=cluster,
                 manifests=manifests,
+                dependencies=[d for d in ref.dependencyRefs if d in state.rendered],
+                expected_resources=[dict(r) for r in ref.expectedResources],
             )
         )
     warnings = list(state.warnings)
@@ -463,24 +482,31 @@ def _render(state: BundleState) -> BundlePlan:
     )
     recipe_bytes = _recipe_text(effective, render_recipe).encode("utf-8")
 
-    files: dict[str, bytes] = {}
-    executables = {"deploy.sh", "undeploy.sh"}
+    profile = state.recipe.metadata.selectedProfile
+    out = render_deployer(
+        DeployContext(
+            components=components,
+            config=config,
+            locks=lock.effective_lock_set(state),
+            recipe_version=state.recipe.metadata.version or "",
+        ),
+        profile=(profile.name, profile.value) if profile is not None else None,
+    )
     for comp in components:
-        files[f"{comp.folder}/values.yaml"] = render.values_yaml(comp.values).encode()
-        if comp.cluster_values is not None:
-            files[f"{comp.folder}/cluster-values.yaml"] = render.cluster_values_yaml(
-                comp.cluster_values
-            ).encode()
-        for mname, body in comp.manifests.items():
-            files[f"{comp.folder}/manifests/{mname}"] = body.encode()
-        files[f"{comp.folder}/install.sh"] = render.install_sh(comp).encode()
-        executables.add(f"{comp.folder}/install.sh")
-    files["deploy.sh"] = render.deploy_sh(components).encode()
-    files["undeploy.sh"] = render.undeploy_sh(components).encode()
+        comp.folder = out.folders.get(comp.name, comp.folder)
+    files: dict[str, bytes] = dict(out.files)
     files["recipe.yaml"] = recipe_bytes
-    files["README.md"] = render.readme(state, components, warnings, notes).encode()
+    files["README.md"] = render.readme(
+        state, components, warnings, notes, deployer=config.name, deploy_text=out.deploy_text
+    ).encode()
     files["bundle-info.yaml"] = render.bundle_info(
-        state, components, recipe_bytes, _settings(state)
+        state,
+        components,
+        recipe_bytes,
+        {**_settings(state), **config.settings()},
+        deployer=config.name,
+        entrypoint=config.entrypoint,
+        releases=out.releases,
     ).encode()
     files["checksums.txt"] = render.checksums(files).encode()
     return BundlePlan(
@@ -490,8 +516,10 @@ def _render(state: BundleState) -> BundlePlan:
         notes=notes,
         errors=list(state.errors),
         files=dict(sorted(files.items())),
-        executables=frozenset(executables),
+        executables=frozenset(out.executables),
         skipped=dict(state.skipped),
+        deployer=config.name,
+        entrypoint=config.entrypoint,
     )
 
 

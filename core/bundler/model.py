@@ -45,6 +45,10 @@ class ComponentPlan:
     cluster_values: dict[str, Any] | None
     manifests: dict[str, str]
     """Rendered manifest file name -> YAML text (empty when gated out)."""
+    dependencies: list[str] = field(default_factory=list)
+    """Rendered components this one depends on (edges to skipped ones pruned)."""
+    expected_resources: list[dict[str, Any]] = field(default_factory=list)
+    """The recipe's ``expectedResources`` (kind, name, namespace) for readiness hooks."""
 
     @property
     def has_chart(self) -> bool:
@@ -61,6 +65,8 @@ class BundlePlan:
     files: dict[str, bytes]
     executables: frozenset[str]
     skipped: dict[str, str] = field(default_factory=dict)
+    deployer: str = "helm"
+    entrypoint: str = "deploy.sh"
 
     @property
     def ok(self) -> bool:

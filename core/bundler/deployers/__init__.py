@@ -1,0 +1,1 @@
+"""Deployers: bundle layouts for helm, helmfile, Argo CD, Argo CD + Helm and Flux."""

@@ -1,0 +1,103 @@
+"""``--deployer argocd``: ``app-of-apps.yaml`` plus one ``application.yaml`` per folder.
+
+The bundle is pushed to a Git repository (``--repo``); the root Application syncs every
+``*/application.yaml`` in it. An upstream chart's Application has two sources, the chart
+(pinned repository and version) and the bundle repository as ``$values`` for the folder's
+``values.yaml``; local charts (raw manifests, manifest-only components, readiness hooks)
+are one Git source at their folder. ``argocd.argoproj.io/sync-wave`` is the unit's
+dependency tier (its position with ``--serial``). ``--dynamic`` is refused: Argo CD has no
+install-time values file, use ``--deployer argocd-helm``. ``--set deployer:<key>=<value>``
+sets the project, the Applications' namespace, the target revision and the destination.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.bundler.deployers.common import DeployContext, DeployOutput, release_entry, unit_files
+from core.bundler.deployers.config import REPO_PLACEHOLDER, DeployerConfig
+from core.bundler.deployers.layout import Unit, build_units
+from core.bundler.deployers.skeletons import load_document
+
+
+def render(ctx: DeployContext) -> DeployOutput:
+    from core.yamlio import dump_yaml
+
+    cfg = ctx.config
+    out = DeployOutput()
+    units = build_units(ctx.components, cfg)
+    repo = cfg.repo or REPO_PLACEHOLDER
+    root = load_document("argocd/app-of-apps.yaml")
+    root["metadata"].update(name=cfg.app_name, namespace=cfg.option("namespace"))
+    spec = root["spec"]
+    spec["project"] = cfg.option("project")
+    spec["source"].update(repoURL=repo, targetRevision=cfg.option("targetRevision"))
+    spec["destination"].update(
+        server=cfg.option("destinationServer"), namespace=cfg.option("namespace")
+    )
+    out.put("app-of-apps.yaml", dump_yaml(root))
+    for unit in units:
+        unit_files(out, unit, "argocd")
+        out.put(f"{unit.folder}/application.yaml", dump_yaml(application(unit, cfg, repo)))
+        out.releases.append(release_entry(unit))
+        if unit.kind in ("upstream", "local"):
+            out.folders[unit.component.name] = unit.folder
+    out.deploy_text = deploy_text(cfg, "app-of-apps.yaml")
+    return out
+
+
+def application(unit: Unit, cfg: DeployerConfig, repo: str) -> dict[str, Any]:
+    comp = unit.component
+    app = load_document("argocd/application.yaml")
+    app["metadata"].update(name=unit.name, namespace=cfg.option("namespace"))
+    app["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] = str(unit.tier)
+    spec = app["spec"]
+    spec["project"] = cfg.option("project")
+    spec["destination"].update(server=cfg.option("destinationServer"), namespace=unit.namespace)
+    revision = cfg.option("targetRevision")
+    if unit.kind == "upstream":
+        chart_repo = comp.source.rstrip("/")
+        if chart_repo.startswith("oci://"):
+            chart_repo = chart_repo[len("oci://") :]
+        spec["sources"] = [
+            {
+                "repoURL": chart_repo,
+                "chart": comp.chart or comp.name,
+                "targetRevision": comp.version,
+                "helm": {
+                    "releaseName": unit.name,
+                    "valueFiles": [f"$values/{unit.folder}/values.yaml"],
+                },
+            },
+            {"repoURL": repo, "targetRevision": revision, "ref": "values"},
+        ]
+    else:
+        spec["source"] = {
+            "repoURL": repo,
+            "targetRevision": revision,
+            "path": unit.folder,
+            "helm": {"releaseName": unit.name, "valueFiles": ["values.yaml"]},
+        }
+    return app
+
+
+def deploy_text(cfg: DeployerConfig, root: str) -> str:
+    repo = (
+        f"`{cfg.repo}`"
+        if cfg.repo
+        else f"the Git repository you push it to (not given: `{root}` and every "
+        f"`application.yaml` say `{REPO_PLACEHOLDER}`; regenerate with `--repo`)"
+    )
+    return (
+        "```sh\nsha256sum -c checksums.txt        # verify the bundle\n"
+        "git add . && git commit && git push   # to the repository below\n"
+        f"kubectl apply -n {cfg.option('namespace')} -f {root}\n```\n\n"
+        f"Argo CD syncs the bundle from {repo} at revision `{cfg.option('targetRevision')}`: "
+        f"`{root}` (Application `{cfg.app_name}`) creates one Application per "
+        "`NNN-<folder>/application.yaml`, ordered by `argocd.argoproj.io/sync-wave` (the "
+        "dependency tier"
+        + (", one folder per wave with `--serial`" if cfg.serial else "")
+        + "). Waves between Applications only hold when Argo CD assesses Application health "
+        "(the `resource.customizations.health.argoproj.io_Application` check in `argocd-cm`). "
+        'Charts in OCI registries need an Argo CD repository secret with `enableOCI: "true"`.\n'
+    )

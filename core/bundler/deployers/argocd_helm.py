@@ -1,0 +1,181 @@
+"""``--deployer argocd-helm``: the bundle is one Helm chart of Argo CD Applications.
+
+Root: ``Chart.yaml`` (named ``--app-name``), ``values.yaml``, ``values.schema.json``,
+``templates/`` (the Applications, the raw manifests, the lock guard) and ``static/`` (each
+folder's static values and manifests, ``units.json`` with the order and tiers,
+``locks.json`` with the profile-owned paths). Install-time values go under
+``components.<name>.values`` and are merged over the static ones; ``--dynamic`` paths are
+seeded there. ``templates/lock-guard.yaml`` fails the render when an install-time value
+intersects a profile-owned path, so the lock holds after the bundle leaves the bundler.
+``--repo`` is ignored (the chart carries everything); push it as an OCI Helm chart or
+install it from the directory.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.bundler.deployers.common import DeployContext, DeployOutput
+from core.bundler.deployers.layout import Unit, build_units, chart_yaml, readiness_manifests
+from core.bundler.deployers.skeletons import text
+
+TEMPLATES = ("applications.yaml", "manifests.yaml", "lock-guard.yaml", "NOTES.txt")
+WAVE = "argocd.argoproj.io/sync-wave"
+LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+
+def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> DeployOutput:
+    from core.bundler import render as r
+    from core.yamlio import dump_yaml
+
+    cfg = ctx.config
+    out = DeployOutput()
+    units = build_units(ctx.components, cfg)
+    listed: list[dict[str, Any]] = []
+    components: dict[str, Any] = {}
+    for unit in units:
+        comp = unit.component
+        entry: dict[str, Any] = {
+            "name": unit.name,
+            "component": comp.name,
+            "kind": unit.kind,
+            "folder": unit.folder,
+            "tier": unit.tier,
+            "namespace": unit.namespace,
+        }
+        base = f"static/{unit.folder}"
+        if unit.kind == "upstream":
+            repo = comp.source.rstrip("/")
+            entry.update(
+                repoURL=repo[len("oci://") :] if repo.startswith("oci://") else repo,
+                chart=comp.chart or comp.name,
+                version=comp.version,
+            )
+            out.put(f"{base}/values.yaml", r.values_yaml(comp.values))
+            out.folders[comp.name] = base
+        else:
+            files = _static_manifests(out, unit, base)
+            entry["files"] = files
+            if unit.kind == "local":
+                out.put(f"{base}/values.yaml", r.values_yaml(comp.values))
+                out.folders[comp.name] = base
+        listed.append(entry)
+        seeded = components.setdefault(comp.name, {"enabled": True, "values": {}})
+        if comp.cluster_values:
+            seeded["values"] = comp.cluster_values
+        release: dict[str, Any] = {
+            "component": comp.name,
+            "name": unit.name,
+            "namespace": unit.namespace,
+            "path": base,
+        }
+        if unit.kind != "upstream":
+            release["manifest"] = [f"{base}/{f}" for f in entry["files"]]
+        out.releases.append(release)
+    locks = {c: sorted(p) for c, p in sorted(ctx.locks.items()) if c in components and p}
+    name, value = profile or ("", "")
+    out.put("static/units.json", json.dumps({"units": listed}, indent=2) + "\n")
+    out.put(
+        "static/locks.json",
+        json.dumps(
+            {"name": name, "profile": f"{name}={value}" if name else "", "paths": locks}, indent=2
+        )
+        + "\n",
+    )
+    chart = chart_yaml(cfg.app_name, "AICR bundle as Argo CD Applications", ctx.recipe_version)
+    out.put("Chart.yaml", dump_yaml(chart))
+    values = {
+        "argocd": {
+            "namespace": cfg.option("namespace"),
+            "project": cfg.option("project"),
+            "destinationServer": cfg.option("destinationServer"),
+        },
+        "components": components,
+    }
+    out.put("values.yaml", dump_yaml(values))
+    out.put("values.schema.json", json.dumps(schema(components), indent=2) + "\n")
+    for tname in TEMPLATES:
+        out.put(f"templates/{tname}", text(f"argocd-helm/{tname}"))
+    out.deploy_text = (
+        "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
+        f"helm lint .                  # values.schema.json and the lock guard\n"
+        f"helm upgrade --install {cfg.app_name} . --namespace {cfg.option('namespace')}\n```\n\n"
+        "The root chart renders one Argo CD Application per upstream chart and the raw "
+        "manifests, all ordered by `argocd.argoproj.io/sync-wave` (the dependency tier"
+        + (", one folder per wave with `--serial`" if cfg.serial else "")
+        + "). Install-time values go under `components.<name>.values` (merged over the "
+        "bundle's values; `--dynamic` paths are seeded there); `values.schema.json` checks "
+        "their shape and `templates/lock-guard.yaml` refuses any that touch a profile-owned "
+        "path. Push the chart to an OCI registry (`helm package . && helm push`) to sync it "
+        "from an Argo CD Application instead. Waves between Applications only hold when Argo "
+        "CD assesses Application health.\n"
+    )
+    return out
+
+
+def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
+    from core.bundler.templates import parse_manifest_documents
+    from core.yamlio import dump_yaml
+
+    comp = unit.component
+    sources: dict[str, str]
+    if unit.kind == "readiness":
+        sources = {"readiness.yaml": readiness_manifests(unit, "argocd-helm")}
+    else:
+        sources = dict(comp.manifests)
+    files = []
+    for fname in sorted(sources):
+        docs = parse_manifest_documents(sources[fname], f"{comp.name}/{fname}")
+        annotated = []
+        for doc in docs:
+            from core.values import copy_tree
+
+            doc = copy_tree(doc)
+            meta = doc.setdefault("metadata", {})
+            notes = meta.get("annotations") or {}
+            meta["annotations"] = {**notes, WAVE: str(unit.tier)}
+            annotated.append(dump_yaml(doc))
+        out.put(f"{base}/{fname}", "---\n".join(annotated))
+        files.append(fname)
+    return files
+
+
+def schema(components: dict[str, Any]) -> dict[str, Any]:
+    """``values.schema.json``: the shape of the root chart's values."""
+    component = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "enabled": {"type": "boolean", "description": "false leaves the component out"},
+            "values": {
+                "type": "object",
+                "description": "install-time values merged over the bundle's values",
+            },
+        },
+    }
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "AICR bundle (argocd-helm) values",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["argocd", "components"],
+        "properties": {
+            "global": {"type": "object"},
+            "argocd": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["namespace", "project", "destinationServer"],
+                "properties": {
+                    "namespace": {"type": "string", "pattern": LABEL, "maxLength": 63},
+                    "project": {"type": "string", "minLength": 1},
+                    "destinationServer": {"type": "string", "minLength": 1},
+                },
+            },
+            "components": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {name: component for name in components},
+            },
+        },
+    }

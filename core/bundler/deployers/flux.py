@@ -1,0 +1,184 @@
+"""``--deployer flux``: Flux sources, HelmReleases and Kustomizations.
+
+Layout: ``kustomization.yaml`` (the entrypoint, a kustomize file listing ``sources/``),
+``sources/`` (the bundle's own OCIRepository ``--flux-oci-source-name``, one HelmRepository
+or OCIRepository per chart source, and ``kustomizations.yaml`` with one Flux Kustomization
+per folder), and bare ``<component>/`` folders: ``helmrelease.yaml`` with a kustomize file
+that turns ``values.yaml`` (and ``cluster-values.yaml`` for ``--dynamic``) into the
+ConfigMaps the HelmRelease reads, and ``manifests/`` for raw manifests (their own
+Kustomization, after the chart). Every object lives in ``--flux-namespace``; each
+Kustomization waits for what it applied and ``dependsOn`` the components it depends on (the
+previous folder with ``--serial``). Push the bundle with ``flux push artifact`` to ``--repo``
+(an ``oci://`` URL) and apply the root ``kustomization.yaml`` once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.bundler.deployers.common import DeployContext, DeployOutput, values_text
+from core.bundler.deployers.config import OCI_PLACEHOLDER, DeployerConfig
+from core.bundler.deployers.layout import Unit, build_units, repository_name
+from core.bundler.deployers.skeletons import load_document
+
+HELM_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
+KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
+
+
+def render(ctx: DeployContext) -> DeployOutput:
+    from core.bundler import render as r
+    from core.yamlio import dump_yaml
+
+    cfg = ctx.config
+    ns = cfg.flux_namespace
+    out = DeployOutput()
+    units = build_units(ctx.components, cfg, numbered=False)
+    sources: dict[str, dict[str, Any]] = {}
+    bundle = load_document("flux/ocirepository.yaml")
+    bundle["metadata"].update(name=cfg.flux_oci_source_name, namespace=ns)
+    bundle["spec"]["url"] = cfg.repo or OCI_PLACEHOLDER
+    sources[f"sources/{cfg.flux_oci_source_name}.yaml"] = bundle
+    kustomizations: list[dict[str, Any]] = []
+    for unit in units:
+        comp = unit.component
+        folder = comp.name
+        if unit.kind == "upstream":
+            out.folders[comp.name] = folder
+            out.put(f"{folder}/values.yaml", values_text(comp.values))
+            if comp.cluster_values is not None:
+                out.put(f"{folder}/cluster-values.yaml", r.cluster_values_yaml(comp.cluster_values))
+            release = _helmrelease(unit, cfg, sources)
+            out.put(f"{folder}/helmrelease.yaml", dump_yaml(release))
+            out.put(f"{folder}/kustomization.yaml", dump_yaml(_kustomize_file(unit, ns)))
+            path = f"./{folder}"
+            entry: dict[str, Any] = {"path": folder}
+        else:
+            if unit.kind == "local":
+                out.folders[comp.name] = folder
+                out.put(f"{folder}/values.yaml", values_text(comp.values))
+                namespace = {
+                    "apiVersion": "v1",
+                    "kind": "Namespace",
+                    "metadata": {"name": comp.namespace, "annotations": dict(PRUNE_DISABLED)},
+                }
+                out.put(f"{folder}/manifests/namespace.yaml", dump_yaml(namespace))
+            for mname in sorted(comp.manifests):
+                out.put(f"{folder}/manifests/{mname}", comp.manifests[mname])
+            path = f"./{folder}/manifests"
+            entry = {
+                "path": f"{folder}/manifests",
+                "manifest": [f"{folder}/manifests/{m}" for m in sorted(comp.manifests)],
+            }
+        kustomizations.append(_flux_kustomization(unit, cfg, path))
+        out.releases.append(
+            {"component": comp.name, "name": unit.name, "namespace": comp.namespace, **entry}
+        )
+    for rel, doc in sources.items():
+        out.put(rel, dump_yaml(doc))
+    out.put("sources/kustomizations.yaml", "---\n".join(dump_yaml(k) for k in kustomizations))
+    root = {
+        "apiVersion": KUSTOMIZE,
+        "kind": "Kustomization",
+        "resources": sorted([*sources, "sources/kustomizations.yaml"]),
+    }
+    out.put("kustomization.yaml", dump_yaml(root))
+    out.deploy_text = deploy_text(cfg)
+    return out
+
+
+def _helmrelease(
+    unit: Unit, cfg: DeployerConfig, sources: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    comp = unit.component
+    ns = cfg.flux_namespace
+    hr = load_document("flux/helmrelease.yaml")
+    hr["metadata"].update(name=unit.name, namespace=ns)
+    spec = hr["spec"]
+    spec.update(
+        releaseName=unit.name, targetNamespace=comp.namespace, storageNamespace=comp.namespace
+    )
+    chart = comp.chart or comp.name
+    url = comp.source.rstrip("/")
+    if url.startswith("oci://"):
+        name = f"{unit.name}-chart"
+        src = load_document("flux/ocirepository.yaml")
+        src["metadata"].update(name=name, namespace=ns)
+        src["spec"]["url"] = f"{url}/{chart}"
+        src["spec"]["ref"] = {"tag": comp.version}
+        src["spec"]["layerSelector"] = {"mediaType": HELM_LAYER, "operation": "copy"}
+        sources[f"sources/{name}.yaml"] = src
+        spec["chartRef"] = {"kind": "OCIRepository", "name": name, "namespace": ns}
+    else:
+        name = repository_name(url)
+        src = load_document("flux/helmrepository.yaml")
+        src["metadata"].update(name=name, namespace=ns)
+        src["spec"]["url"] = url
+        sources[f"sources/{name}.yaml"] = src
+        spec["chart"] = {
+            "spec": {
+                "chart": chart,
+                "version": comp.version,
+                "sourceRef": {"kind": "HelmRepository", "name": name, "namespace": ns},
+                "interval": "1h",
+            }
+        }
+    spec["valuesFrom"] = [
+        {"kind": "ConfigMap", "name": f"{unit.name}-values", "valuesKey": "values.yaml"}
+    ]
+    if comp.cluster_values is not None:
+        spec["valuesFrom"].append(
+            {"kind": "ConfigMap", "name": f"{unit.name}-values", "valuesKey": "cluster-values.yaml"}
+        )
+    return hr
+
+
+def _kustomize_file(unit: Unit, ns: str) -> dict[str, Any]:
+    files = ["values.yaml"]
+    if unit.component.cluster_values is not None:
+        files.append("cluster-values.yaml")
+    return {
+        "apiVersion": KUSTOMIZE,
+        "kind": "Kustomization",
+        "resources": ["helmrelease.yaml"],
+        "configMapGenerator": [
+            {
+                "name": f"{unit.name}-values",
+                "namespace": ns,
+                "files": files,
+                "options": {"disableNameSuffixHash": True},
+            }
+        ],
+    }
+
+
+def _flux_kustomization(unit: Unit, cfg: DeployerConfig, path: str) -> dict[str, Any]:
+    ks = load_document("flux/kustomization.yaml")
+    ks["metadata"].update(name=unit.name, namespace=cfg.flux_namespace)
+    spec = ks["spec"]
+    spec["path"] = path
+    spec["sourceRef"]["name"] = cfg.flux_oci_source_name
+    if unit.deps:
+        spec["dependsOn"] = [{"name": d} for d in unit.deps]
+    return ks
+
+
+def deploy_text(cfg: DeployerConfig) -> str:
+    repo = cfg.repo or OCI_PLACEHOLDER
+    missing = (
+        ""
+        if cfg.repo
+        else f" (`--repo` was not given: `sources/{cfg.flux_oci_source_name}.yaml` says "
+        f"`{OCI_PLACEHOLDER}`; regenerate with `--repo oci://…`)"
+    )
+    return (
+        "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
+        f"flux push artifact {repo}:latest --path=. --source=aicr-bundle --revision=bundle\n"
+        "kubectl apply -k .            # sources and Kustomizations, once\n```\n\n"
+        f"Flux pulls the bundle from the OCIRepository `{cfg.flux_oci_source_name}` in "
+        f"`{cfg.flux_namespace}`{missing}. One Flux Kustomization per folder applies it and "
+        "waits for it to become ready; `dependsOn` follows the recipe's dependencies"
+        + (" (with `--serial`, each folder waits for the previous one)" if cfg.serial else "")
+        + ". Each chart is a HelmRelease whose values come from the folder's `values.yaml` "
+        "(and `cluster-values.yaml`) through a generated ConfigMap.\n"
+    )
