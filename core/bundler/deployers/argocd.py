@@ -21,7 +21,7 @@ from core.bundler.deployers.skeletons import load_document
 
 
 def render(ctx: DeployContext) -> DeployOutput:
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     cfg = ctx.config
     out = DeployOutput()

@@ -27,7 +27,7 @@ LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> DeployOutput:
     from core.bundler import render as r
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     cfg = ctx.config
     out = DeployOutput()
@@ -116,7 +116,7 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
 
 def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
     from core.bundler.templates import parse_manifest_documents
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     comp = unit.component
     sources: dict[str, str]
@@ -129,7 +129,7 @@ def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
         docs = parse_manifest_documents(sources[fname], f"{comp.name}/{fname}")
         annotated = []
         for doc in docs:
-            from core.values import copy_tree
+            from core.recipe.values import copy_tree
 
             doc = copy_tree(doc)
             meta = doc.setdefault("metadata", {})

@@ -65,7 +65,7 @@ def unit_files(out: DeployOutput, unit: Unit, deployer: str, *, prefix: str = ""
 
 def local_chart(out: DeployOutput, unit: Unit, deployer: str, base: str) -> None:
     from core.bundler import render
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     comp = unit.component
     what = {

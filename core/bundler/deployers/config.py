@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 
 if TYPE_CHECKING:
     from core.bundler.overrides import BundleOverrides

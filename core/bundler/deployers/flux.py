@@ -28,7 +28,7 @@ KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
 
 def render(ctx: DeployContext) -> DeployOutput:
     from core.bundler import render as r
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     cfg = ctx.config
     ns = cfg.flux_namespace

@@ -20,7 +20,7 @@ TIMEOUT_SECONDS = 1200
 
 
 def render(ctx: DeployContext) -> DeployOutput:
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     out = DeployOutput()
     units = build_units(ctx.components, ctx.config)

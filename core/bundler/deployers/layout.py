@@ -167,7 +167,7 @@ def readiness_manifests(unit: Unit, deployer: str) -> str:
     Application Progressing, so the next sync wave waits), replaced on every sync.
     """
     from core.bundler.deployers.skeletons import load_documents
-    from core.yamlio import dump_yaml
+    from core.foundation.yamlio import dump_yaml
 
     comp = unit.component
     targets = [
@@ -218,6 +218,6 @@ def readiness_manifests(unit: Unit, deployer: str) -> str:
 
 
 def _copy(value: Any) -> Any:
-    from core.values import copy_tree
+    from core.recipe.values import copy_tree
 
     return copy_tree(value)

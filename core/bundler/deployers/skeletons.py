@@ -21,7 +21,7 @@ def text(name: str) -> str:
 
 def load_documents(name: str) -> list[dict[str, Any]]:
     """Fresh (independent) copies of every document in one skeleton file."""
-    from core.yamlio import load_yaml_plain
+    from core.foundation.yamlio import load_yaml_plain
 
     docs = [d for d in _split(text(name)) if d.strip()]
     return [load_yaml_plain(d, f"template {name}") for d in docs]
