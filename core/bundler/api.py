@@ -497,7 +497,14 @@ def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
     files: dict[str, bytes] = dict(out.files)
     files["recipe.yaml"] = recipe_bytes
     files["README.md"] = render.readme(
-        state, components, warnings, notes, deployer=config.name, deploy_text=out.deploy_text
+        state,
+        components,
+        warnings,
+        notes,
+        deployer=config.name,
+        deploy_text=out.deploy_text
+        if config.name == "helm"
+        else f"Entry point: `{config.entrypoint}`.\n\n{out.deploy_text}",
     ).encode()
     files["bundle-info.yaml"] = render.bundle_info(
         state,

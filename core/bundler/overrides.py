@@ -150,10 +150,10 @@ def _split(kind: OverrideKind, entry: str) -> tuple[str, str, str | None]:
         raise invalid(f"{flag} {entry!r}: the value path after ':' is empty")
     if kind != "dynamic" and value == "":
         raise invalid(f"{flag} {entry!r}: the value after '=' is empty")
-    if key == "deployer":
+    if key == "deployer" and kind != "set":
         raise invalid(
-            f"{flag} {entry!r}: deployer options apply only to the argocd deployers; "
-            "this tool writes helm bundles"
+            f"{flag} {entry!r}: deployer options (argocd, argocd-helm) take plain "
+            "--set deployer:<key>=<value>, never typed (--set-json/--set-file) or --dynamic values"
         )
     validate_path(path, flag, entry)
     return key, path, value

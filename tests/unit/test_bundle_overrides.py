@@ -76,7 +76,8 @@ def test_set_splits_at_first_colon_and_equals() -> None:
         ({"set_": ["gpuoperator:=1"]}, "the value path after ':' is empty"),
         ({"set_": ["gpuoperator:driver..enabled=1"]}, "path segment ''"),
         ({"set_": ["gpuoperator:driver._x=1"]}, "path segment '_x'"),
-        ({"set_": ["deployer:appName=x"]}, "argocd"),
+        ({"set_json": ['deployer:appName="x"']}, "argocd"),
+        ({"dynamic": ["deployer:appName"]}, "never typed"),
         (
             {"set_json": ["gpuoperator:driver={bad"]},
             "--set-json 'gpuoperator:driver={bad': the value is not valid JSON",

@@ -214,6 +214,7 @@ def readiness_manifests(unit: Unit, deployer: str) -> str:
         ]
         containers.append(c)
     spec["containers"] = containers
+    docs.append(job)
     return "---\n".join(dump_yaml(d) for d in docs)
 
 

@@ -1,0 +1,138 @@
+"""Validators for generated bundles: the vendored Argo CD / Flux CRD schemas, Kubernetes 1.34
+schemas for core objects, and structural checks of kustomize files (no cluster needed).
+
+The CRDs are upstream's own (tests/data/crds/PROVENANCE.txt); each document of a CRD kind
+is validated against the openAPIV3Schema of the served version its apiVersion names.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate
+import yaml
+
+CRDS = Path(__file__).resolve().parents[1] / "data" / "crds"
+K8S_VERSION = "1.34.0"
+KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
+SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# Custom resources of the catalog's own operators (checked by their own tests).
+FOREIGN_GROUPS = ("skyhook.nvidia.com/",)
+
+
+@cache
+def crd_validators() -> dict[tuple[str, str], jsonschema.protocols.Validator]:
+    out: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+    for path in sorted(CRDS.glob("*.yaml")):
+        crd = yaml.safe_load(path.read_text())
+        group = crd["spec"]["group"]
+        kind = crd["spec"]["names"]["kind"]
+        for version in crd["spec"]["versions"]:
+            if not version.get("served"):
+                continue
+            schema = version["schema"]["openAPIV3Schema"]
+            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+            out[(f"{group}/{version['name']}", kind)] = cls(schema)
+    return out
+
+
+def crd_kinds() -> set[tuple[str, str]]:
+    return set(crd_validators())
+
+
+def validate_document(doc: dict[str, Any], where: str) -> str:
+    """Validate one object; returns how ("crd", "kubernetes", "kustomize", "foreign")."""
+    assert isinstance(doc, dict), where
+    api, kind = doc.get("apiVersion"), doc.get("kind")
+    assert isinstance(api, str) and isinstance(kind, str), f"{where}: no apiVersion/kind"
+    if api == KUSTOMIZE:
+        return "kustomize"
+    name = doc.get("metadata", {}).get("name", "")
+    assert isinstance(name, str) and SUBDOMAIN.match(name) and len(name) <= 253, (
+        f"{where}: metadata.name {name!r} is not a DNS-1123 subdomain"
+    )
+    validator = crd_validators().get((api, kind))
+    if validator is not None:
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+        assert not errors, f"{where}: {kind} fails its CRD schema: " + "; ".join(
+            f"{'/'.join(map(str, e.path))}: {e.message[:200]}" for e in errors[:5]
+        )
+        return "crd"
+    if api.startswith(FOREIGN_GROUPS):
+        return "foreign"
+    assert not api.endswith((".fluxcd.io/v1", ".fluxcd.io/v2", "argoproj.io/v1alpha1")), (
+        f"{where}: {api} {kind} has no vendored CRD"
+    )
+    kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+    return "kubernetes"
+
+
+def yaml_documents(text: str, where: str) -> list[dict[str, Any]]:
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:  # pragma: no cover - the assertion names it
+        raise AssertionError(f"{where} is not YAML: {exc}") from exc
+    return docs
+
+
+def validate_bundle(files: dict[str, bytes]) -> dict[str, int]:
+    """Validate every Kubernetes object in a bundle's YAML files; returns counts per method.
+
+    Helm templates (anything under a chart's ``templates/`` holding ``{{``) are skipped
+    here: they are rendered by the real engine in the argocd-helm tests.
+    """
+    counts: dict[str, int] = {}
+    for rel, data in files.items():
+        if not rel.endswith(".yaml") or rel.endswith("values.yaml") or rel == "recipe.yaml":
+            continue
+        text = data.decode()
+        if rel == "bundle-info.yaml" or rel.startswith(("helmfile", "level-")):
+            continue
+        if rel.endswith("Chart.yaml"):
+            check_chart_yaml(yaml.safe_load(text), rel)
+            counts["chart"] = counts.get("chart", 0) + 1
+            continue
+        if "/templates/" in f"/{rel}" and "{{" in text and not _escaped_only(text):
+            continue
+        for doc in yaml_documents(_unescape(text), rel):
+            if "apiVersion" not in doc:
+                continue
+            how = validate_document(doc, rel)
+            counts[how] = counts.get(how, 0) + 1
+    return counts
+
+
+def _escaped_only(text: str) -> bool:
+    return "{{" not in text.replace('{{ "{{" }}', "").replace('{{ "}}" }}', "")
+
+
+def _unescape(text: str) -> str:
+    return text.replace('{{ "{{" }}', "{{").replace('{{ "}}" }}', "}}")
+
+
+def check_kustomize_file(files: dict[str, bytes], rel: str) -> dict[str, Any]:
+    """A kustomize file: every resource and generator file it names is in the bundle."""
+    doc = yaml.safe_load(files[rel].decode())
+    assert doc["apiVersion"] == KUSTOMIZE and doc["kind"] == "Kustomization", rel
+    base = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+    for res in doc.get("resources", []):
+        assert f"{base}{res}" in files, f"{rel}: resource {res} is not in the bundle"
+    for gen in doc.get("configMapGenerator", []):
+        for f in gen["files"]:
+            assert f"{base}{f.split('=', 1)[-1]}" in files, f"{rel}: {f} is not in the bundle"
+    return doc
+
+
+SEMVER = re.compile(r"^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
+
+
+def check_chart_yaml(doc: dict[str, Any], where: str) -> None:
+    """A generated Chart.yaml: Helm v2 chart metadata with a name and a SemVer version."""
+    assert doc["apiVersion"] == "v2", where
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", doc["name"]), where
+    assert SEMVER.match(str(doc["version"])), f"{where}: version {doc['version']!r}"
+    assert doc.get("type", "application") == "application", where
