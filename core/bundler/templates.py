@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.bundler.paths import PRESENT, observe
-from core.foundation.errors import internal, invalid
+from core.foundation.errors import invalid
 
 _RENDER_IF = re.compile(r"^#\s*aicr-render-if:\s*(.+?)\s*$")
 _IF = re.compile(r"^\s*#\s*aicr-if:\s*(.+?)\s*$")
@@ -74,7 +74,7 @@ def helm_string(value: Any) -> str:
 def evaluate_condition(text: str, ctx: TemplateContext, source: str) -> bool:
     m = _COND.match(text)
     if not m:
-        raise internal(
+        raise invalid(
             f"template {source}: condition {text!r} is not <component>.<path> ==|!= <value>"
         )
     component, path, op, literal = m.groups()
@@ -110,20 +110,20 @@ def render_template(text: str, ctx: TemplateContext, source: str) -> str | None:
             continue
         if _ELSE.match(line):
             if not stack:
-                raise internal(f"template {source}:{lineno}: aicr-else without aicr-if")
+                raise invalid(f"template {source}:{lineno}: aicr-else without aicr-if")
             parent, branch = stack.pop()
             stack.append((parent, parent and not branch))
             continue
         if _END.match(line):
             if not stack:
-                raise internal(f"template {source}:{lineno}: aicr-end without aicr-if")
+                raise invalid(f"template {source}:{lineno}: aicr-end without aicr-if")
             stack.pop()
             continue
         if not active:
             continue
         out.append(_substitute_line(line, ctx, source))
     if stack:
-        raise internal(f"template {source}: aicr-if without a matching aicr-end")
+        raise invalid(f"template {source}: aicr-if without a matching aicr-end")
     body = "\n".join(out).strip("\n") + "\n"
     if not any(ln.strip() and not ln.strip().startswith("#") for ln in out):
         return None
@@ -148,7 +148,7 @@ def _substitute_line(line: str, ctx: TemplateContext, source: str) -> str:
                 depth -= 1
             i += 1
         if depth:
-            raise internal(f"template {source}: unterminated ${{aicr:...}} in {line.strip()!r}")
+            raise invalid(f"template {source}: unterminated ${{aicr:...}} in {line.strip()!r}")
         parts.append(_substitute(line[start + len(_OPEN) : i - 1], ctx, source))
         pos = i
 
@@ -158,7 +158,7 @@ def _substitute(ref: str, ctx: TemplateContext, source: str) -> str:
         return ctx.namespace
     m = _REF.match(ref)
     if not m:
-        raise internal(f"template {source}: unknown substitution ${{aicr:{ref}}}")
+        raise invalid(f"template {source}: unknown substitution ${{aicr:{ref}}}")
     component, path, default = m.group(1), m.group(2), m.group(3)
     found, value = ctx.lookup(component, path)
     if not found or value is None:
@@ -169,7 +169,7 @@ def _substitute(ref: str, ctx: TemplateContext, source: str) -> str:
         try:
             value = json.loads(default)
         except json.JSONDecodeError as exc:
-            raise internal(
+            raise invalid(
                 f"template {source}: default for {component}.{path} is not JSON"
             ) from exc
     return json.dumps(value, separators=(", ", ": "), ensure_ascii=False, default=str)
@@ -203,16 +203,16 @@ def _parse_documents(text: str, source: str) -> list[dict[str, Any]]:
     try:
         docs = [to_plain(d) for d in YAML(typ="safe").load_all(text) if d is not None]
     except Exception as exc:
-        raise internal(f"rendered manifest {source} is not valid YAML", str(exc)[:200]) from exc
+        raise invalid(f"rendered manifest {source} is not valid YAML", str(exc)[:200]) from exc
     for doc in docs:
         if not isinstance(doc, dict):
-            raise internal(f"rendered manifest {source} holds a non-object document")
+            raise invalid(f"rendered manifest {source} holds a non-object document")
         for key in ("apiVersion", "kind"):
             if not isinstance(doc.get(key), str) or not doc[key]:
-                raise internal(f"rendered manifest {source} has an object without {key}")
+                raise invalid(f"rendered manifest {source} has an object without {key}")
         meta = doc.get("metadata")
         if not isinstance(meta, dict) or not meta.get("name"):
-            raise internal(f"rendered manifest {source} has an object without metadata.name")
+            raise invalid(f"rendered manifest {source} has an object without metadata.name")
     return docs
 
 

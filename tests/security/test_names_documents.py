@@ -173,3 +173,83 @@ def test_plan_gate_refuses_names_that_bypass_the_reader(recipe_doc) -> None:
 def test_valid_recipe_still_round_trips(recipe_doc) -> None:
     text = json.dumps(recipe_doc)
     assert render_recipe(parse_recipe(text, "ok.yaml"))
+
+
+def test_registry_paths_and_aliases_are_checked(tmp_path: Path) -> None:
+    cases = [
+        ({"manifestFiles": ["../../etc/passwd"]}, r"components\[0\]\.manifestFiles\[0\]"),
+        ({"manifestFiles": ["/etc/passwd"]}, r"components\[0\]\.manifestFiles\[0\]"),
+        ({"valueOverrideKeys": ["a b"]}, r"components\[0\]\.valueOverrideKeys\[0\]"),
+        ({"valueOverrideKeys": ["--set"]}, r"components\[0\]\.valueOverrideKeys\[0\]"),
+        ({"healthCheck": {"assertFile": "../x.yaml"}}, r"healthCheck\.assertFile"),
+    ]
+    for i, (extra, field) in enumerate(cases):
+        root = write_catalog(
+            tmp_path / f"c{i}", registry=[helm("gpu-operator", "gpu-operator", **extra)]
+        )
+        with pytest.raises(AicrError, match=field):
+            load_catalog(root)
+
+
+def test_two_manifests_with_one_file_name_are_refused(recipe_doc, tmp_path: Path) -> None:
+    """Two manifestFiles with the same base name would silently overwrite one another."""
+    from core.bundler import plan_bundle
+    from core.documents.recipe_result import RecipeResult
+
+    ext = write_catalog(
+        tmp_path / "ext",
+        registry=[],
+        files={
+            "components/x/a/m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+            "components/x/b/m.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: b}\n",
+        },
+    )
+    (ext / "overlays" / "base.yaml").unlink()
+    catalog = load_catalog(None, external=ext)
+    doc = json.loads(json.dumps(recipe_doc))
+    doc["componentRefs"][0]["manifestFiles"] = ["components/x/a/m.yaml", "components/x/b/m.yaml"]
+    with pytest.raises(AicrError, match="also named"):
+        plan_bundle(RecipeResult.model_validate(doc), catalog=catalog)
+
+
+def test_write_refuses_a_plan_path_outside_the_output(tmp_path: Path) -> None:
+    """The last check before a byte is written: a plan file path (however it got there)
+    that leaves -o is refused and nothing is written anywhere."""
+    from core.bundler import write_bundle
+    from tests.unit.test_nothing_lost_support import plan_variant
+
+    for rel in ("../escaped", "/etc/evil", "a/../../b", "./x", "a//b"):
+        plan = plan_variant(1)
+        plan.files = {**plan.files, rel: b"x"}
+        with pytest.raises(AicrError, match="outside the output directory"):
+            write_bundle(plan, tmp_path / "out")
+        assert sorted(p.name for p in tmp_path.iterdir()) == []
+    link_plan = plan_variant(1)
+    assert not (tmp_path / "escaped").exists() and link_plan.files
+
+
+def test_hostile_data_layer_manifest_is_invalid_input_not_internal(
+    recipe_doc, tmp_path: Path
+) -> None:
+    """A --data layer's manifest is the user's document: a broken one is exit 2 naming it."""
+    from core.bundler import plan_bundle
+    from core.documents.recipe_result import RecipeResult
+
+    bodies = {
+        "noapi.yaml": "kind: ConfigMap\nmetadata: {name: a}\n",
+        "notyaml.yaml": "a: [\n",
+        "scalar.yaml": "just text\n",
+        "badcond.yaml": "# aicr-render-if: nonsense\napiVersion: v1\n",
+        "unterminated.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${aicr:x\n",
+    }
+    ext = write_catalog(tmp_path / "ext", registry=[],
+                        files={f"components/x/{n}": b for n, b in bodies.items()})  # fmt: skip
+    (ext / "overlays" / "base.yaml").unlink()
+    catalog = load_catalog(None, external=ext)
+    for name in bodies:
+        doc = json.loads(json.dumps(recipe_doc))
+        doc["componentRefs"][0]["manifestFiles"] = [f"components/x/{name}"]
+        with pytest.raises(AicrError) as info:
+            plan_bundle(RecipeResult.model_validate(doc), catalog=catalog)
+        assert info.value.code == ErrorCode.INVALID_REQUEST, info.value.render()
+        assert f"components/x/{name}" in info.value.render()
