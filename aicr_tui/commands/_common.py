@@ -12,8 +12,15 @@ def emit(text: str, output: str | None) -> None:
 
         atomic_write_text(output, text)
     else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # stdout on a full disk or a dead device: still one line
+            from core.foundation.fileio import output_error
+
+            raise output_error("<stdout>", exc, "standard output") from exc
 
 
 def warn(message: str) -> None:

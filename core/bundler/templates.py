@@ -169,9 +169,7 @@ def _substitute(ref: str, ctx: TemplateContext, source: str) -> str:
         try:
             value = json.loads(default)
         except json.JSONDecodeError as exc:
-            raise invalid(
-                f"template {source}: default for {component}.{path} is not JSON"
-            ) from exc
+            raise invalid(f"template {source}: default for {component}.{path} is not JSON") from exc
     return json.dumps(value, separators=(", ", ": "), ensure_ascii=False, default=str)
 
 

@@ -307,3 +307,19 @@ def test_injected_errno_in_bundle_write_is_one_line(
     assert info.value.exit_code == 2 and '"' + str(tmp_path / "out") + '"' in line, line
     assert errno.errorcode[code] in line
     assert os.listdir(tmp_path) == []
+
+
+def test_stdout_on_a_full_device_is_one_line() -> None:
+    from tests.conftest import _cli_path
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [*_cli_path(), *RECIPE_ARGS],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+            env=dict(os.environ, NO_COLOR="1"),
+        )
+    _one_line(proc, "standard output", "ENOSPC")
