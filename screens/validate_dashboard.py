@@ -72,14 +72,14 @@ STATUS_STYLE = {
     "running": "bold yellow",
     "passed": "bold green",
     "failed": "bold red",
-    "skipped": "cyan",
-    "other": "bold magenta",
+    "not applicable": "cyan",
+    "not measured": "bold magenta",
 }
 VERDICT_STYLE = {
-    "pass": "green",
-    "fail": "bold red",
-    "not-applicable": "cyan",
-    "unmeasured": "magenta",
+    "passed": "green",
+    "failed": "bold red",
+    "not applicable": "cyan",
+    "not measured": "magenta",
     "info": "dim",
 }
 COLUMNS = (
@@ -553,8 +553,8 @@ class ValidationDashboardScreen(Screen[None]):
                 widget.update(_phase_text(PhaseProgress(name), in_run=not started), layout=False)
                 continue
             widget.update(_phase_text(phase, in_run=True), layout=False)
-            for status in ("queued", "running", "passed", "failed", "skipped", "other"):
-                widget.set_class(phase.status == status, f"-{status}")
+            for status in STATUS_STYLE:
+                widget.set_class(phase.status == status, f"-{status.replace(' ', '-')}")
 
     def _paint_summary(self) -> None:
         summary = self.query_one("#summary", Static)
@@ -562,9 +562,9 @@ class ValidationDashboardScreen(Screen[None]):
             summary.update("")
             return
         summary.update(f"summary: {self.model.summary.line()}")
-        blocking = self.model.summary.failed + self.model.summary.other
-        summary.set_class(blocking > 0, "-failed")
-        summary.set_class(blocking == 0, "-passed")
+        blocking = self.model.summary.exit_code not in (0, None)
+        summary.set_class(blocking, "-failed")
+        summary.set_class(not blocking, "-passed")
 
     def _paint_gates(self) -> None:
         """Gates as measured vs threshold: the selected check's first, then failures, then
@@ -578,7 +578,7 @@ class ValidationDashboardScreen(Screen[None]):
             row, gate = item
             if row.key == self.selected:
                 return 0
-            return 1 if gate.verdict == "fail" else 2
+            return 1 if gate.verdict == "failed" else 2
 
         last_check = ""
         for row, gate in sorted(gates, key=rank):
@@ -813,8 +813,8 @@ STATUS_GLYPH = {
     "running": "▶",
     "passed": "✓",
     "failed": "✗",
-    "skipped": "–",
-    "other": "!",
+    "not applicable": "–",
+    "not measured": "!",
 }
 
 

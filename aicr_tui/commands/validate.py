@@ -5,8 +5,12 @@ event when piped); the CTRF JSON report goes to ``--output`` or stdout at the en
 to ``--junit``, the event stream to ``--record``. ``--replay FILE`` re-emits a recording with
 its original pacing (``--replay-speed``) and rebuilds the same reports.
 
-Exit codes: 0 every check passed or was skipped; 2 invalid input, readiness refused or a
-declared check unknown (nothing written); 8 a check failed or could not run (``other``).
+Verdicts (core.validation.verdicts): passed, failed, not applicable (a documented rule
+exempts the gate), not measured (the check could not measure, and says why).
+Exit codes: 0 every declared check passed or was not applicable; 2 invalid input, readiness
+refused, a declared check unknown or the recipe's GPU allocation policy invalid (nothing
+written); 8 a check failed, or a declared gate was not measured (one stderr line per such
+check; ``--allow-unmeasured`` turns those into warnings).
 """
 
 from __future__ import annotations
@@ -75,17 +79,22 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="withhold a check (repeatable); reported skipped, not dropped",
+        help="withhold a check (repeatable); reported not measured, not dropped",
+    )
+    run.add_argument(
+        "--allow-unmeasured",
+        action="store_true",
+        help="a declared gate that could not be measured warns instead of making the run exit 8",
     )
     run.add_argument(
         "--fail-fast",
         action="store_true",
-        help="after a failing phase, report the later phases skipped instead of running them",
+        help="after a failing phase, report the later phases not measured instead of running them",
     )
     run.add_argument(
         "--no-cluster",
         action="store_true",
-        help="offline dry run: readiness only, every check reported skipped",
+        help="offline dry run: readiness only, every check reported not measured",
     )
     run.add_argument(
         "--no-cleanup",
@@ -144,7 +153,7 @@ def format_event(event: Event) -> str | None:
         gate = f" vs {event.threshold}" if event.threshold else ""
         note = (
             f" ({event.note})"
-            if event.note and event.verdict in ("not-applicable", "unmeasured")
+            if event.note and event.verdict in ("not applicable", "not measured")
             else ""
         )
         return f"    {event.phase}/{event.check} gate {event.name}: {value}{unit}{gate} → {event.verdict.upper()}{note}"
@@ -156,23 +165,27 @@ def format_event(event: Event) -> str | None:
     if isinstance(event, ev.CheckFinished):
         msg = f": {event.message}" if event.message else ""
         took = f" ({_dur(event.duration_ms)})" if event.duration_ms else ""
-        return f"  {event.status.upper():7} {event.phase}/{event.check}{took}{msg}"
+        return f"  {event.status.upper():14} {event.phase}/{event.check}{took}{msg}"
     if isinstance(event, ev.PhaseStarted):
         return f"phase {event.phase}: {len(event.checks)} check(s)"
     if isinstance(event, ev.PhaseFinished):
         return (
             f"phase {event.phase} {event.status}: passed={event.passed} failed={event.failed} "
-            f"skipped={event.skipped} other={event.other} duration={_dur(event.duration_ms)}"
+            f"not-applicable={event.not_applicable} not-measured={event.not_measured} "
+            f"duration={_dur(event.duration_ms)}"
         )
     if isinstance(event, ev.RunStarted):
         return f"validation run {event.run_id} ({event.mode}): phases {', '.join(event.phases)}"
     if isinstance(event, ev.RunFinished):
         verdict = {0: "passed", 2: "refused", 8: "failed"}.get(event.exit_code, "ended")
+        if event.exit_code == 8 and not event.failed:
+            verdict = "not measured"  # no check failed, but a declared gate holds no result
         # a refusal's message is printed once, by the CLI's error line
         tail = f": {event.message}" if event.message and event.exit_code in (0, 8) else ""
         return (
             f"validation {verdict}: tests={event.tests} passed={event.passed} failed={event.failed} "
-            f"skipped={event.skipped} other={event.other} exit={event.exit_code}{tail}"
+            f"not-applicable={event.not_applicable} not-measured={event.not_measured} "
+            f"exit={event.exit_code}{tail}"
         )
     return None
 
@@ -191,8 +204,8 @@ class LiveTable:
     STYLES = {
         "passed": "green",
         "failed": "bold red",
-        "other": "bold yellow",
-        "skipped": "dim",
+        "not measured": "bold yellow",
+        "not applicable": "dim",
         "running": "cyan",
     }
 
@@ -241,7 +254,7 @@ class LiveTable:
         table = Table(title=self.title, caption=self.footer or None, expand=True)
         table.add_column("phase", no_wrap=True, min_width=11)
         table.add_column("check", no_wrap=True, overflow="ellipsis", min_width=16, max_width=30)
-        table.add_column("status", no_wrap=True, min_width=7)
+        table.add_column("status", no_wrap=True, min_width=14)
         table.add_column("time", no_wrap=True, min_width=6, justify="right")
         table.add_column("latest", no_wrap=True, overflow="ellipsis", ratio=1)
         for phase, check, status, took, latest in self.rows.values():
@@ -380,6 +393,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     from core.validation.recording import load_recording, replay
     from core.validation.reports.ctrf import CtrfBuilder
     from core.validation.stream import EventStream
+    from core.validation.verdicts import exit_code_for
 
     speed = 1.0 if args.replay_speed is None else args.replay_speed
     if speed < 0:
@@ -393,7 +407,18 @@ def _run_replay(args: argparse.Namespace) -> int:
     stream.add_sink(builder)
     asyncio.run(_drive(args, replay(events, stream, speed=speed), stream))
     _write_reports(args, builder.report())
-    return int(finished[-1].exit_code)
+    allow = True if args.allow_unmeasured else None
+    report_unmeasured(events, allow)
+    return exit_code_for(events, allow_unmeasured=allow)
+
+
+def report_unmeasured(events: list[Event], allow: bool | None = None) -> None:
+    """One stderr line per declared check that was not measured, and why."""
+    from core.validation.verdicts import unmeasured_report
+
+    for line in unmeasured_report(events, allow_unmeasured=allow):
+        sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _run_live(args: argparse.Namespace) -> int:
@@ -419,6 +444,7 @@ def _run_live(args: argparse.Namespace) -> int:
         environ=dict(os.environ),
         skip_checks=tuple(args.skip_check),
         fail_fast=args.fail_fast,
+        allow_unmeasured=args.allow_unmeasured,
     )
 
     def executor_factory() -> Any:
@@ -450,4 +476,5 @@ def _run_live(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.abort()
         raise
+    report_unmeasured(result.events)
     return int(result.exit_code)

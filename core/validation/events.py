@@ -17,13 +17,16 @@ from typing import Any, ClassVar, Literal
 
 from core.foundation.errors import invalid
 from core.foundation.yamlio import without_lone_surrogates
+from core.validation.verdicts import GATE_VERDICTS, VERDICTS
 
-CheckStatus = Literal["passed", "failed", "skipped", "other"]
-PhaseStatus = Literal["passed", "failed", "skipped", "other"]
-MeasurementVerdict = Literal["pass", "fail", "not-applicable", "unmeasured", "info"]
+# One vocabulary for checks, gates and phases (core.validation.verdicts).
+CheckStatus = Literal["passed", "failed", "not applicable", "not measured"]
+PhaseStatus = CheckStatus
+MeasurementVerdict = Literal["passed", "failed", "not applicable", "not measured", "info"]
 
 PHASES: tuple[str, ...] = ("readiness", "deployment", "conformance", "performance")
-CHECK_STATUSES: tuple[str, ...] = ("passed", "failed", "skipped", "other")
+CHECK_STATUSES: tuple[str, ...] = VERDICTS
+MEASUREMENT_VERDICTS: tuple[str, ...] = GATE_VERDICTS
 
 # Log lines longer than this are cut (upstream keeps <= 512 chars per stdout line).
 MAX_LINE_CHARS = 512
@@ -78,6 +81,8 @@ class RunStarted(Event):
     mode: str  # "cluster" | "no-cluster" | "replay"
     recipe: str = ""
     tool_version: str = ""
+    # --allow-unmeasured: an unmeasured declared gate warns instead of making the run exit 8
+    allow_unmeasured: bool = False
 
     TYPE: ClassVar[str] = "RunStarted"
 
@@ -144,8 +149,8 @@ class PhaseFinished(Event):
     status: str  # PhaseStatus
     passed: int = 0
     failed: int = 0
-    skipped: int = 0
-    other: int = 0
+    not_applicable: int = 0
+    not_measured: int = 0
     duration_ms: int = 0
 
     TYPE: ClassVar[str] = "PhaseFinished"
@@ -156,8 +161,8 @@ class RunFinished(Event):
     tests: int
     passed: int
     failed: int
-    skipped: int
-    other: int
+    not_applicable: int
+    not_measured: int
     exit_code: int
     message: str = ""
 
@@ -225,6 +230,7 @@ def _is_int(value: Any) -> bool:
 
 _FIELD_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "str": (lambda v: isinstance(v, str), "a string"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
     "int": (_is_int, "a 64-bit integer"),
     "float": (_is_number, "a finite number"),
     "float | None": (lambda v: v is None or _is_number(v), "a finite number or null"),

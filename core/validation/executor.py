@@ -118,7 +118,20 @@ class ClusterExecutor(Protocol):
     def get_object(
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None: ...
-    def create(self, manifest: dict[str, Any]) -> None: ...
+    def list_objects(
+        self, group: str, version: str, plural: str, namespace: str | None = None
+    ) -> list[dict[str, Any]]: ...
+    def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None: ...
+    def patch_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        name: str,
+        patch: dict[str, Any],
+        namespace: str | None = None,
+    ) -> None: ...
+    def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None: ...
     def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None: ...
     def pod_status(self, namespace: str, name: str) -> PodOutcome: ...
     def pod_logs(
@@ -153,22 +166,55 @@ def first_pod(executor: ClusterExecutor, namespace: str, selector: str) -> PodIn
     return pods[0] if pods else None
 
 
+def service_proxy_path(namespace: str, service: str, port: int | str, path: str) -> str:
+    """The API server's proxy path to ``path`` on a Service port (reached from outside)."""
+    return f"/api/v1/namespaces/{namespace}/services/{service}:{port}/proxy/{path.lstrip('/')}"
+
+
+def rejection_text(err: AicrError) -> str:
+    """The API server's own words when it refused a request (the cause of ``err``)."""
+    return f"{err.message} {err.cause or ''}".strip()
+
+
+def is_admission_rejection(err: AicrError) -> bool:
+    """An admission webhook (not RBAC, not the transport) refused the object."""
+    text = rejection_text(err).lower()
+    return "admission webhook" in text and "denied" in text
+
+
 # -- Kubernetes implementation -----------------------------------------------------------
 
 _KIND_PLURALS = {"Pod": "pods", "Job": "jobs", "Namespace": "namespaces"}
 
 
+def _server_message(exc: BaseException) -> str:
+    """The ``message`` of a Kubernetes Status body, when the server sent one."""
+    import json
+
+    body = getattr(exc, "body", None)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if not isinstance(body, str) or not body.strip():
+        return ""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return " ".join(body.split())[:300]
+    msg = data.get("message") if isinstance(data, dict) else None
+    return " ".join(str(msg).split())[:300] if msg else ""
+
+
 def _api_error(exc: BaseException, what: str, host: str) -> AicrError:
     status = getattr(exc, "status", None)
     reason = getattr(exc, "reason", None) or type(exc).__name__
+    said = _server_message(exc)
+    cause = f"{status} {reason}" + (f": {said}" if said else "")
     if status in (401, 403):
-        return AicrError(
-            ErrorCode.UNAUTHORIZED, f"Kubernetes API refused {what}", f"{status} {reason}"
-        )
+        return AicrError(ErrorCode.UNAUTHORIZED, f"Kubernetes API refused {what}", cause)
+    if status in (400, 422):
+        return AicrError(ErrorCode.INVALID_REQUEST, f"Kubernetes API rejected {what}", cause)
     if isinstance(status, int) and status:
-        return AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API failed {what}", f"{status} {reason}"
-        )
+        return AicrError(ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API failed {what}", cause)
     return AicrError(
         ErrorCode.SERVICE_UNAVAILABLE,
         f"Kubernetes API at {host} unreachable while {what}",
@@ -373,6 +419,20 @@ class KubernetesExecutor:
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None:
         what = f"reading {plural}.{group} {name}"
+        if group in ("", "core"):
+            import json
+
+            path = f"/api/{version}/" + (f"namespaces/{namespace}/" if namespace else "")
+            text = self.raw_get(f"{path}{plural}/{name}")
+            if text is None:
+                return None
+            try:
+                found = json.loads(text)
+            except ValueError as exc:
+                raise AicrError(
+                    ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API sent no JSON {what}"
+                ) from exc
+            return found if isinstance(found, dict) else None
         if namespace:
             obj = self._call_or_none(
                 what,
@@ -389,25 +449,114 @@ class KubernetesExecutor:
             )
         return obj if isinstance(obj, dict) else None
 
-    def create(self, manifest: dict[str, Any]) -> None:
+    def list_objects(
+        self, group: str, version: str, plural: str, namespace: str | None = None
+    ) -> list[dict[str, Any]]:
+        what = f"listing {plural}" + (f".{group}" if group else "")
+        if group in ("", "core"):
+            path = f"/api/{version}/" + (f"namespaces/{namespace}/" if namespace else "") + plural
+            text = self.raw_get(path)
+            data: Any = None
+            if text is not None:
+                import json
+
+                try:
+                    data = json.loads(text)
+                except ValueError as exc:
+                    raise AicrError(
+                        ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API sent no JSON {what}"
+                    ) from exc
+        elif namespace:
+            data = self._call_or_none(
+                what, self.custom.list_namespaced_custom_object, group, version, namespace, plural
+            )
+        else:
+            data = self._call_or_none(
+                what, self.custom.list_cluster_custom_object, group, version, plural
+            )
+        items = data.get("items") if isinstance(data, dict) else None
+        return [i for i in items or [] if isinstance(i, dict)]
+
+    def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None:
         kind = str(manifest.get("kind", ""))
         api_version = str(manifest.get("apiVersion", ""))
         meta = manifest.get("metadata") or {}
         ns = str(meta.get("namespace", ""))
         what = f"creating {kind} {ns}/{meta.get('name', '')}"
-        if kind == "Pod":
-            self._call(what, self.core.create_namespaced_pod, ns, manifest)
+        extra: dict[str, Any] = {"dry_run": "All"} if dry_run else {}
+        body = {k: v for k, v in manifest.items() if k != "__plural__"}
+        core_create = {
+            "Pod": self.core.create_namespaced_pod,
+            "Service": self.core.create_namespaced_service,
+            "Secret": self.core.create_namespaced_secret,
+            "ConfigMap": self.core.create_namespaced_config_map,
+        }
+        if api_version == "v1" and kind in core_create:
+            self._call(what, core_create[kind], ns, body, **extra)
         elif kind == "Job":
-            self._call(what, self.batch.create_namespaced_job, ns, manifest)
+            self._call(what, self.batch.create_namespaced_job, ns, body, **extra)
         elif "/" in api_version:
             group, version = api_version.split("/", 1)
             plural = str(manifest.get("__plural__") or kind.lower() + "s")
-            body = {k: v for k, v in manifest.items() if k != "__plural__"}
             self._call(
-                what, self.custom.create_namespaced_custom_object, group, version, ns, plural, body
+                what,
+                self.custom.create_namespaced_custom_object,
+                group,
+                version,
+                ns,
+                plural,
+                body,
+                **extra,
             )
         else:
             raise invalid(f'cannot create kind "{kind}" ({api_version})')
+
+    def patch_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        name: str,
+        patch: dict[str, Any],
+        namespace: str | None = None,
+    ) -> None:
+        what = f"patching {plural}.{group} {name}"
+        if namespace:
+            self._call(
+                what,
+                self.custom.patch_namespaced_custom_object,
+                group,
+                version,
+                namespace,
+                plural,
+                name,
+                patch,
+            )
+        else:
+            self._call(
+                what, self.custom.patch_cluster_custom_object, group, version, plural, name, patch
+            )
+
+    def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None:
+        try:
+            resp = self._client.call_api(
+                path,
+                "GET",
+                query_params=list(query),
+                header_params={"Accept": "application/json, text/plain, */*"},
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _return_http_data_only=True,
+                _request_timeout=self._timeout,
+            )
+        except Exception as exc:
+            if getattr(exc, "status", None) == 404:
+                return None
+            raise _api_error(exc, f"reading {path}", self._host) from exc
+        raw = getattr(resp, "data", resp)
+        if isinstance(raw, bytes):
+            return raw[:8_388_608].decode("utf-8", "replace")
+        return str(raw)
 
     def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None:
         what = f"deleting {kind} {namespace}/{name}"
@@ -423,6 +572,10 @@ class KubernetesExecutor:
                 namespace,
                 propagation_policy="Foreground",
             )
+        elif kind == "Service" and api_version == "v1":
+            self._call_or_none(what, self.core.delete_namespaced_service, name, namespace)
+        elif kind == "Secret" and api_version == "v1":
+            self._call_or_none(what, self.core.delete_namespaced_secret, name, namespace)
         elif "/" in api_version:
             group, version = api_version.split("/", 1)
             plural = _KIND_PLURALS.get(kind, kind.lower() + "s")

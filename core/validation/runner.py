@@ -3,9 +3,11 @@
 Every step is published as an event on one :class:`EventStream`; consumers (CLI, dashboard,
 recorder, reports) never see anything else. Order and rules follow upstream ``aicr
 validate``: readiness and the declared-check pre-flight refuse the run (exit 2) before any
-cluster work; ``--no-cluster`` reports every catalog check of each selected phase as
-skipped; inside a phase, declared checks run one at a time in catalog order; a failing
-check never stops its phase; a check that cannot measure is ``other``/``skipped``.
+cluster work; ``--no-cluster`` reports every catalog check of each selected phase as not
+measured (a dry run); inside a phase, declared checks run one at a time in catalog order; a
+failing check never stops its phase; a check that cannot measure is ``not measured`` and a
+documented exemption ``not applicable`` (vocabulary, phase rule and exit code:
+``core.validation.verdicts``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from datetime import UTC, datetime
 
 from core import __version__
 from core.documents.snapshot import Snapshot
-from core.foundation.errors import EXIT_CHECKS_FAILED, EXIT_INVALID, EXIT_OK, AicrError, internal
+from core.foundation.errors import EXIT_INVALID, EXIT_OK, AicrError, internal
 from core.validation.catalog import (
     CatalogEntry,
     ValidatorCatalog,
@@ -35,11 +37,10 @@ from core.validation.checks.base import (
     VALIDATION_NAMESPACE,
     CheckContext,
     CheckOutcome,
-    other,
+    not_measured,
 )
 from core.validation.checks.registry import check_function
 from core.validation.events import (
-    CHECK_STATUSES,
     CheckFinished,
     CheckStarted,
     Event,
@@ -54,12 +55,23 @@ from core.validation.executor import ClusterExecutor
 from core.validation.readiness import evaluate_readiness, readiness_refusal
 from core.validation.recipe_view import RecipeView
 from core.validation.stream import EventStream
+from core.validation.verdicts import (
+    FAILED,
+    NOT_MEASURED,
+    PASSED,
+    SKIP_REASON_WITHHELD,
+    VERDICTS,
+    empty_counts,
+    exit_code_for,
+    phase_verdict,
+    unmeasured_checks,
+)
 
 CLUSTER_PHASES = ("deployment", "conformance", "performance")
 ALL_PHASES = ("readiness", *CLUSTER_PHASES)
-NO_CLUSTER_MESSAGE = "skipped - no-cluster mode"
-SKIP_CHECK_MESSAGE = "named in skipChecks"
-FAIL_FAST_MESSAGE = "skipped due to previous phase failure"
+NO_CLUSTER_MESSAGE = "not measured - no-cluster mode (offline dry run)"
+SKIP_CHECK_MESSAGE = "withheld by --skip-check (named in skipChecks)"
+FAIL_FAST_MESSAGE = "not run: --fail-fast stopped after a previous phase failed"
 # How long past a check's own budget the runner waits before declaring it timed out.
 WAIT_BUFFER_S = 150.0
 
@@ -101,6 +113,7 @@ class ValidationRequest:
     poll_s: float = 2.0
     skip_checks: tuple[str, ...] = ()
     fail_fast: bool = False
+    allow_unmeasured: bool = False
 
 
 @dataclass
@@ -110,19 +123,19 @@ class RunResult:
     tests: int = 0
     passed: int = 0
     failed: int = 0
-    skipped: int = 0
-    other: int = 0
+    not_applicable: int = 0
+    not_measured: int = 0
     phase_status: dict[str, str] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list, repr=False)
 
 
 def phase_status(counts: Mapping[str, int]) -> str:
-    if counts.get("failed", 0):
-        return "failed"
-    if counts.get("other", 0):
-        return "other"
-    if sum(counts.values()) == 0:
-        return "skipped"
-    return "passed"
+    """The phase verdict from its per-verdict check counts (core.validation.verdicts)."""
+    return phase_verdict(counts)
+
+
+def _count_attr(status: str) -> str:
+    return status.replace(" ", "_")
 
 
 class _Run:
@@ -148,18 +161,27 @@ class _Run:
         return round(self.clock() - self.t0, 3)
 
     async def emit(self, event: Event) -> None:
+        self.result.events.append(event)
         await self.stream.publish(event)
 
     def _count(self, status: str) -> None:
         self.result.tests += 1
-        setattr(self.result, status, getattr(self.result, status) + 1)
+        attr = _count_attr(status)
+        setattr(self.result, attr, getattr(self.result, attr) + 1)
 
     async def finish(self, exit_code: int, message: str = "") -> RunResult:
         r = self.result
         r.exit_code = exit_code
         await self.emit(
             RunFinished(
-                self.t(), r.tests, r.passed, r.failed, r.skipped, r.other, exit_code, message
+                self.t(),
+                r.tests,
+                r.passed,
+                r.failed,
+                r.not_applicable,
+                r.not_measured,
+                exit_code,
+                message,
             )
         )
         return r
@@ -178,13 +200,13 @@ class _Run:
         await self.emit(
             LogLine(self.t(), "readiness", "", f"readiness pre-flight constraints={len(outcomes)}")
         )
-        counts = {s: 0 for s in CHECK_STATUSES}
+        counts = empty_counts()
         for o in outcomes:
             await self.emit(
                 CheckStarted(self.t(), "readiness", o.name, 0.0, f"{o.source} constraint")
             )
             await self.emit(LogLine(self.t(), "readiness", o.name, o.log_line))
-            verdict = {"passed": "pass", "failed": "fail"}.get(o.status, "unmeasured")
+            status = {"passed": PASSED, "failed": FAILED}.get(o.status, NOT_MEASURED)
             await self.emit(
                 Measurement(
                     self.t(),
@@ -194,28 +216,16 @@ class _Run:
                     None,
                     "",
                     o.expected,
-                    verdict,
+                    status,
                     o.actual or "",
                 )
             )
-            status = {"passed": "passed", "failed": "failed"}.get(o.status, "other")
             counts[status] += 1
             self._count(status)
             await self.emit(CheckFinished(self.t(), "readiness", o.name, status, o.message, 0))
         st = phase_status(counts)
         self.result.phase_status["readiness"] = st
-        await self.emit(
-            PhaseFinished(
-                self.t(),
-                "readiness",
-                st,
-                counts["passed"],
-                counts["failed"],
-                counts["skipped"],
-                counts["other"],
-                int((self.clock() - started) * 1000),
-            )
-        )
+        await self.emit(self._phase_finished("readiness", st, counts, started))
         return readiness_refusal(req.recipe, req.snapshot, outcomes)
 
     # -- checks -----------------------------------------------------------------------
@@ -225,11 +235,13 @@ class _Run:
         try:
             outcome = fn(ctx)
         except AicrError as exc:
-            return other(exc.render())
+            return not_measured(exc.render())
         except Exception as exc:  # a check bug must surface as "other", never as a pass
-            return other(f"[INTERNAL] {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-        if outcome.status not in CHECK_STATUSES:
-            return other(f"[INTERNAL] check returned unknown status {outcome.status!r}")
+            return not_measured(
+                f"[INTERNAL] {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            )
+        if outcome.status not in VERDICTS:
+            return not_measured(f"[INTERNAL] check returned unknown status {outcome.status!r}")
         return outcome
 
     async def run_check(self, phase: str, entry: CatalogEntry) -> str:
@@ -265,7 +277,7 @@ class _Run:
             )
         except TimeoutError:
             ctx.cancelled.set()
-            outcome = other(
+            outcome = not_measured(
                 f"timeout: validator did not complete within {format_duration(entry.timeout_s)}"
             )
         ctx.cancelled.set()
@@ -287,9 +299,24 @@ class _Run:
     async def _synthetic_skip(
         self, phase: str, e: CatalogEntry, message: str, extra: dict[str, str]
     ) -> None:
+        """A check the run does not execute (dry run, --skip-check, --fail-fast): not measured."""
         await self.emit(CheckStarted(self.t(), phase, e.name, e.timeout_s, e.description))
-        self._count("skipped")
-        await self.emit(CheckFinished(self.t(), phase, e.name, "skipped", message, 0, extra))
+        self._count(NOT_MEASURED)
+        await self.emit(CheckFinished(self.t(), phase, e.name, NOT_MEASURED, message, 0, extra))
+
+    def _phase_finished(
+        self, phase: str, status: str, counts: Mapping[str, int], started: float
+    ) -> PhaseFinished:
+        return PhaseFinished(
+            self.t(),
+            phase,
+            status,
+            counts[PASSED],
+            counts[FAILED],
+            counts["not applicable"],
+            counts[NOT_MEASURED],
+            int(round((self.clock() - started) * 1000)),
+        )
 
     async def phase(self, phase: str, *, skip_all: str = "") -> str:
         req = self.req
@@ -300,41 +327,30 @@ class _Run:
             entries = [e for e in req.catalog.phase_entries(phase) if e.name in declared]
         started = self.clock()
         await self.emit(PhaseStarted(self.t(), phase, tuple(e.name for e in entries)))
-        counts = {s: 0 for s in CHECK_STATUSES}
+        counts = empty_counts()
         if not entries:
             await self.emit(
                 LogLine(
                     self.t(),
                     phase,
                     "",
-                    f"phase {phase} has no checks declared in the recipe; skipped",
+                    f"phase {phase} has no checks declared in the recipe; not applicable",
                 )
             )
         for e in entries:
             if req.no_cluster or skip_all:
                 await self._synthetic_skip(phase, e, skip_all or NO_CLUSTER_MESSAGE, {})
-                counts["skipped"] += 1
+                counts[NOT_MEASURED] += 1
             elif e.name in req.skip_checks:
                 await self._synthetic_skip(
-                    phase, e, SKIP_CHECK_MESSAGE, {"skipReason": "named-in-skip-checks"}
+                    phase, e, SKIP_CHECK_MESSAGE, {"skipReason": SKIP_REASON_WITHHELD}
                 )
-                counts["skipped"] += 1
+                counts[NOT_MEASURED] += 1
             else:
                 counts[await self.run_check(phase, e)] += 1
         st = phase_status(counts)
         self.result.phase_status[phase] = st
-        await self.emit(
-            PhaseFinished(
-                self.t(),
-                phase,
-                st,
-                counts["passed"],
-                counts["failed"],
-                counts["skipped"],
-                counts["other"],
-                int(round((self.clock() - started) * 1000)),
-            )
-        )
+        await self.emit(self._phase_finished(phase, st, counts, started))
         return st
 
     def check_skip_list(self, cluster_phases: list[str]) -> AicrError | None:
@@ -366,10 +382,11 @@ class _Run:
                 "no-cluster" if req.no_cluster else "cluster",
                 req.recipe.source,
                 __version__,
+                req.allow_unmeasured,
             )
         )
         mode = (
-            "validating in --no-cluster mode — offline dry-run; readiness is evaluated, every check is reported skipped"
+            "validating in --no-cluster mode — offline dry-run; readiness is evaluated, every check is reported not measured"
             if req.no_cluster
             else "validating against the live cluster — validation workloads will be created in namespace "
             + req.namespace
@@ -414,7 +431,7 @@ class _Run:
             stop = ""
             for p in cluster_phases:
                 status = await self.phase(p, skip_all=stop)
-                if req.fail_fast and status in ("failed", "other") and not stop:
+                if req.fail_fast and status in (FAILED, NOT_MEASURED) and not stop:
                     stop = FAIL_FAST_MESSAGE
         except asyncio.CancelledError:
             # Interrupted (Ctrl-C, screen closed): stop the running check and still remove
@@ -445,9 +462,15 @@ class _Run:
                         f"--no-cleanup: workloads kept; inspect with kubectl logs -l {RUN_ID_LABEL}={req.run_id} -n {req.namespace}",
                     )
                 )
-        r = self.result
-        code = EXIT_CHECKS_FAILED if (r.failed or r.other) else EXIT_OK
-        return await self.finish(code)
+        code = exit_code_for(self.result.events)
+        gaps = [u for u in unmeasured_checks(self.result.events) if not u.waived]
+        message = ""
+        if gaps:
+            names = ", ".join(f"{u.phase}/{u.check}" for u in gaps)
+            message = f"{len(gaps)} declared check(s) not measured: {names}" + (
+                " (allowed by --allow-unmeasured)" if req.allow_unmeasured else ""
+            )
+        return await self.finish(code, message)
 
 
 async def run_validation(

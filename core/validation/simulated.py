@@ -71,6 +71,24 @@ class Scenario:
     missing_groups: set[str] = field(default_factory=set)
     image_pull_failure: set[str] = field(default_factory=set)
     busy_nodes: set[str] = field(default_factory=set)  # pods pinned here never start
+    # conformance capabilities (each knob turns one check to a failure or an unmeasurable)
+    dcgm_metrics: tuple[str, ...] = (
+        "DCGM_FI_DEV_SM_CLOCK",
+        "DCGM_FI_DEV_GPU_TEMP",
+        "DCGM_FI_DEV_POWER_USAGE",
+        "DCGM_FI_DEV_GPU_UTIL",
+        "DCGM_FI_DEV_FB_FREE",
+        "DCGM_FI_DEV_FB_USED",
+    )
+    prometheus_scrapes_dcgm: bool = True
+    custom_metrics_api: bool = True
+    gang_split: bool = False  # kai-scheduler places only one member of the gang
+    hpa_scales: bool = True
+    autoscaled_pools: tuple[str, ...] = ("gpupool", "ncpool")
+    autoscaler_health: str = "Healthy"
+    webhook_rejects: bool = True
+    gateway_programmed: bool = True
+    unreachable_services: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -94,7 +112,7 @@ def _node(name: str, sku: str, gpus: int, rdma: bool) -> NodeInfo:
             "node.kubernetes.io/instance-type": sku,
             "nvidia.com/gpu.present": "true",
             "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
-            "kubernetes.azure.com/agentpool": "gpupool",
+            "kubernetes.azure.com/agentpool": name.split("-")[1],
         },
         alloc,
     )
@@ -342,12 +360,203 @@ class SimulatedCluster:
             ("nvidia.com", "v1alpha1"): {"dynamographdeployments", "dynamocomponentdeployments"},
             ("nvidia.com", "v1"): {"clusterpolicies"},
         }
+        if not recipe.has_enabled("kubeflow-trainer"):
+            # Trainer serves its API only where the recipe installs it.
+            del self.served[("trainer.kubeflow.org", "v1alpha1")]
+        if scenario.custom_metrics_api:
+            self.served[("custom.metrics.k8s.io", "v1beta1")] = {
+                "pods/gpu_utilization",
+                "pods/gpu_memory_used",
+                "pods/gpu_power_usage",
+            }
+            self.served[("external.metrics.k8s.io", "v1beta1")] = {"dcgm_gpu_power_usage"}
         for g in scenario.missing_groups:
             for key in [k for k in self.served if k[0] == g]:
                 del self.served[key]
+        self.op_ns = op_ns
+        self.static_pods[op_ns] += [
+            PodInfo(
+                f"nvidia-dcgm-exporter-{i:05x}",
+                op_ns,
+                "Running",
+                n.name,
+                {"app": "nvidia-dcgm-exporter"},
+            )
+            for i, n in enumerate(self.nodes)
+        ]
+        self.hpa_changed = 0.0
+        self._install_capabilities(recipe)
 
     def _tick(self) -> None:
         self.clock.advance(API_LATENCY_S)
+
+    # -- the conformance capabilities' cluster objects ----------------------------------
+    def _crd(self, name: str) -> None:
+        self.objects[("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", name)] = {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": name},
+        }
+
+    def _put(self, group: str, version: str, plural: str, ns: str, obj: dict[str, Any]) -> None:
+        self.objects[(group, version, plural, ns, obj["metadata"]["name"])] = obj
+
+    def _install_capabilities(self, recipe: RecipeView) -> None:
+        s = self.s
+        if recipe.has_enabled("kai-scheduler"):
+            kai_ns = next(c.namespace for c in recipe.components if c.name == "kai-scheduler")
+            for name in ("kai-operator", "kai-scheduler-default", "binder", "podgrouper"):
+                self.workloads.setdefault(
+                    ("Deployment", kai_ns, name),
+                    WorkloadInfo("Deployment", name, kai_ns, 1, 1, 1, {"app": name}),
+                )
+            for crd in ("queues.scheduling.run.ai", "podgroups.scheduling.run.ai"):
+                self._crd(crd)
+            for name, parent in (("default", ""), ("default-queue", "default")):
+                spec = {"parentQueue": parent} if parent else {}
+                self._put(
+                    "scheduling.run.ai",
+                    "v2",
+                    "queues",
+                    "",
+                    {"metadata": {"name": name}, "spec": spec},
+                )
+        prom_ns = next(
+            (c.namespace for c in recipe.components if c.name == "kube-prometheus-stack"), ""
+        )
+        if prom_ns:
+            for name in ("kube-prometheus-stack-prometheus", "prometheus-operated"):
+                self._put(
+                    "",
+                    "v1",
+                    "services",
+                    prom_ns,
+                    {"metadata": {"name": name}, "spec": {"ports": [{"port": 9090}]}},
+                )
+        vmss = sorted(
+            {
+                n.name[:-6]
+                for n in self.nodes
+                if n.labels.get("kubernetes.azure.com/agentpool") in s.autoscaled_pools
+            }
+        )
+        groups = "\n".join(
+            f"  Name:        {g}\n"
+            f"  Health:      Healthy (ready={len(self.nodes)} unready=0 minSize=1, maxSize=4))"
+            for g in vmss
+        )
+        self._put(
+            "",
+            "v1",
+            "configmaps",
+            "kube-system",
+            {
+                "metadata": {"name": "cluster-autoscaler-status"},
+                "data": {
+                    "status": "Cluster-autoscaler status at 2026-11-30 00:53:20 +0000 UTC:\n"
+                    f"Cluster-wide:\n  Health:      {s.autoscaler_health} (ready={len(self.nodes) + 1})\n"
+                    f"\nNodeGroups:\n{groups}\n"
+                },
+            },
+        )
+        if recipe.has_enabled("dynamo-platform"):
+            ns = next(c.namespace for c in recipe.components if c.name == "dynamo-platform")
+            self._crd("dynamographdeployments.nvidia.com")
+            svc = "dynamo-platform-dynamo-operator-webhook-service"
+            self._put(
+                "admissionregistration.k8s.io",
+                "v1",
+                "validatingwebhookconfigurations",
+                "",
+                {
+                    "metadata": {"name": "dynamo-platform-validating-webhook"},
+                    "webhooks": [
+                        {
+                            "name": "vdynamographdeployment.nvidia.com",
+                            "clientConfig": {"service": {"name": svc, "namespace": ns}},
+                            "rules": [
+                                {
+                                    "apiGroups": ["nvidia.com"],
+                                    "apiVersions": ["v1alpha1"],
+                                    "operations": ["CREATE", "UPDATE"],
+                                    "resources": ["dynamographdeployments"],
+                                }
+                            ],
+                        }
+                    ],
+                },
+            )
+            self._put(
+                "discovery.k8s.io",
+                "v1",
+                "endpointslices",
+                ns,
+                {
+                    "metadata": {
+                        "name": f"{svc}-x7k2p",
+                        "labels": {"kubernetes.io/service-name": svc},
+                    },
+                    "endpoints": [{"addresses": ["10.244.1.17"], "conditions": {"ready": True}}],
+                },
+            )
+        if recipe.has_enabled("kgateway"):
+            ns = next(c.namespace for c in recipe.components if c.name == "kgateway")
+            for crd in (
+                "gatewayclasses.gateway.networking.k8s.io",
+                "gateways.gateway.networking.k8s.io",
+                "httproutes.gateway.networking.k8s.io",
+                "gatewayparameters.gateway.kgateway.dev",
+            ):
+                self._crd(crd)
+            accepted = {"type": "Accepted", "status": "True", "reason": "Accepted"}
+            self._put(
+                "gateway.networking.k8s.io",
+                "v1",
+                "gatewayclasses",
+                "",
+                {"metadata": {"name": "kgateway"}, "status": {"conditions": [accepted]}},
+            )
+            programmed = {
+                "type": "Programmed",
+                "status": "True" if s.gateway_programmed else "False",
+                "reason": "Programmed" if s.gateway_programmed else "AddressNotAssigned",
+            }
+            self._put(
+                "gateway.networking.k8s.io",
+                "v1",
+                "gateways",
+                ns,
+                {
+                    "metadata": {"name": "inference-gateway"},
+                    "spec": {"gatewayClassName": "kgateway", "listeners": [{"name": "http"}]},
+                    "status": {
+                        "conditions": [programmed],
+                        "addresses": [{"type": "IPAddress", "value": "10.0.0.42"}],
+                    },
+                },
+            )
+            self._put(
+                "",
+                "v1",
+                "services",
+                ns,
+                {
+                    "metadata": {"name": "inference-gateway"},
+                    "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]},
+                },
+            )
+
+    def _dcgm_metrics(self) -> str:
+        lines = []
+        for name in self.s.dcgm_metrics:
+            lines.append(f"# HELP {name} DCGM field.")
+            lines.append(f"# TYPE {name} gauge")
+            for n in self.nodes:
+                for gpu in range(n.gpu_count):
+                    lines.append(
+                        f'{name}{{gpu="{gpu}",UUID="GPU-{gpu:08x}",Hostname="{n.name}"}} 42'
+                    )
+        return "\n".join(lines) + "\n"
 
     # -- ClusterExecutor -------------------------------------------------------------
     def server_address(self) -> str:
@@ -380,7 +589,12 @@ class SimulatedCluster:
 
     def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None:
         self._tick()
-        return self.workloads.get((kind, namespace, name))
+        found = self.workloads.get((kind, namespace, name))
+        scaled = self._hpa_replicas(namespace, name) if found is not None else None
+        if found is not None and scaled is not None:
+            found = WorkloadInfo(kind, name, namespace, scaled, scaled, scaled, found.labels)
+            self.workloads[(kind, namespace, name)] = found
+        return found
 
     def namespace_phase(self, name: str) -> str | None:
         self._tick()
@@ -405,6 +619,96 @@ class SimulatedCluster:
         self._tick()
         found = self.served.get((group, version))
         return set(found) if found is not None else None
+
+    def list_objects(
+        self, group: str, version: str, plural: str, namespace: str | None = None
+    ) -> list[dict[str, Any]]:
+        self._tick()
+        return [
+            {k: v for k, v in obj.items() if k != "__created"}
+            for (g, v, p, ns, _), obj in sorted(self.objects.items())
+            if g == group
+            and v == version
+            and p == plural
+            and (namespace is None or ns == namespace)
+        ]
+
+    def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None:
+        from core.foundation.errors import AicrError, ErrorCode
+
+        self._tick()
+        for svc in self.s.unreachable_services:
+            if f"/services/{svc}:" in path:
+                raise AicrError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    f"Kubernetes API failed reading {path}",
+                    "503 Service Unavailable: no endpoints available for service",
+                )
+        if path.endswith(
+            f"/namespaces/{self.op_ns}/services/nvidia-dcgm-exporter:9400/proxy/metrics"
+        ):
+            return self._dcgm_metrics()
+        if "/services/kube-prometheus-stack-prometheus:9090/proxy/api/v1/query" in path:
+            result = []
+            if self.s.prometheus_scrapes_dcgm:
+                result = [
+                    {
+                        "metric": {
+                            "__name__": "DCGM_FI_DEV_GPU_UTIL",
+                            "gpu": str(g),
+                            "Hostname": n.name,
+                        },
+                        "value": [1796000000, "42"],
+                    }
+                    for n in self.nodes
+                    for g in range(n.gpu_count)
+                ]
+            return json.dumps(
+                {"status": "success", "data": {"resultType": "vector", "result": result}}
+            )
+        if path.startswith("/apis/custom.metrics.k8s.io/v1beta1/namespaces/"):
+            if not self.s.custom_metrics_api:
+                return None
+            ns = path.split("/")[5]
+            items = []
+            if ns == self.op_ns and self.s.prometheus_scrapes_dcgm:
+                items = [
+                    {"describedObject": {"kind": "Pod", "name": p.name}, "value": "42"}
+                    for p in self.static_pods.get(ns, [])
+                    if p.labels.get("app") == "nvidia-dcgm-exporter"
+                ]
+            return json.dumps({"kind": "MetricValueList", "items": items})
+        return None
+
+    def patch_object(
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        name: str,
+        patch: dict[str, Any],
+        namespace: str | None = None,
+    ) -> None:
+        self._tick()
+        obj = self.objects[(group, version, plural, namespace or "", name)]
+        for key, value in patch.items():
+            if isinstance(value, dict) and isinstance(obj.get(key), dict):
+                obj[key] = {**obj[key], **value}
+            else:
+                obj[key] = value
+        if plural == "horizontalpodautoscalers":
+            self.hpa_changed = self.clock()
+
+    def _hpa_replicas(self, ns: str, name: str) -> int | None:
+        hpa = self.objects.get(("autoscaling", "v2", "horizontalpodautoscalers", ns, name))
+        if hpa is None or not self.s.hpa_scales:
+            return None
+        if self.clock() - self.hpa_changed < 20.0:
+            return None
+        target = hpa["spec"]["metrics"][0]["external"]["target"]["averageValue"]
+        return (
+            int(hpa["spec"]["maxReplicas"]) if target == "1m" else int(hpa["spec"]["minReplicas"])
+        )
 
     def get_object(
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
@@ -440,19 +744,47 @@ class SimulatedCluster:
             waiting,
         )
 
-    def create(self, manifest: dict[str, Any]) -> None:
+    def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None:
+        from core.foundation.errors import AicrError, ErrorCode
+
         self._tick()
         kind = manifest["kind"]
         meta = manifest["metadata"]
         ns, name = meta.get("namespace", ""), meta["name"]
         labels = dict(meta.get("labels") or {})
+        if dry_run:
+            if self.s.webhook_rejects and kind in ("DynamoGraphDeployment", "TrainJob"):
+                raise AicrError(
+                    ErrorCode.INVALID_REQUEST,
+                    f"Kubernetes API rejected creating {kind} {ns}/{name}",
+                    f'400 Bad Request: admission webhook "v{kind.lower()}.nvidia.com" denied the '
+                    "request: spec.services.Frontend.componentType: unsupported value",
+                )
+            return
         self.created.append((manifest["apiVersion"], kind, f"{ns}/{name}"))
         if kind == "Pod":
             spec = manifest["spec"]
             node = spec.get("nodeName", "")
             container = spec["containers"][0]
             info = next((n for n in self.nodes if n.name == node), None)
-            if container["name"] == "nvidia-smi":
+            if spec.get("schedulerName") == "kai-scheduler":
+                members = sum(1 for k in self.pods if k[1].startswith(name.rsplit("-", 1)[0]))
+                placed = "" if self.s.gang_split and members >= 1 else "aks-system-0"
+                self._add_pod(ns, name, placed, labels, 6.0, "gang member scheduled\n", "alpine")
+            elif container["name"] == "launcher":
+                logs = nccl_all_reduce_output(self.nodes, self.s.nccl_busbw, self.s.profile)
+                self._add_pod(
+                    ns,
+                    name,
+                    self.nodes[0].name,
+                    labels,
+                    self.s.nccl_seconds,
+                    logs,
+                    container["image"],
+                )
+            elif container["name"] == "worker":
+                self._add_pod(ns, name, node, labels, 3600.0, "", container["image"])
+            elif container["name"] == "nvidia-smi":
                 logs = nvidia_smi_table(self.s.profile, info.gpu_count if info else 0)
                 self._add_pod(ns, name, node, labels, 7.5, logs, container["image"])
             elif container["name"] == "probe":
@@ -508,12 +840,24 @@ class SimulatedCluster:
             self._add_pod(
                 ns, pod, self.nodes[0].name, {**labels, "job-name": name}, 95.0, logs, image
             )
+        elif kind == "Deployment":
+            replicas = int(manifest["spec"].get("replicas", 1))
+            self.workloads[("Deployment", ns, name)] = WorkloadInfo(
+                "Deployment", name, ns, replicas, replicas, replicas, labels
+            )
+        elif kind in ("Service", "Secret", "ConfigMap"):
+            plural = kind.lower() + "s"
+            self.objects[("", "v1", plural, ns, name)] = {
+                k: v for k, v in manifest.items() if k != "__plural__"
+            }
         else:
             group, version = manifest["apiVersion"].split("/", 1)
             plural = manifest.get("__plural__") or kind.lower() + "s"
             body = {k: v for k, v in manifest.items() if k != "__plural__"}
             body["__created"] = self.clock()
             self.objects[(group, version, plural, ns, name)] = body
+            if plural == "horizontalpodautoscalers":
+                self.hpa_changed = self.clock()
 
     def _runtime_image(self, ns: str) -> str:
         for (g, _v, plural, o_ns, _n), obj in self.objects.items():
@@ -529,6 +873,10 @@ class SimulatedCluster:
         self.deleted.append((api_version, kind, f"{namespace}/{name}"))
         if kind == "Pod":
             self.pods.pop((namespace, name), None)
+        elif kind == "Deployment":
+            self.workloads.pop(("Deployment", namespace, name), None)
+        elif kind in ("Service", "Secret", "ConfigMap"):
+            self.objects.pop(("", "v1", kind.lower() + "s", namespace, name), None)
         elif kind == "TrainJob":
             for key in [
                 k
@@ -549,6 +897,8 @@ class SimulatedCluster:
         if sp is None:
             return PodOutcome(name, "Missing")
         age = self.clock() - sp.created
+        if not sp.info.node:
+            return PodOutcome(name, "Pending")  # never placed by its scheduler
         if sp.info.node in self.s.busy_nodes:
             return PodOutcome(name, "Pending", sp.info.node)
         if sp.waiting_reason:

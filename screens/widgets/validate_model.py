@@ -26,6 +26,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
+from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, VERDICTS
 
 LOG_LINES_PER_CHECK = 1000
 LOG_LINE_CHARS = 512
@@ -33,8 +34,8 @@ LOG_LINE_CHARS = 512
 # Canonical phase order (validate.md §3.3); readiness is the pre-flight and shows first.
 PHASE_ORDER: tuple[str, ...] = PHASES
 
-TERMINAL_STATUSES = frozenset({"passed", "failed", "skipped", "other"})
-BLOCKING_STATUSES = frozenset({"failed", "other"})
+TERMINAL_STATUSES = frozenset(VERDICTS)
+BLOCKING_STATUSES = frozenset({FAILED, NOT_MEASURED})
 
 
 def row_key(phase: str, check: str) -> str:
@@ -49,7 +50,7 @@ class Gate:
     value: str
     unit: str
     threshold: str
-    verdict: str  # pass | fail | not-applicable | unmeasured | info
+    verdict: str  # passed | failed | not applicable | not measured | info
     note: str = ""
 
     @property
@@ -78,7 +79,7 @@ class CheckRow:
     def headline_gate(self) -> Gate | None:
         """The gate to show in the table: the first failing one, else the first."""
         for gate in self.gates:
-            if gate.verdict == "fail":
+            if gate.verdict == FAILED:
                 return gate
         return self.gates[0] if self.gates else None
 
@@ -122,15 +123,15 @@ class RunSummary:
     tests: int = 0
     passed: int = 0
     failed: int = 0
-    skipped: int = 0
-    other: int = 0
+    not_applicable: int = 0
+    not_measured: int = 0
     exit_code: int | None = None
     message: str = ""
 
     def line(self) -> str:
         text = (
             f"{self.tests} checks: {self.passed} passed, {self.failed} failed, "
-            f"{self.skipped} skipped, {self.other} other"
+            f"{self.not_applicable} not applicable, {self.not_measured} not measured"
         )
         if self.exit_code is not None:
             text += f" — exit {self.exit_code}"
@@ -198,7 +199,7 @@ class DashboardModel:
         return sorted(self.phases.values(), key=lambda p: order.get(p.name, len(order)))
 
     def counts(self) -> dict[str, int]:
-        out = {"queued": 0, "running": 0, "passed": 0, "failed": 0, "skipped": 0, "other": 0}
+        out = {"queued": 0, "running": 0, **{v: 0 for v in VERDICTS}}
         for row in self.rows.values():
             out[row.status] = out.get(row.status, 0) + 1
         return out
@@ -298,7 +299,7 @@ class DashboardModel:
             value = event.display
         elif event.value is not None:
             value = format_value(event.value)
-        elif event.verdict == "not-applicable":
+        elif event.verdict == NOT_APPLICABLE:
             value = "n/a"
         else:
             value = "—"
@@ -344,8 +345,8 @@ class DashboardModel:
             tests=event.tests,
             passed=event.passed,
             failed=event.failed,
-            skipped=event.skipped,
-            other=event.other,
+            not_applicable=event.not_applicable,
+            not_measured=event.not_measured,
             exit_code=event.exit_code,
             message=event.message,
         )

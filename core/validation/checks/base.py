@@ -3,8 +3,8 @@
 A check is a plain function run in a worker thread. It talks to the cluster only through
 ``ctx.executor``, reports evidence with ``ctx.log`` (these lines become the report's
 ``stdout``) and gates with ``ctx.measure``, and returns a status. It must stay within
-``ctx.remaining()``; a check that cannot measure returns ``other`` or ``skipped`` with the
-reason — never ``passed``.
+``ctx.remaining()``; a check that cannot measure returns ``not_measured`` with the reason,
+one that a documented rule exempts returns ``not_applicable`` — never ``passed``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from core.validation.catalog import CatalogEntry
 from core.validation.events import Event, LogLine, Measurement, cap_line
 from core.validation.executor import ClusterExecutor, NodeInfo, PodOutcome, wait_for_pod
 from core.validation.recipe_view import RecipeView
+from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, PASSED
 
 VALIDATION_NAMESPACE = "aicr-validation"
 RUN_ID_LABEL = "aicr.nvidia.com/run-id"
@@ -44,25 +45,27 @@ FULL_NODE_REFERENCE = "Standard_ND96isr_H100_v5 (8 GPUs, InfiniBand)"
 
 @dataclass
 class CheckOutcome:
-    status: str  # passed | failed | skipped | other
+    status: str  # one of core.validation.verdicts.VERDICTS
     message: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
 
 def passed(message: str = "", **extra: str) -> CheckOutcome:
-    return CheckOutcome("passed", message, dict(extra))
+    return CheckOutcome(PASSED, message, dict(extra))
 
 
 def failed(message: str, **extra: str) -> CheckOutcome:
-    return CheckOutcome("failed", message, dict(extra))
+    return CheckOutcome(FAILED, message, dict(extra))
 
 
-def skipped(message: str, **extra: str) -> CheckOutcome:
-    return CheckOutcome("skipped", message, dict(extra))
+def not_applicable(message: str, **extra: str) -> CheckOutcome:
+    """A documented rule says this gate does not apply here (say which rule)."""
+    return CheckOutcome(NOT_APPLICABLE, message, dict(extra))
 
 
-def other(message: str, **extra: str) -> CheckOutcome:
-    return CheckOutcome("other", message, dict(extra))
+def not_measured(message: str, **extra: str) -> CheckOutcome:
+    """The check could not measure: name the missing prerequisite or what timed out."""
+    return CheckOutcome(NOT_MEASURED, message, dict(extra))
 
 
 class CheckContext:

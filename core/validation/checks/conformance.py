@@ -12,11 +12,10 @@ from core.validation.checks.base import (
     CheckContext,
     CheckOutcome,
     failed,
-    other,
+    not_measured,
     passed,
     pod_name,
     schedulable_gpu_nodes,
-    skipped,
     wait_pod,
 )
 from core.validation.checks.deployment import check_expected_resources, find_gpu_operator
@@ -42,13 +41,13 @@ def platform_health(ctx: CheckContext) -> CheckOutcome:
         else:
             ctx.log(f"namespace {c.namespace}: Active")
     if not seen:
-        return skipped("no enabled component declares a namespace; nothing to verify")
+        return not_measured("no enabled component declares a namespace; nothing to verify")
     res_issues, unsupported, _total = check_expected_resources(ctx, "platform", settle_s=0.0)
     issues += res_issues
     if issues:
         return failed("[NOT_FOUND] " + "; ".join(issues))
     if unsupported:
-        return other("could not verify " + ", ".join(unsupported))
+        return not_measured("could not verify " + ", ".join(unsupported))
     return passed(f"{len(seen)} component namespaces Active; expected resources healthy")
 
 
@@ -132,7 +131,9 @@ PROBE_SCRIPT = (
 def secure_accelerator_access(ctx: CheckContext) -> CheckOutcome:
     nodes = sorted(schedulable_gpu_nodes(ctx.executor.list_nodes()), key=lambda n: n.name)
     if not nodes:
-        return skipped("no schedulable GPU node to probe", skipReason="no-schedulable-gpu-nodes")
+        return not_measured(
+            "no schedulable GPU node to probe", skipReason="no-schedulable-gpu-nodes"
+        )
     node = nodes[0]
     name = pod_name("aicr-isolation-probe", node.name)
     manifest = {
@@ -167,7 +168,7 @@ def secure_accelerator_access(ctx: CheckContext) -> CheckOutcome:
             ctx.executor.delete("v1", "Pod", ctx.namespace, name)
     if not status.terminal:
         waiting = status.container.waiting_reason if status.container else ""
-        return other(
+        return not_measured(
             f"isolation probe did not finish (pod {status.phase}{': ' + waiting if waiting else ''})"
         )
     for line in logs.splitlines()[-20:]:
@@ -180,9 +181,11 @@ def secure_accelerator_access(ctx: CheckContext) -> CheckOutcome:
         )
     if "NO_GPU_VISIBLE" in logs:
         return passed(f"no GPU visible to an unrequested, unprivileged pod on {node.name}")
-    return other("isolation probe output holds neither verdict marker")
+    return not_measured("isolation probe output holds neither verdict marker")
 
 
 def not_implemented(ctx: CheckContext) -> CheckOutcome:
     what = ctx.entry.description.split(" (not implemented")[0]
-    return skipped(f"not implemented in aicr-tui: {what}; verify it with upstream aicr validate")
+    return not_measured(
+        f"not implemented in aicr-tui: {what}; verify it with upstream aicr validate"
+    )

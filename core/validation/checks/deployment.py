@@ -8,11 +8,10 @@ from core.validation.checks.base import (
     CheckContext,
     CheckOutcome,
     failed,
-    other,
+    not_measured,
     passed,
     pod_name,
     schedulable_gpu_nodes,
-    skipped,
     wait_pod,
 )
 from core.validation.executor import WORKLOAD_KINDS, WorkloadInfo
@@ -91,13 +90,13 @@ def check_expected_resources(
 def expected_resources(ctx: CheckContext) -> CheckOutcome:
     issues, unsupported, total = check_expected_resources(ctx, "expectedResources")
     if total == 0:
-        return skipped("no enabled component declares expectedResources; nothing to verify")
+        return not_measured("no enabled component declares expectedResources; nothing to verify")
     if issues:
         return failed(
             f"{len(issues)} of {total} expected resources unhealthy: " + "; ".join(issues)
         )
     if unsupported:
-        return other(
+        return not_measured(
             "could not verify "
             + ", ".join(unsupported)
             + ": only Deployment, DaemonSet and StatefulSet are checked"
@@ -148,7 +147,7 @@ def gpu_operator_version(ctx: CheckContext) -> CheckOutcome:
         )
     found = operator_version(w)
     if found is None:
-        return other(
+        return not_measured(
             f"GPU Operator Deployment {w.namespace}/{w.name} carries no version label, tag or annotation"
         )
     version, source = found
@@ -167,7 +166,12 @@ def gpu_operator_version(ctx: CheckContext) -> CheckOutcome:
         )
     ctx.log(f"Constraint: {constraint.value} → {'true' if ok else 'false'}")
     ctx.measure(
-        VERSION_CONSTRAINT, None, "", constraint.value, "pass" if ok else "fail", display=version
+        VERSION_CONSTRAINT,
+        None,
+        "",
+        constraint.value,
+        "passed" if ok else "failed",
+        display=version,
     )
     if not ok:
         return failed(f"GPU Operator version {version} does not satisfy {constraint.value}")
@@ -192,7 +196,7 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
         )
         if driver_gate is not None:
             return failed(f"{why}; {DRIVER_CONSTRAINT} {driver_gate.value} cannot be verified")
-        return skipped(why, skipReason=reason)
+        return not_measured(why, skipReason=reason)
     ok_nodes = 0
     failures: list[str] = []
     for index, node in enumerate(targets):

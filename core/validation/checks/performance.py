@@ -15,13 +15,14 @@ from core.validation.catalog import knob, knob_duration, knob_positive_int
 from core.validation.checks.base import (
     CEILING_TOLERANCE,
     FLOOR_TOLERANCE,
+    RUN_ID_LABEL,
     CheckContext,
     CheckOutcome,
     failed,
-    other,
+    not_applicable,
+    not_measured,
     passed,
     schedulable_gpu_nodes,
-    skipped,
     small_sku_reason,
     threshold_number,
     wait_pod,
@@ -244,10 +245,145 @@ def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list
     return [runtime, trainjob]
 
 
+NCCL_ROLE_LABEL = "aicr.nvidia.com/nccl-role"
+NCCL_SERVICE = "aicr-nccl"
+NCCL_SECRET = "aicr-nccl-ssh"
+NCCL_SSH_PORT = 2222
+
+
+def ssh_keypair() -> tuple[str, str]:
+    """A fresh Ed25519 key pair (OpenSSH private key, public key line) for one run."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.generate()
+    private = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.OpenSSH,
+        serialization.NoEncryption(),
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+        .decode()
+    )
+    return private, f"{public} aicr-nccl"
+
+
+def nccl_pod_manifests(
+    ctx: CheckContext, nodes: list[NodeInfo], image: str
+) -> list[dict[str, Any]]:
+    """The all-reduce without Kubeflow Trainer: SSH key Secret, headless Service, one sshd
+    worker pod pinned to each GPU node, and a launcher pod that runs mpirun across them."""
+    gpus = nodes[0].gpu_count or 1
+    rdma = all(RDMA_RESOURCE in n.allocatable for n in nodes)
+    min_b = knob(ctx.entry, "AICR_NCCL_MIN_BYTES", "1K")
+    max_b = knob(ctx.entry, "AICR_NCCL_MAX_BYTES", "16G")
+    limits: dict[str, str] = {"nvidia.com/gpu": str(gpus)}
+    if rdma:
+        limits[RDMA_RESOURCE] = "1"
+    private, public = ssh_keypair()
+    ns = ctx.namespace
+    workers = [f"aicr-nccl-worker-{i}" for i in range(len(nodes))]
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": NCCL_SECRET, "namespace": ns, "labels": ctx.labels()},
+        "type": "Opaque",
+        "stringData": {"id_ed25519": private, "authorized_keys": public + "\n"},
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": NCCL_SERVICE, "namespace": ns, "labels": ctx.labels()},
+        "spec": {
+            "clusterIP": "None",
+            "selector": {RUN_ID_LABEL: ctx.run_id, NCCL_ROLE_LABEL: "worker"},
+            "ports": [{"name": "ssh", "port": NCCL_SSH_PORT}],
+        },
+    }
+    ssh_volume = {
+        "name": "ssh",
+        "secret": {"secretName": NCCL_SECRET, "defaultMode": 0o400},
+    }
+    worker_cmd = (
+        "mkdir -p /root/.ssh && cp /etc/aicr-ssh/authorized_keys /root/.ssh/authorized_keys && "
+        "chmod 700 /root/.ssh && chmod 600 /root/.ssh/authorized_keys && ssh-keygen -A && "
+        f"exec /usr/sbin/sshd -De -p {NCCL_SSH_PORT} -o PermitRootLogin=prohibit-password"
+    )
+    pods: list[dict[str, Any]] = []
+    for name, node in zip(workers, nodes, strict=True):
+        pods.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": name,
+                    "namespace": ns,
+                    "labels": ctx.labels(**{NCCL_ROLE_LABEL: "worker"}),
+                },
+                "spec": {
+                    "nodeName": node.name,
+                    "hostname": name,
+                    "subdomain": NCCL_SERVICE,
+                    "restartPolicy": "Never",
+                    "tolerations": [{"operator": "Exists"}],
+                    "volumes": [ssh_volume],
+                    "containers": [
+                        {
+                            "name": "worker",
+                            "image": image,
+                            "command": ["sh", "-c", worker_cmd],
+                            "resources": {"limits": limits},
+                            "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
+                            "volumeMounts": [{"name": "ssh", "mountPath": "/etc/aicr-ssh"}],
+                        }
+                    ],
+                },
+            }
+        )
+    hosts = " ".join(f"{w}.{NCCL_SERVICE}.{ns}.svc" for w in workers)
+    launcher_cmd = (
+        "mkdir -p /root/.ssh && cp /etc/aicr-ssh/id_ed25519 /root/.ssh/id_ed25519 && "
+        "chmod 600 /root/.ssh/id_ed25519 && : > /tmp/hostfile && "
+        f'for h in {hosts}; do echo "$h slots={gpus}" >> /tmp/hostfile; '
+        "n=0; until ssh -p "
+        f'{NCCL_SSH_PORT} -o StrictHostKeyChecking=no -o ConnectTimeout=5 "$h" true; do '
+        'n=$((n+1)); [ "$n" -ge 60 ] && { echo "worker $h unreachable over ssh"; exit 1; }; sleep 5; '
+        "done; done; "
+        f"mpirun --allow-run-as-root -np {gpus * len(nodes)} --hostfile /tmp/hostfile "
+        f'--mca plm_rsh_args "-p {NCCL_SSH_PORT} -o StrictHostKeyChecking=no" --bind-to none '
+        "-x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
+        f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
+    )
+    launcher = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "aicr-nccl-launcher",
+            "namespace": ns,
+            "labels": ctx.labels(**{NCCL_ROLE_LABEL: "launcher"}),
+        },
+        "spec": {
+            "restartPolicy": "Never",
+            "volumes": [ssh_volume],
+            "containers": [
+                {
+                    "name": "launcher",
+                    "image": image,
+                    "command": ["sh", "-c", launcher_cmd],
+                    "volumeMounts": [{"name": "ssh", "mountPath": "/etc/aicr-ssh"}],
+                }
+            ],
+        },
+    }
+    return [secret, service, *pods, launcher]
+
+
 def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
     gate = ctx.recipe.phase("performance").constraint(ctx.name)
     if gate is None:
-        return skipped(f"no {ctx.name} constraint in recipe")
+        return not_measured(f"no {ctx.name} constraint in recipe")
     threshold = threshold_number(gate.value)
     if threshold is None:
         return failed(f'[INVALID_REQUEST] {ctx.name} constraint "{gate.value}" holds no number')
@@ -255,25 +391,24 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
     na = small_sku_reason(nodes)
     if na is not None:
         ctx.log(f"NCCL All Reduce bandwidth: {na}")
-        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not-applicable", note=na)
-        return skipped(f"full-node NCCL floor {gate.value} GB/s {na}", skipReason="not-applicable")
+        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not applicable", note=na)
+        return not_applicable(f"full-node NCCL floor {gate.value} GB/s {na}")
     if len(nodes) < 2:
         ctx.measure(
             "nccl-all-reduce-bw",
             None,
             "GB/s",
             gate.value,
-            "unmeasured",
+            "not measured",
             note="fewer than 2 GPU nodes",
         )
-        return skipped("skipped - requires at least 2 GPU nodes for EW fabric test")
+        return not_measured("skipped - requires at least 2 GPU nodes for EW fabric test")
     served = ctx.executor.served_resources(TRAINER_GROUP, TRAINER_VERSION)
-    if served is None or not {"trainjobs", "trainingruntimes"} <= served:
+    trainer = served is not None and {"trainjobs", "trainingruntimes"} <= served
+    if not trainer and ctx.recipe.has_enabled("kubeflow-trainer"):
         why = f"Kubeflow Trainer ({TRAINER_GROUP}/{TRAINER_VERSION} TrainJob) is not installed"
-        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured", note=why)
-        if ctx.recipe.has_enabled("kubeflow-trainer"):
-            return failed(f"[NOT_FOUND] {why} although the recipe declares kubeflow-trainer")
-        return skipped(why)
+        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured", note=why)
+        return failed(f"[NOT_FOUND] {why} although the recipe declares kubeflow-trainer")
     image = ctx.environ.get("AICR_NCCL_RUNTIME_IMAGE", "").strip() or ctx.entry.image
     gpus = nodes[0].gpu_count
     ctx.log(
@@ -285,35 +420,57 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
         ctx.log(
             "note: image is pulled from public.ecr.aws; the cluster needs egress to it or a mirror"
         )
-    manifests = nccl_manifests(ctx, nodes, image)
-    for m in manifests:
-        ctx.executor.create(m)
-    try:
+    if trainer:
+        ctx.log("launcher: Kubeflow Trainer TrainJob (the cluster serves trainer.kubeflow.org)")
+        manifests = nccl_manifests(ctx, nodes, image)
         selector = (
             "jobset.sigs.k8s.io/jobset-name=nccl-all-reduce-tj,"
             "jobset.sigs.k8s.io/replicatedjob-name=launcher"
         )
+    else:
+        # No Trainer on the cluster and none in the recipe: run the same mpirun launch from
+        # plain pods (sshd workers behind a headless Service), so the gate still measures.
+        ctx.log(
+            "launcher: plain pods (Kubeflow Trainer is not installed and the recipe does not "
+            "declare it): an mpirun launcher over SSH to one worker pod per node"
+        )
+        manifests = nccl_pod_manifests(ctx, nodes, image)
+        selector = f"{NCCL_ROLE_LABEL}=launcher,{RUN_ID_LABEL}={ctx.run_id}"
+    created: list[dict[str, Any]] = []
+    try:
+        for m in manifests:
+            ctx.executor.create(m)
+            created.append(m)
         launcher = _wait_for_named_pod(ctx, selector, 300.0)
         if launcher is None:
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
-            return other("NCCL launcher pod did not appear within 5m")
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured")
+            return not_measured("NCCL launcher pod did not appear within 5m")
         # NCCL_DEBUG=INFO from every rank precedes the table: read well past 1000 lines.
         follower = LogFollower(ctx, launcher, NCCL_LOG_LINES, "[launcher] ")
         status = _watch_pod(ctx, launcher, follower)
         pull = _pull_failure(status)
         if pull:
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured", note=pull)
-            return other(
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured", note=pull)
+            return not_measured(
                 f"NCCL benchmark image {image} could not be pulled ({pull}); allow egress to the "
                 "registry or mirror the image and point the catalog entry at it via --data"
             )
         if not status.terminal:
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
-            return other(f"timeout: NCCL launcher did not complete within {ctx.entry.timeout}")
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured")
+            return not_measured(
+                f"timeout: NCCL launcher did not complete within {ctx.entry.timeout}"
+            )
         logs = follower.poll()
+        worker_pull = ""
+        for m in created:
+            if m["kind"] == "Pod" and m["metadata"]["name"] != launcher:
+                worker_pull = worker_pull or (
+                    _pull_failure(ctx.executor.pod_status(ctx.namespace, m["metadata"]["name"]))
+                    or ""
+                )
     finally:
         if ctx.cleanup:
-            for m in reversed(manifests):
+            for m in reversed(created):
                 meta = m["metadata"]
                 ctx.executor.delete(m["apiVersion"], m["kind"], meta["namespace"], meta["name"])
     result = parse_all_reduce(logs)
@@ -322,7 +479,15 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
         tail = [ln for ln in logs.splitlines() if ln.strip()][-10:]
         for ln in tail:
             ctx.log(ln)
-        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "unmeasured")
+        if worker_pull or "unreachable over ssh" in logs:
+            why = (
+                f"NCCL worker image {image} could not be pulled ({worker_pull})"
+                if worker_pull
+                else "the launcher could not reach every worker over SSH"
+            )
+            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured", note=why)
+            return not_measured(why)
+        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured")
         return failed("failed to parse bandwidth from logs")
     bw = row.busbw
     ok = bw >= FLOOR_TOLERANCE * threshold
@@ -337,7 +502,7 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
         bw,
         "GB/s",
         gate.value,
-        "pass" if ok else "fail",
+        "passed" if ok else "failed",
         note=f"out-of-place busbw at {format_size(row.size_bytes)}; pass at >= {FLOOR_TOLERANCE:g} x threshold",
     )
     if not ok:
@@ -461,7 +626,7 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
     tp_gate = perf.constraint("inference-throughput")
     ttft_gate = perf.constraint("inference-ttft-p99")
     if tp_gate is None and ttft_gate is None:
-        return skipped("no inference-throughput or inference-ttft-p99 constraint in recipe")
+        return not_measured("no inference-throughput or inference-ttft-p99 constraint in recipe")
     if tp_gate is not None and not _has_op(tp_gate.value, ">="):
         return failed(
             f'[INVALID_REQUEST] inference-throughput constraint "{tp_gate.value}" must start with ">="'
@@ -473,10 +638,10 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
     tp_limit = threshold_number(tp_gate.value) if tp_gate else None
     ttft_limit = threshold_number(ttft_gate.value) if ttft_gate else None
     if not ctx.recipe.has_enabled("dynamo-platform"):
-        return skipped("skipped - dynamo-platform not in recipe components")
+        return not_measured("skipped - dynamo-platform not in recipe components")
     served = ctx.executor.served_resources(DYNAMO_GROUP, DYNAMO_VERSION)
     if served is None or "dynamographdeployments" not in served:
-        return skipped(
+        return not_measured(
             "skipped - DynamoGraphDeployment CRD not installed on cluster (nvidia.com/v1alpha1)"
         )
     try:
@@ -499,7 +664,7 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
         return failed(f"[INVALID_REQUEST] {msg}")
     nodes = schedulable_gpu_nodes(ctx.executor.list_nodes())
     if not nodes:
-        return skipped(
+        return not_measured(
             "no schedulable GPU node for the inference benchmark",
             skipReason="no-schedulable-gpu-nodes",
         )
@@ -542,14 +707,14 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
         ctx.executor.create(aiperf_job(ctx, job, url, model, concurrency, requests, health_s))
         pod = _wait_for_named_pod(ctx, f"job-name={job}", 300.0)
         if pod is None:
-            return other("AIPerf pod did not appear within 5m")
+            return not_measured("AIPerf pod did not appear within 5m")
         follower = LogFollower(ctx, pod, 1000, "[aiperf] ", stop_at=SENTINEL)
         st = _watch_pod(ctx, pod, follower)
         pull = _pull_failure(st)
         if pull:
-            return other(f"AIPerf image {ctx.entry.image} could not be pulled ({pull})")
+            return not_measured(f"AIPerf image {ctx.entry.image} could not be pulled ({pull})")
         if not st.terminal:
-            return other(f"timeout: AIPerf did not complete within {ctx.entry.timeout}")
+            return not_measured(f"timeout: AIPerf did not complete within {ctx.entry.timeout}")
         logs = follower.poll()
     finally:
         if ctx.cleanup:
@@ -576,17 +741,17 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
         if na is not None:
             ctx.log(f"Throughput constraint: {tp_gate.value} → NOT APPLICABLE ({na})")
             ctx.measure(
-                "inference-throughput", value, "tok/s", tp_gate.value, "not-applicable", note=na
+                "inference-throughput", value, "tok/s", tp_gate.value, "not applicable", note=na
             )
         elif value is None:
-            ctx.measure("inference-throughput", None, "tok/s", tp_gate.value, "unmeasured")
+            ctx.measure("inference-throughput", None, "tok/s", tp_gate.value, "not measured")
             problems.append("inference throughput not in the AIPerf report")
         else:
             ok = value >= FLOOR_TOLERANCE * tp_limit
             ctx.log(f"Throughput constraint: {tp_gate.value} → {'PASS' if ok else 'FAIL'}")
             ctx.log(_tolerance_line(tp_limit, "tok/s", floor=True))
             ctx.measure(
-                "inference-throughput", value, "tok/s", tp_gate.value, "pass" if ok else "fail"
+                "inference-throughput", value, "tok/s", tp_gate.value, "passed" if ok else "failed"
             )
             if not ok:
                 problems.append(
@@ -595,14 +760,14 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
     if ttft_gate is not None and ttft_limit is not None:
         value = result.ttft_p99_ms
         if value is None:
-            ctx.measure("inference-ttft-p99", None, "ms", ttft_gate.value, "unmeasured")
+            ctx.measure("inference-ttft-p99", None, "ms", ttft_gate.value, "not measured")
             problems.append("TTFT p99 not in the AIPerf report")
         else:
             ok = value <= CEILING_TOLERANCE * ttft_limit
             ctx.log(f"TTFT p99 constraint: {ttft_gate.value} → {'PASS' if ok else 'FAIL'}")
             ctx.log(_tolerance_line(ttft_limit, "ms", floor=False))
             ctx.measure(
-                "inference-ttft-p99", value, "ms", ttft_gate.value, "pass" if ok else "fail"
+                "inference-ttft-p99", value, "ms", ttft_gate.value, "passed" if ok else "failed"
             )
             if not ok:
                 problems.append(
@@ -619,6 +784,6 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
         if g
     ]
     if not gated:
-        return skipped(f"no gate applies: {na}", skipReason="not-applicable")
+        return not_applicable(f"no gate applies: {na}")
     suffix = f" (throughput {na})" if na is not None and tp_gate is not None else ""
     return passed("inference " + " and ".join(gated) + " within gates" + suffix)

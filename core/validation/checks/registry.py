@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.validation.checks import conformance, deployment, performance
+from core.validation.checks import capabilities, conformance, deployment, performance
 from core.validation.checks.base import CheckFn
 
 CHECKS: dict[str, CheckFn] = {
@@ -14,6 +14,13 @@ CHECKS: dict[str, CheckFn] = {
     "secure-accelerator-access": conformance.secure_accelerator_access,
     "gpu-operator-health": conformance.gpu_operator_health,
     "platform-health": conformance.platform_health,
+    "gang-scheduling": capabilities.gang_scheduling,
+    "accelerator-metrics": capabilities.accelerator_metrics,
+    "ai-service-metrics": capabilities.ai_service_metrics,
+    "inference-gateway": capabilities.inference_gateway,
+    "pod-autoscaling": capabilities.pod_autoscaling,
+    "cluster-autoscaling": capabilities.cluster_autoscaling,
+    "robust-controller": capabilities.robust_controller,
     "nccl-all-reduce-bw": performance.nccl_all_reduce_bw,
     "inference-perf": performance.inference_perf,
 }

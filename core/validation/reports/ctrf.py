@@ -3,8 +3,12 @@
 Shape as upstream ``aicr validate`` (validate.md §9): one test per check with ``name``,
 ``status``, ``duration`` (ms), ``suite: [phase]``, ``message`` and ``stdout`` (the check's
 evidence lines: last 1000, each <= 512 chars; measured values and thresholds live there).
-aicr-tui adds the readiness constraints as tests in suite ``readiness``. Every time in the
-report comes from the events, so a replayed recording yields a byte-identical report.
+CTRF's status set is passed/failed/skipped/pending/other: our verdicts map onto it as
+passed → passed, failed → failed, not applicable → skipped, not measured → other (CTRF's
+blocking status), and the verdict itself goes into each test's ``extra.verdict``. The
+readiness pre-flight is not a test (as upstream: it would change the totals CI dashboards
+read); its constraints go into ``results.extra.readiness``. Every time in the report comes
+from the events, so a replayed recording yields a byte-identical report.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
+from core.validation.verdicts import CTRF_STATUS, NOT_MEASURED
 
 MAX_STDOUT_LINES = 1000
 TOOL_NAME = "aicr-tui"
@@ -82,14 +87,16 @@ class CtrfBuilder:
             self.finished = event
 
     def report(self) -> dict[str, Any]:
-        done = [t for t in self.tests if t.status]
+        done = [t for t in self.tests if t.status and t.phase != "readiness"]
+        readiness = [t for t in self.tests if t.status and t.phase == "readiness"]
         counts = {s: 0 for s in ("passed", "failed", "skipped", "pending", "other")}
         tests_out: list[dict[str, Any]] = []
         for t in done:
-            counts[t.status] = counts.get(t.status, 0) + 1
+            status = CTRF_STATUS.get(t.status, CTRF_STATUS[NOT_MEASURED])
+            counts[status] += 1
             item: dict[str, Any] = {
                 "name": t.name,
-                "status": t.status,
+                "status": status,
                 "duration": t.duration,
                 "suite": [t.phase],
             }
@@ -97,10 +104,14 @@ class CtrfBuilder:
                 item["message"] = t.message
             if t.stdout:
                 item["stdout"] = list(t.stdout)
-            if t.extra:
-                item["extra"] = dict(sorted(t.extra.items()))
+            item["extra"] = dict(sorted({**t.extra, "verdict": t.status}.items()))
             tests_out.append(item)
         stop = self.started_ms + int(round(self.last_t * 1000))
+        extra: dict[str, Any] = {
+            "readiness": [
+                {"name": t.name, "verdict": t.status, "message": t.message} for t in readiness
+            ]
+        }
         return {
             "reportFormat": "CTRF",
             "specVersion": "0.0.1",
@@ -119,6 +130,7 @@ class CtrfBuilder:
                     "stop": stop,
                 },
                 "tests": tests_out,
+                "extra": extra,
                 "environment": {
                     "appName": TOOL_NAME,
                     "appVersion": self.version,

@@ -1,20 +1,50 @@
 """JUnit XML from the same CTRF data: one <testsuite> per phase, one <testcase> per check.
 
-Mapping: failed → <failure>, other (could not measure / did not run) → <error>, skipped →
-<skipped>; the check's evidence lines go to <system-out>. Times are seconds from the
-events, so a replay reproduces the file exactly.
+Mapping of our verdicts (``extra.verdict``; the CTRF status when it is absent): failed →
+<failure>, not measured → <error type="not measured"> (the gate holds no result, which a CI
+must not read as a pass), not applicable → <skipped type="not applicable">; every case also
+carries a ``verdict`` property. The check's evidence lines go to <system-out>. Text from
+the cluster is data: terminal escape sequences are removed and characters XML 1.0 cannot
+hold (C0 controls other than tab/newline/CR, lone surrogates, U+FFFE/U+FFFF) are dropped,
+so the file always parses. Times are seconds from the events, so a replay reproduces the
+file exactly.
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from core.foundation.textsafe import safe_text
+from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, PASSED
+
 _PHASE_ORDER = ("readiness", "deployment", "conformance", "performance")
+_FROM_CTRF = {"passed": PASSED, "failed": FAILED, "skipped": NOT_APPLICABLE, "other": NOT_MEASURED}
+
+# Characters XML 1.0 cannot carry, even escaped.
+_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: object) -> str:
+    """``text`` as something XML 1.0 can hold: escape sequences removed, illegal chars dropped."""
+    return _XML_ILLEGAL.sub("", _plain(str(text)))
+
+
+def _plain(text: str) -> str:
+    return safe_text(text, multiline=True)
 
 
 def _seconds(ms: int) -> str:
     return f"{ms / 1000:.3f}"
+
+
+def _verdict(test: dict[str, Any]) -> str:
+    extra = test.get("extra") or {}
+    verdict = extra.get("verdict") if isinstance(extra, dict) else None
+    if isinstance(verdict, str) and verdict in _FROM_CTRF.values():
+        return verdict
+    return _FROM_CTRF.get(str(test.get("status")), NOT_MEASURED)
 
 
 def render_junit(report: dict[str, Any]) -> str:
@@ -24,54 +54,60 @@ def render_junit(report: dict[str, Any]) -> str:
         {t["suite"][0] for t in tests},
         key=lambda p: (_PHASE_ORDER.index(p) if p in _PHASE_ORDER else len(_PHASE_ORDER), p),
     )
-    summary = results["summary"]
+    verdicts = [_verdict(t) for t in tests]
     root = ET.Element(
         "testsuites",
         {
             "name": "aicr-tui validate",
-            "tests": str(summary["tests"]),
-            "failures": str(summary["failed"]),
-            "errors": str(summary["other"]),
-            "skipped": str(summary["skipped"]),
+            "tests": str(len(tests)),
+            "failures": str(verdicts.count(FAILED)),
+            "errors": str(verdicts.count(NOT_MEASURED)),
+            "skipped": str(verdicts.count(NOT_APPLICABLE)),
             "time": _seconds(sum(int(t["duration"]) for t in tests)),
-            "timestamp": report["timestamp"],
+            "timestamp": xml_text(report["timestamp"]),
         },
     )
     for phase in phases:
-        cases = [t for t in tests if t["suite"][0] == phase]
+        cases = [(t, v) for t, v in zip(tests, verdicts, strict=True) if t["suite"][0] == phase]
         suite = ET.SubElement(
             root,
             "testsuite",
             {
-                "name": phase,
+                "name": xml_text(phase),
                 "tests": str(len(cases)),
-                "failures": str(sum(t["status"] == "failed" for t in cases)),
-                "errors": str(sum(t["status"] == "other" for t in cases)),
-                "skipped": str(sum(t["status"] == "skipped" for t in cases)),
-                "time": _seconds(sum(int(t["duration"]) for t in cases)),
-                "timestamp": report["timestamp"],
+                "failures": str(sum(v == FAILED for _, v in cases)),
+                "errors": str(sum(v == NOT_MEASURED for _, v in cases)),
+                "skipped": str(sum(v == NOT_APPLICABLE for _, v in cases)),
+                "time": _seconds(sum(int(t["duration"]) for t, _ in cases)),
+                "timestamp": xml_text(report["timestamp"]),
             },
         )
-        for t in cases:
+        for t, verdict in cases:
             case = ET.SubElement(
                 suite,
                 "testcase",
                 {
-                    "name": t["name"],
-                    "classname": f"aicr.{phase}",
+                    "name": xml_text(t["name"]),
+                    "classname": xml_text(f"aicr.{phase}"),
                     "time": _seconds(int(t["duration"])),
                 },
             )
-            message = t.get("message", "")
-            if t["status"] == "failed":
+            props = ET.SubElement(case, "properties")
+            ET.SubElement(props, "property", {"name": "verdict", "value": verdict})
+            message = xml_text(t.get("message", ""))
+            if verdict == FAILED:
                 ET.SubElement(
                     case, "failure", {"message": message, "type": "failed"}
                 ).text = message
-            elif t["status"] == "other":
-                ET.SubElement(case, "error", {"message": message, "type": "other"}).text = message
-            elif t["status"] == "skipped":
-                ET.SubElement(case, "skipped", {"message": message})
+            elif verdict == NOT_MEASURED:
+                ET.SubElement(
+                    case, "error", {"message": message, "type": NOT_MEASURED}
+                ).text = message
+            elif verdict == NOT_APPLICABLE:
+                ET.SubElement(case, "skipped", {"message": message, "type": NOT_APPLICABLE})
             if t.get("stdout"):
-                ET.SubElement(case, "system-out").text = "\n".join(t["stdout"])
+                ET.SubElement(case, "system-out").text = "\n".join(
+                    xml_text(line) for line in t["stdout"]
+                )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
