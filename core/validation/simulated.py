@@ -135,6 +135,20 @@ def aks_nd96_inference_scenario() -> Scenario:
     return scenario
 
 
+NCCL_TESTS_IMAGE = (
+    "public.ecr.aws/hpc-cloud/nccl-tests:cuda12.8.1-efa1.43.2-ofiv1.16.3-ncclv2.27.7-1-testsv2.16.9"
+)
+
+
+def aks_nd96_no_egress_scenario() -> Scenario:
+    """2x ND96isr on a private cluster without egress to public.ecr.aws: the NCCL image
+    cannot be pulled, so the declared 150 GB/s gate is not measured (the AKS brief's caveat)."""
+    scenario = aks_nd96_scenario()
+    scenario.name = "aks-h100-training-no-egress"
+    scenario.image_pull_failure = {NCCL_TESTS_IMAGE}
+    return scenario
+
+
 def aks_nc80_scenario() -> Scenario:
     """2x Standard_NC80adis_H100_v5: full-node floors not applicable; toolkit left permissive."""
     nodes = [
@@ -950,6 +964,11 @@ DEMOS: dict[str, tuple[str, str, str]] = {
         "aks_nc80_scenario",
         "aks-h100-training.recipe.yaml",
         "20261130-005320-9c3b5d7e1a0f",
+    ),
+    "aks-h100-training-unmeasured.jsonl": (
+        "aks_nd96_no_egress_scenario",
+        "aks-h100-training.recipe.yaml",
+        "20261130-005320-2b8d4f6a0c1e",
     ),
     "aks-h100-inference-dynamo-passed.jsonl": (
         "aks_nd96_inference_scenario",

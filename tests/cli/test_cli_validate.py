@@ -15,20 +15,22 @@ SNAP_OK = str(SAMPLES / "snapshots" / "aks-h100-install.yaml")
 SNAP_NONE = str(SAMPLES / "snapshots" / "aks-h100-none.yaml")
 PASSED = str(VAL / "aks-h100-training-passed.jsonl")
 FAILED = str(VAL / "aks-nc80adis-training-failed.jsonl")
+UNMEASURED = str(VAL / "aks-h100-training-unmeasured.jsonl")
 
 
 def test_readiness_no_cluster_reports_every_constraint(cli) -> None:
     res = cli("validate", "-r", RECIPE, "-s", SNAP_OK, "--phase", "readiness", "--no-cluster")
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
-    tests = report["results"]["tests"]
-    assert [t["suite"] for t in tests] == [["readiness"]] * 5
-    assert all(t["status"] == "passed" for t in tests)
-    server = next(t for t in tests if t["name"] == "K8s.server.version")
+    # readiness is the pre-flight, not a CTRF test: it is in the report's extra section
+    assert report["results"]["tests"] == [] and report["results"]["summary"]["tests"] == 0
+    ready = report["results"]["extra"]["readiness"]
+    assert len(ready) == 5 and all(r["verdict"] == "passed" for r in ready)
+    server = next(r for r in ready if r["name"] == "K8s.server.version")
     assert server["message"] == "expected >= 1.34, got v1.34.2"
-    assert "K8s.aks-gpu-pools.gpu-driver" in {t["name"] for t in tests}
-    # progress streamed on stderr, one line per event
-    assert "PASSED  readiness/K8s.server.version" in res.stderr
+    assert "K8s.aks-gpu-pools.gpu-driver" in {r["name"] for r in ready}
+    # and on the console: progress streamed on stderr, one line per event
+    assert "PASSED         readiness/K8s.server.version" in res.stderr
     assert "validation passed: tests=5" in res.stderr
 
 
@@ -61,11 +63,13 @@ def test_snapshot_contradicting_the_profile_is_refused_and_nothing_written(
     assert "Traceback" not in res.stderr
 
 
-def test_no_cluster_skips_every_check(cli) -> None:
+def test_no_cluster_reports_every_check_not_measured(cli) -> None:
     res = cli("validate", "-r", RECIPE, "-s", SNAP_OK, "--no-cluster")
-    assert res.returncode == 0
-    summary = json.loads(res.stdout)["results"]["summary"]
-    assert (summary["tests"], summary["passed"], summary["skipped"]) == (22, 5, 17)
+    assert res.returncode == 0  # a dry run measures nothing on request: no exit 8
+    report = json.loads(res.stdout)
+    summary = report["results"]["summary"]
+    assert (summary["tests"], summary["passed"], summary["other"]) == (17, 0, 17)
+    assert {t["extra"]["verdict"] for t in report["results"]["tests"]} == {"not measured"}
 
 
 def test_recorded_run_replays_to_an_identical_ctrf_report(cli, tmp_path: Path) -> None:
@@ -97,12 +101,30 @@ def test_replay_of_the_shipped_demo_runs(cli, tmp_path: Path) -> None:
     assert out.read_text() == render_ctrf(ctrf_from_events(load_recording(PASSED)))
     assert "<testsuites" in junit.read_text()
     assert "RESULT: NCCL All Reduce bandwidth: 157.29 GB/s" in res.stderr
-    assert "gate nccl-all-reduce-bw: 157.29 GB/s vs >= 150 → PASS" in res.stderr
+    assert "gate nccl-all-reduce-bw: 157.29 GB/s vs >= 150 → PASSED" in res.stderr
     res = cli("validate", "--replay", FAILED, "--replay-speed", "0")
     assert res.returncode == 8
     report = json.loads(res.stdout)
     assert report["results"]["summary"]["failed"] == 1
-    assert "NOT-APPLICABLE" in res.stderr
+    assert "NOT APPLICABLE" in res.stderr
+    assert "phase performance not applicable:" in res.stderr  # not "passed" (issue 14)
+
+
+def test_replay_of_the_unmeasured_recording_exits_8_naming_the_check(cli) -> None:
+    res = cli("validate", "--replay", UNMEASURED, "--replay-speed", "0", "--plain")
+    assert res.returncode == 8
+    lines = res.stderr.splitlines()
+    named = [ln for ln in lines if ln.startswith("not measured: ")]
+    assert len(named) == 1
+    assert named[0].startswith("not measured: performance/nccl-all-reduce-bw: NCCL benchmark image")
+    assert "could not be pulled" in named[0]
+    res = cli("validate", "--replay", UNMEASURED, "--replay-speed", "0", "--allow-unmeasured")
+    assert res.returncode == 0
+    assert any(
+        ln.startswith("warning: not measured: performance/nccl-all-reduce-bw")
+        and ln.endswith("(allowed by --allow-unmeasured)")
+        for ln in res.stderr.splitlines()
+    )
 
 
 def test_declared_check_in_the_wrong_phase_is_refused(cli, tmp_path: Path) -> None:

@@ -276,13 +276,19 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
         assert screen.model.summary.exit_code == 8
         assert screen.model.rows["conformance/secure-accelerator-access"].status == "failed"
         nccl = screen.model.rows["performance/nccl-all-reduce-bw"]
-        assert nccl.headline_gate().verdict == "not-applicable"
+        assert nccl.headline_gate().verdict == "not applicable"
         assert nccl.measured == "n/a"
         assert screen.query_one("#summary").has_class("-failed")
+        # Reproduction (issue 14): the phase bar showed "✓ performance 1/1" although the
+        # only check was not applicable.
+        assert screen.model.phases["performance"].status == "not applicable"
+        bar = _text(screen.query_one("#phase-performance", Static))
+        assert "✓" not in bar and bar.lstrip().startswith("– performance")
+        assert screen.query_one("#phase-performance").has_class("-not-applicable")
 
 
 async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
-    """The live source drives core.validation's runner (no cluster: every check skipped)."""
+    """The live source drives core.validation's runner (no cluster: every check not measured)."""
     from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
     from screens.validate_dashboard import LiveRunSource
@@ -297,11 +303,11 @@ async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
         await pilot.pause()
         summary = screen.model.summary
         assert summary.exit_code == 0
-        assert summary.failed == 0 and summary.other == 0
+        assert summary.failed == 0 and summary.not_measured == 17
         readiness = [r for r in screen.model.rows.values() if r.phase == "readiness"]
         assert readiness and all(r.status == "passed" for r in readiness)
         skipped = [r for r in screen.model.rows.values() if r.phase != "readiness"]
-        assert skipped and all(r.status == "skipped" for r in skipped)
+        assert skipped and all(r.status == "not measured" for r in skipped)
         assert "no cluster" in _text(screen.query_one("#run-banner", Static))
 
 

@@ -34,7 +34,10 @@ def test_short_run_builds_rows_phases_gates_and_summary() -> None:
     nccl = model.rows["performance/nccl-all-reduce-bw"]
     assert (nccl.measured, nccl.threshold, nccl.duration) == ("157.29 GB/s", ">= 150", "3m54s")
     assert model.summary is not None
-    assert model.summary.line() == "3 checks: 2 passed, 1 failed, 0 skipped, 0 other — exit 8"
+    assert (
+        model.summary.line()
+        == "3 checks: 2 passed, 1 failed, 0 not applicable, 0 not measured — exit 8"
+    )
     assert model.counts()["failed"] == 1
 
 
@@ -91,7 +94,7 @@ def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
             value=None,
             unit="",
             threshold=">= 1.34",
-            verdict="pass",
+            verdict="passed",
             display="v1.34.2",
         )
     )
@@ -104,7 +107,7 @@ def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
             value=None,
             unit="GB/s",
             threshold=">= 150",
-            verdict="not-applicable",
+            verdict="not applicable",
             note="not applicable on Standard_NC40ads_H100_v5",
         )
     )
@@ -117,7 +120,7 @@ def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
             value=148004.0,
             unit="tok/s",
             threshold=">= 50000",
-            verdict="pass",
+            verdict="passed",
         )
     )
     model.apply(
@@ -129,7 +132,7 @@ def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
             value=2579.7,
             unit="ms",
             threshold="<= 2000",
-            verdict="fail",
+            verdict="failed",
         )
     )
     assert model.rows["readiness/K8s.server.version"].measured == "v1.34.2"
@@ -149,7 +152,9 @@ def test_a_check_finished_twice_counts_once() -> None:
             CheckFinished(t=1, phase="deployment", check="operator-health", status="passed")
         )
     assert model.phases["deployment"].done == 1
-    model.apply(RunFinished(t=1, tests=1, passed=1, failed=0, skipped=0, other=0, exit_code=0))
+    model.apply(
+        RunFinished(t=1, tests=1, passed=1, failed=0, not_applicable=0, not_measured=0, exit_code=0)
+    )
     assert model.state == "finished"
 
 

@@ -86,7 +86,7 @@ def short_run(log_lines: int = 30) -> list[Event]:
             value=157.29,
             unit="GB/s",
             threshold=">= 150",
-            verdict="pass",
+            verdict="passed",
         ),
         CheckFinished(
             t=236.0,
@@ -96,7 +96,9 @@ def short_run(log_lines: int = 30) -> list[Event]:
             duration_ms=234000,
         ),
         PhaseFinished(t=236.0, phase="performance", status="passed", passed=1, duration_ms=234000),
-        RunFinished(t=236.0, tests=3, passed=2, failed=1, skipped=0, other=0, exit_code=8),
+        RunFinished(
+            t=236.0, tests=3, passed=2, failed=1, not_applicable=0, not_measured=0, exit_code=8
+        ),
     ]
     return events
 
@@ -122,11 +124,13 @@ def flood(checks: int = 20, lines_per_check: int = 2_000) -> Iterator[Event]:
             value=float(lines_per_check),
             unit="lines",
             threshold=">= 1",
-            verdict="pass",
+            verdict="passed",
         )
         yield CheckFinished(t=t, phase="performance", check=name, status="passed", duration_ms=1000)
     yield PhaseFinished(t=t, phase="performance", status="passed", passed=checks)
-    yield RunFinished(t=t, tests=checks, passed=checks, failed=0, skipped=0, other=0, exit_code=0)
+    yield RunFinished(
+        t=t, tests=checks, passed=checks, failed=0, not_applicable=0, not_measured=0, exit_code=0
+    )
 
 
 class ListSource:

@@ -26,13 +26,13 @@ def test_plain_lines_name_phase_check_status_and_gate() -> None:
             157.29,
             "GB/s",
             ">= 150",
-            "pass",
+            "passed",
             "157.29",
         )
     )
     assert (
         line
-        == "    performance/nccl-all-reduce-bw gate nccl-all-reduce-bw: 157.29 GB/s vs >= 150 → PASS"
+        == "    performance/nccl-all-reduce-bw gate nccl-all-reduce-bw: 157.29 GB/s vs >= 150 → PASSED"
     )
     na = format_event(
         Measurement(
@@ -43,16 +43,20 @@ def test_plain_lines_name_phase_check_status_and_gate() -> None:
             None,
             "GB/s",
             ">= 150",
-            "not-applicable",
+            "not applicable",
             "",
             "2 GPUs",
         )
     )
-    assert na is not None and na.endswith("→ NOT-APPLICABLE (2 GPUs)")
+    assert na is not None and na.endswith("→ NOT APPLICABLE (2 GPUs)")
     assert (
         format_event(CheckFinished(3.0, "deployment", "operator-health", "failed", "no pods", 1500))
-        == "  FAILED  deployment/operator-health (1.5s): no pods"
+        == "  FAILED         deployment/operator-health (1.5s): no pods"
     )
+    unmeasured = format_event(
+        RunFinished(9.0, 2, 1, 0, 0, 1, 8, "1 declared check(s) not measured")
+    )
+    assert unmeasured is not None and unmeasured.startswith("validation not measured:")
     refused = format_event(
         RunFinished(0.1, 1, 0, 1, 0, 0, 2, "[INVALID_REQUEST] readiness check failed: x")
     )
@@ -69,6 +73,6 @@ def test_live_table_applies_a_whole_recorded_run() -> None:
         for phase, check, status, _took, latest in table.rows.values()
     }
     assert rows[("conformance", "secure-accelerator-access")][0] == "failed"
-    assert rows[("performance", "nccl-all-reduce-bw")][0] == "skipped"
+    assert rows[("performance", "nccl-all-reduce-bw")][0] == "not applicable"
     assert "exit=8" in table.footer
     assert table.renderable().row_count == len(rows)

@@ -10,15 +10,24 @@ from pathlib import Path
 import pytest
 
 from core.foundation.errors import AicrError
-from core.validation.events import Event
+from core.validation.events import (
+    CheckFinished,
+    CheckStarted,
+    Event,
+    LogLine,
+    RunFinished,
+    RunStarted,
+)
 from core.validation.recording import Recorder, load_recording, parse_recording, replay
 from core.validation.reports.ctrf import CtrfBuilder, ctrf_from_events, render_ctrf
 from core.validation.reports.junit import render_junit
 from core.validation.simulated import DEMOS, SAMPLES, demo_recording
 from core.validation.stream import EventStream
+from core.validation.verdicts import exit_code_for
 
 PASSED = SAMPLES / "aks-h100-training-passed.jsonl"
 FAILED = SAMPLES / "aks-nc80adis-training-failed.jsonl"
+UNMEASURED = SAMPLES / "aks-h100-training-unmeasured.jsonl"
 
 
 def test_ctrf_shape_matches_upstream_fields() -> None:
@@ -28,47 +37,127 @@ def test_ctrf_shape_matches_upstream_fields() -> None:
     results = report["results"]
     assert results["tool"]["name"] == "aicr-tui"
     summary = results["summary"]
-    assert summary["tests"] == len(results["tests"]) == 20
+    # readiness is not a test (reproduction, issue 14: it changed the totals CI reads)
+    assert summary["tests"] == len(results["tests"]) == 15
     assert (summary["passed"], summary["failed"], summary["skipped"], summary["other"]) == (
         14,
         0,
-        6,
+        1,
         0,
     )
     assert summary["start"] == 1796000000000 and summary["stop"] > summary["start"]
     by_name = {t["name"]: t for t in results["tests"]}
     nccl = by_name["nccl-all-reduce-bw"]
     assert nccl["suite"] == ["performance"] and nccl["status"] == "passed" and nccl["duration"] > 0
+    assert nccl["extra"]["verdict"] == "passed"
     assert "RESULT: NCCL All Reduce bandwidth: 157.29 GB/s" in nccl["stdout"]
     assert "Constraint: >= 150 → true" in nccl["stdout"]
     assert any("0.9 x 150" in line for line in nccl["stdout"])
-    ready = by_name["K8s.server.version"]
-    assert ready["suite"] == ["readiness"]
-    assert ready["message"] == "expected >= 1.34, got v1.34.2"
-    assert by_name["check-nvidia-smi"]["extra"] == {"nodesTotal": "2", "nodesValidated": "2"}
-    assert [t["suite"][0] for t in results["tests"]][:5] == ["readiness"] * 5
+    assert "K8s.server.version" not in by_name
+    assert {t["suite"][0] for t in results["tests"]} == {"deployment", "conformance", "performance"}
+    ready = {r["name"]: r for r in results["extra"]["readiness"]}
+    assert ready["K8s.server.version"] == {
+        "name": "K8s.server.version",
+        "verdict": "passed",
+        "message": "expected >= 1.34, got v1.34.2",
+    }
+    assert len(ready) == 5
+    assert by_name["check-nvidia-smi"]["extra"] == {
+        "nodesTotal": "2",
+        "nodesValidated": "2",
+        "verdict": "passed",
+    }
+    robust = by_name["robust-controller"]
+    assert (robust["status"], robust["extra"]["verdict"]) == ("skipped", "not applicable")
 
 
 def test_failed_sample_reports_both_outcomes() -> None:
     report = ctrf_from_events(load_recording(FAILED))
     by_name = {t["name"]: t for t in report["results"]["tests"]}
     assert by_name["secure-accelerator-access"]["status"] == "failed"
-    assert by_name["nccl-all-reduce-bw"]["status"] == "skipped"
-    assert "not applicable" in by_name["nccl-all-reduce-bw"]["message"]
+    nccl = by_name["nccl-all-reduce-bw"]
+    assert (nccl["status"], nccl["extra"]["verdict"]) == ("skipped", "not applicable")
+    assert "not applicable" in nccl["message"]
     assert report["results"]["summary"]["failed"] == 1
+
+
+def test_unmeasured_gate_is_ctrf_other_never_a_pass() -> None:
+    report = ctrf_from_events(load_recording(UNMEASURED))
+    by_name = {t["name"]: t for t in report["results"]["tests"]}
+    nccl = by_name["nccl-all-reduce-bw"]
+    assert (nccl["status"], nccl["extra"]["verdict"]) == ("other", "not measured")
+    assert "could not be pulled" in nccl["message"]
+    assert report["results"]["summary"]["other"] == 1
 
 
 def test_junit_mirrors_the_ctrf_report() -> None:
     report = ctrf_from_events(load_recording(FAILED))
     root = ET.fromstring(render_junit(report))
     assert root.tag == "testsuites"
-    assert root.get("tests") == "20" and root.get("failures") == "1"
+    assert root.get("tests") == "15" and root.get("failures") == "1"
+    assert root.get("skipped") == "2" and root.get("errors") == "0"
     suites = {s.get("name"): s for s in root.findall("testsuite")}
-    assert list(suites) == ["readiness", "deployment", "conformance", "performance"]
+    assert list(suites) == ["deployment", "conformance", "performance"]
     case = suites["conformance"].find("testcase[@name='secure-accelerator-access']")
     assert case is not None and case.find("failure") is not None
     skipped = suites["performance"].find("testcase[@name='nccl-all-reduce-bw']/skipped")
     assert skipped is not None and "not applicable" in (skipped.get("message") or "")
+    assert skipped.get("type") == "not applicable"
+    prop = suites["performance"].find("testcase[@name='nccl-all-reduce-bw']/properties/property")
+    assert prop is not None and (prop.get("name"), prop.get("value")) == (
+        "verdict",
+        "not applicable",
+    )
+    unmeasured = ET.fromstring(render_junit(ctrf_from_events(load_recording(UNMEASURED))))
+    error = unmeasured.find(".//testcase[@name='nccl-all-reduce-bw']/error")
+    assert error is not None and error.get("type") == "not measured"
+    assert unmeasured.get("errors") == "1"
+
+
+def test_junit_survives_escape_sequences_and_xml_illegal_characters() -> None:
+    """Reproduction (issue 14): a captured log line with an ANSI escape or another
+    XML-illegal character made the JUnit file unparseable."""
+    hostile = [
+        "\x1b[31mred\x1b[0m text",
+        "bell\x07 and nul\x00 and vt\x0b and esc\x1b alone",
+        "\x1b]0;title\x07osc",
+        "<tag> & 'quotes' \"double\"",
+        "fffe\ufffe ffff\uffff surrogate\ud800 end",
+    ]
+    events: list[Event] = [
+        RunStarted(0.0, "run", 1796000000000, ("deployment",), "cluster"),
+        CheckStarted(0.1, "deployment", "operator-health\x1b[2J"),
+        *[LogLine(0.2, "deployment", "operator-health\x1b[2J", line) for line in hostile],
+        CheckFinished(0.3, "deployment", "operator-health\x1b[2J", "failed", "boom\x1b[1m\x00"),
+    ]
+    text = render_junit(ctrf_from_events(events))
+    root = ET.fromstring(text)  # parses
+    case = root.find(".//testcase")
+    assert case is not None and case.get("name") == "operator-health"
+    out = case.findtext("system-out") or ""
+    assert "\x1b" not in text and "\x00" not in out
+    assert "red text" in out and "<tag> & 'quotes'" in out and "osc" in out
+    failure = case.find("failure")
+    assert failure is not None and failure.get("message") == "boom"
+
+
+@pytest.mark.parametrize("filename", sorted(DEMOS))
+def test_every_report_of_every_shipped_recording_parses(filename: str) -> None:
+    events = load_recording(SAMPLES / filename)
+    report = ctrf_from_events(events)
+    again = json.loads(render_ctrf(report))
+    assert again == report
+    statuses = {"passed", "failed", "skipped", "pending", "other"}
+    verdicts = {"passed", "failed", "not applicable", "not measured"}
+    for t in again["results"]["tests"]:
+        assert t["status"] in statuses and t["extra"]["verdict"] in verdicts
+        assert t["suite"][0] != "readiness"
+    summary = again["results"]["summary"]
+    assert summary["tests"] == sum(summary[k] for k in statuses)
+    root = ET.fromstring(render_junit(report))
+    assert root.get("tests") == str(summary["tests"])
+    finished = [e for e in events if isinstance(e, RunFinished)]
+    assert finished and finished[-1].exit_code == exit_code_for(events)
 
 
 def test_record_then_replay_gives_an_identical_ctrf_report(tmp_path: Path) -> None:

@@ -93,28 +93,29 @@ def test_full_aks_nd96_run_passes_in_upstream_order() -> None:
         "gpu-operator-health",
         "platform-health",
         "nccl-all-reduce-bw",
-    ]:
-        assert done[name].status == "passed", (name, done[name].message)
-    for name in [
         "gang-scheduling",
         "pod-autoscaling",
         "cluster-autoscaling",
-        "robust-controller",
         "accelerator-metrics",
         "ai-service-metrics",
     ]:
-        assert done[name].status == "skipped" and "not implemented" in done[name].message
+        assert done[name].status == "passed", (name, done[name].message)
+    # the plain training recipe deploys neither Dynamo nor Kubeflow Trainer (upstream rule)
+    assert done["robust-controller"].status == "not applicable"
+    assert "neither dynamo-platform nor kubeflow-trainer" in done["robust-controller"].message
     bw = measurements(events, "nccl-all-reduce-bw")[0]
-    assert (bw.value, bw.threshold, bw.verdict) == (pytest.approx(157.29), ">= 150", "pass")
+    assert (bw.value, bw.threshold, bw.verdict) == (pytest.approx(157.29), ">= 150", "passed")
     lines = [e.line for e in events if isinstance(e, LogLine) and e.check == "nccl-all-reduce-bw"]
     assert "RESULT: NCCL All Reduce bandwidth: 157.29 GB/s" in lines
     assert "Constraint: >= 150 → true" in lines
     assert any("0.9 x 150 = 135.00 GB/s" in ln for ln in lines)
     assert done["check-nvidia-smi"].extra == {"nodesValidated": "2", "nodesTotal": "2"}
-    # cleanup: every pod and the TrainJob are gone, and the namespace we created is deleted
+    # cleanup: every pod (NCCL launcher, workers, probes) and the SSH Secret are gone, and
+    # the namespace we created is deleted; no Trainer on the cluster, so plain pods ran it
     assert cluster.pods == {}
     assert ("v1", "Namespace", "aicr-validation") in cluster.deleted
-    assert any(kind == "TrainJob" for _, kind, _ in cluster.deleted)
+    assert ("v1", "Secret", "aicr-validation/aicr-nccl-ssh") in cluster.deleted
+    assert not any(kind == "TrainJob" for _, kind, _ in cluster.created)
     # performance runs last (after conformance)
     order = [e.check for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
     assert order.index("nccl-all-reduce-bw") > order.index("platform-health")
@@ -127,14 +128,15 @@ def test_small_ncads_sku_marks_the_floor_not_applicable_and_fails_isolation() ->
     assert done["secure-accelerator-access"].status == "failed"
     assert "NVIDIA_VISIBLE_DEVICES=all" in done["secure-accelerator-access"].message
     nccl = done["nccl-all-reduce-bw"]
-    assert nccl.status == "skipped" and "not applicable" in nccl.message
+    assert nccl.status == "not applicable" and "not applicable" in nccl.message
     assert "Standard_NC80adis_H100_v5" in nccl.message
-    assert measurements(events, "nccl-all-reduce-bw")[0].verdict == "not-applicable"
+    assert measurements(events, "nccl-all-reduce-bw")[0].verdict == "not applicable"
+    # the only performance check was exempt by rule: the phase is not applicable, never passed
     assert result.phase_status == {
         "readiness": "passed",
         "deployment": "passed",
         "conformance": "failed",
-        "performance": "passed",
+        "performance": "not applicable",
     }
 
 
@@ -154,10 +156,18 @@ def test_no_cluster_skips_every_catalog_check_and_never_builds_an_executor() -> 
         raise AssertionError("no-cluster must not touch a cluster")
 
     result = asyncio.run(run_validation(req, stream, factory))
+    # a dry run measures nothing, on request: every check not measured, exit 0 (not 8)
     assert result.exit_code == 0
     skipped = [e for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
     assert len(skipped) == 17  # every catalog entry of every phase, declared or not
-    assert all(e.status == "skipped" and e.message == "skipped - no-cluster mode" for e in skipped)
+    assert all(
+        e.status == "not measured"
+        and e.message == "not measured - no-cluster mode (offline dry run)"
+        for e in skipped
+    )
+    assert {
+        e.status for e in events if isinstance(e, PhaseFinished) and e.phase != "readiness"
+    } == {"not measured"}
 
 
 def test_phase_selection() -> None:
@@ -222,30 +232,67 @@ def test_nccl_gate_uses_upstream_tolerance(busbw: float, status: str) -> None:
         assert result.exit_code == 8
 
 
-def test_nccl_image_pull_failure_is_other_not_a_pass() -> None:
+def test_nccl_image_pull_failure_is_not_measured_and_exits_8() -> None:
     scenario = aks_nd96_scenario()
     scenario.image_pull_failure = {
         "public.ecr.aws/hpc-cloud/nccl-tests:cuda12.8.1-efa1.43.2-ofiv1.16.3-ncclv2.27.7-1-testsv2.16.9"
     }
     result, events, _ = run(scenario, phases=("performance",))
     nccl = finished(events)["nccl-all-reduce-bw"]
-    assert nccl.status == "other" and "could not be pulled" in nccl.message
-    assert measurements(events, "nccl-all-reduce-bw")[-1].verdict == "unmeasured"
+    assert nccl.status == "not measured" and "could not be pulled" in nccl.message
+    assert measurements(events, "nccl-all-reduce-bw")[-1].verdict == "not measured"
+    assert result.exit_code == 8 and result.phase_status["performance"] == "not measured"
+    assert events[-1].message.startswith("1 declared check(s) not measured")  # type: ignore[attr-defined]
+    allowed, events, _ = run(scenario, phases=("performance",), allow_unmeasured=True)
+    assert (
+        allowed.exit_code == 0 and finished(events)["nccl-all-reduce-bw"].status == "not measured"
+    )
+
+
+def test_nccl_needs_two_nodes() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.nodes = scenario.nodes[:1]
+    result, events, _ = run(scenario, phases=("performance",))
+    nccl = finished(events)["nccl-all-reduce-bw"]
+    assert nccl.status == "not measured"
+    assert nccl.message == "not measured - requires at least 2 GPU nodes for EW fabric test"
     assert result.exit_code == 8
 
 
-def test_nccl_needs_two_nodes_and_trainer() -> None:
-    scenario = aks_nd96_scenario()
-    scenario.nodes = scenario.nodes[:1]
-    _, events, _ = run(scenario, phases=("performance",))
-    assert (
-        finished(events)["nccl-all-reduce-bw"].message
-        == "skipped - requires at least 2 GPU nodes for EW fabric test"
-    )
+def test_nccl_without_trainer_measures_with_plain_mpi_pods() -> None:
+    """Reproduction (issue 14): the plain AKS training recipe installs no Trainer and the
+    gate was skipped; it now runs the same mpirun from plain pods and measures."""
+    result, events, cluster = run(aks_nd96_scenario(), phases=("performance",))
+    nccl = finished(events)["nccl-all-reduce-bw"]
+    assert nccl.status == "passed" and result.exit_code == 0
+    assert measurements(events, "nccl-all-reduce-bw")[-1].value == pytest.approx(157.29)
+    kinds = [(kind, name) for _, kind, name in cluster.created]
+    assert ("Secret", "aicr-validation/aicr-nccl-ssh") in kinds
+    assert ("Service", "aicr-validation/aicr-nccl") in kinds
+    assert ("Pod", "aicr-validation/aicr-nccl-launcher") in kinds
+    assert sum(k == "Pod" and "worker" in n for k, n in kinds) == 2
+    assert not any(k == "TrainJob" for k, _ in kinds)
+    # every object the check created is deleted again
+    assert {n for _, k, n in cluster.created if k != "Namespace"} <= {
+        n for _, _, n in cluster.deleted
+    }
+
+
+def test_nccl_uses_trainer_when_the_cluster_serves_it() -> None:
+    recipe = RECIPE
+    trainer = replace(recipe.components[0], name="kubeflow-trainer", namespace="kubeflow")
+    with_trainer = replace(recipe, components=(*recipe.components, trainer))
+    result, events, cluster = run(aks_nd96_scenario(), recipe=with_trainer, phases=("performance",))
+    assert finished(events)["nccl-all-reduce-bw"].status == "passed"
+    assert any(kind == "TrainJob" for _, kind, _ in cluster.created)
+    # the recipe declares Trainer but the cluster does not serve it: a failure, not a skip
     scenario = aks_nd96_scenario()
     scenario.missing_groups = {"trainer.kubeflow.org"}
-    _, events, _ = run(scenario, phases=("performance",))
-    assert finished(events)["nccl-all-reduce-bw"].status == "skipped"
+    _, events, _ = run(scenario, recipe=with_trainer, phases=("performance",))
+    nccl = finished(events)["nccl-all-reduce-bw"]
+    assert (
+        nccl.status == "failed" and "although the recipe declares kubeflow-trainer" in nccl.message
+    )
 
 
 def test_unhealthy_expected_resource_fails_deployment_and_platform_health() -> None:
@@ -269,7 +316,7 @@ def test_a_crashing_check_is_other_never_passed(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setitem(registry.CHECKS, "operator-health", boom)
     result, events, _ = run(aks_nd96_scenario(), phases=("deployment",))
     op = finished(events)["operator-health"]
-    assert op.status == "other" and op.message.startswith("[INTERNAL] KeyError")
+    assert op.status == "not measured" and op.message.startswith("[INTERNAL] KeyError")
     assert result.exit_code == 8
 
 
@@ -339,8 +386,8 @@ def test_inference_perf_gates_the_aks_baseline() -> None:
     done, events, cluster = run_inference(scenario, inference_recipe())
     assert done.status == "passed", done.message
     got = {m.name: (m.value, m.verdict) for m in measurements(events, "inference-perf")}
-    assert got["inference-throughput"] == (pytest.approx(148004.0), "pass")
-    assert got["inference-ttft-p99"] == (pytest.approx(579.70), "pass")
+    assert got["inference-throughput"] == (pytest.approx(148004.0), "passed")
+    assert got["inference-ttft-p99"] == (pytest.approx(579.70), "passed")
     lines = [e.line for e in events if isinstance(e, LogLine) and e.check == "inference-perf"]
     assert "RESULT: Inference throughput: 148004.00 tokens/sec" in lines
     assert "RESULT: Inference TTFT p99: 579.70 ms" in lines
@@ -361,7 +408,7 @@ def test_inference_perf_on_small_sku_gates_ttft_only() -> None:
     done, events, _ = run_inference(scenario, inference_recipe())
     assert done.status == "passed" and "not applicable" in done.message
     got = {m.name: m.verdict for m in measurements(events, "inference-perf")}
-    assert got == {"inference-throughput": "not-applicable", "inference-ttft-p99": "pass"}
+    assert got == {"inference-throughput": "not applicable", "inference-ttft-p99": "passed"}
     scenario.inference_ttft_p99_ms = 2500.0
     done, _, _ = run_inference(scenario, inference_recipe())
     assert done.status == "failed" and "TTFT p99 2500.00 ms" in done.message
@@ -370,15 +417,17 @@ def test_inference_perf_on_small_sku_gates_ttft_only() -> None:
 def test_inference_perf_guards_and_bad_operators() -> None:
     done, _, _ = run_inference(aks_nd96_scenario(), inference_recipe(None, None))
     assert (done.status, done.message) == (
-        "skipped",
+        "not measured",
         "no inference-throughput or inference-ttft-p99 constraint in recipe",
     )
     done, _, _ = run_inference(aks_nd96_scenario(), inference_recipe(dynamo=False))
-    assert done.message == "skipped - dynamo-platform not in recipe components"
+    assert done.message == "not measured - dynamo-platform not in recipe components"
     scenario = aks_nd96_scenario()
     scenario.missing_groups = {"nvidia.com"}
     done, _, _ = run_inference(scenario, inference_recipe())
-    assert done.status == "skipped" and "DynamoGraphDeployment CRD not installed" in done.message
+    assert (
+        done.status == "not measured" and "DynamoGraphDeployment CRD not installed" in done.message
+    )
     done, _, _ = run_inference(aks_nd96_scenario(), inference_recipe(throughput="> 50000"))
     assert done.status == "failed" and done.message.startswith("[INVALID_REQUEST]")
 
@@ -489,10 +538,12 @@ def test_skip_check_is_reported_skipped_and_checked_up_front() -> None:
     )
     smi = finished(events)["check-nvidia-smi"]
     assert (smi.status, smi.message, smi.extra) == (
-        "skipped",
-        "named in skipChecks",
+        "not measured",
+        "withheld by --skip-check (named in skipChecks)",
         {"skipReason": "named-in-skip-checks"},
     )
+    # withheld on request: the phase is not passed, but the run does not exit 8 for it
+    assert result.phase_status["deployment"] == "not measured"
     assert result.exit_code == 0
     result, _, cluster = run(aks_nd96_scenario(), skip_checks=("no-such",))
     assert result.exit_code == 2 and cluster.created == []
@@ -502,5 +553,8 @@ def test_fail_fast_skips_later_phases_after_a_failing_one() -> None:
     result, events, _ = run(aks_nc80_scenario(), fail_fast=True)
     assert result.phase_status["conformance"] == "failed"
     nccl = finished(events)["nccl-all-reduce-bw"]
-    assert (nccl.status, nccl.message) == ("skipped", "skipped due to previous phase failure")
+    assert (nccl.status, nccl.message) == (
+        "not measured",
+        "not run: --fail-fast stopped after a previous phase failed",
+    )
     assert result.exit_code == 8

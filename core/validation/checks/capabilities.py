@@ -97,6 +97,9 @@ def _leaf_queue(queues: list[dict[str, Any]]) -> str | None:
     names = {str((q.get("metadata") or {}).get("name", "")) for q in queues}
     parents = {str((q.get("spec") or {}).get("parentQueue", "")) for q in queues}
     leaves = sorted(n for n in names if n and n not in parents)
+    # The recipe's KAI values pin default-queue (under default-parent-queue) for this check.
+    if "default-queue" in leaves:
+        return "default-queue"
     return leaves[0] if leaves else None
 
 

@@ -1,9 +1,9 @@
 """Conformance phase: the capabilities the Kubernetes API can decide.
 
-Implemented: platform-health, gpu-operator-health, dra-support, secure-accelerator-access.
-The behavioural checks that need workloads aicr-tui does not run yet (gang scheduling,
-metrics pipelines, autoscaling, controller webhooks, inference gateway) are reported as
-skipped with "not implemented" — never as passed.
+Here: platform-health, gpu-operator-health, dra-support, secure-accelerator-access. The
+behavioural capabilities (gang scheduling, metrics pipelines, autoscaling, controller
+webhooks, inference gateway) are in ``capabilities.py``. A catalog name with no function
+(an external ``--data`` entry) is reported not measured, never passed.
 """
 
 from __future__ import annotations

@@ -402,7 +402,7 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
             "not measured",
             note="fewer than 2 GPU nodes",
         )
-        return not_measured("skipped - requires at least 2 GPU nodes for EW fabric test")
+        return not_measured("not measured - requires at least 2 GPU nodes for EW fabric test")
     served = ctx.executor.served_resources(TRAINER_GROUP, TRAINER_VERSION)
     trainer = served is not None and {"trainjobs", "trainingruntimes"} <= served
     if not trainer and ctx.recipe.has_enabled("kubeflow-trainer"):
@@ -638,11 +638,11 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
     tp_limit = threshold_number(tp_gate.value) if tp_gate else None
     ttft_limit = threshold_number(ttft_gate.value) if ttft_gate else None
     if not ctx.recipe.has_enabled("dynamo-platform"):
-        return not_measured("skipped - dynamo-platform not in recipe components")
+        return not_measured("not measured - dynamo-platform not in recipe components")
     served = ctx.executor.served_resources(DYNAMO_GROUP, DYNAMO_VERSION)
     if served is None or "dynamographdeployments" not in served:
         return not_measured(
-            "skipped - DynamoGraphDeployment CRD not installed on cluster (nvidia.com/v1alpha1)"
+            "not measured - DynamoGraphDeployment CRD not installed on cluster (nvidia.com/v1alpha1)"
         )
     try:
         model_gate = perf.constraint("inference-model")
