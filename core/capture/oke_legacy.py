@@ -7,8 +7,10 @@ read from the cluster (live) or from a ``kubectl get ... -o json`` dump (offline
 
 Collapse, in order: could not look → ``unknown``/``unknown``; not there →
 ``none``/``absent``; same name without the Reconcile label → ``none``/``unrelated``
-(product decision: an unrelated workload that happens to share the name); labelled with
-0 desired nodes → ``none``/``disabled``; labelled with 1 or more → ``active``/``active``.
+(product decision: an unrelated workload that happens to share the name); labelled but
+without ``status.desiredNumberScheduled`` (a manifest, not an API read: it cannot say how
+many nodes the plugin targets) → ``unknown``/``unknown``, fail closed; labelled with 0
+desired nodes → ``none``/``disabled``; labelled with 1 or more → ``active``/``active``.
 """
 
 from __future__ import annotations
@@ -72,13 +74,15 @@ def _labels(obj: dict[str, Any]) -> dict[str, Any]:
     return labels if isinstance(labels, dict) else {}
 
 
-def _desired(obj: dict[str, Any]) -> int:
+def _desired(obj: dict[str, Any]) -> int | None:
+    """``status.desiredNumberScheduled``; None when the object carries no such status (a
+    manifest, not what the API server returned), which says nothing about the nodes."""
     status = obj.get("status")
     if not isinstance(status, dict):
-        return 0
-    value = status.get("desiredNumberScheduled", status.get("desired_number_scheduled", 0))
+        return None
+    value = status.get("desiredNumberScheduled", status.get("desired_number_scheduled"))
     if value is None:
-        return 0
+        return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise invalid(
             f"DaemonSet {NAMESPACE}/{NAME} status.desiredNumberScheduled is {value!r}, "
@@ -121,6 +125,16 @@ def classify_legacy_daemonset(
             f"DaemonSet {NAMESPACE}/{NAME} lacks the label {MANAGER_LABEL}={MANAGER_RECONCILE}: "
             "an unrelated workload sharing the name, not Oracle's legacy plugin",
             desired,
+            source,
+        )
+    if desired is None:
+        return _projection(
+            PLUGIN_UNKNOWN,
+            DETAIL_UNKNOWN,
+            f"DaemonSet {NAMESPACE}/{NAME} carries the {MANAGER_LABEL}={MANAGER_RECONCILE} label "
+            "but no status.desiredNumberScheduled: a manifest, not an API read, cannot say how "
+            f"many nodes the plugin targets; dump it from the cluster with `{SOURCE_COMMANDS[1]}`",
+            None,
             source,
         )
     if desired == 0:

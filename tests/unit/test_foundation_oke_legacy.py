@@ -108,11 +108,25 @@ def test_reconcile_with_zero_desired_is_disabled() -> None:
     assert reading(classify_legacy_daemonset(daemonset(RECONCILE, 0))) == ("none", "disabled")
 
 
-def test_reconcile_without_status_reads_zero_desired_like_the_typed_client() -> None:
-    assert reading(classify_legacy_daemonset(daemonset(RECONCILE, None))) == (
-        "none",
-        "disabled",
-    )
+def test_reconcile_without_status_is_unknown_never_none() -> None:
+    """Reproduction (issue 14): a labelled DaemonSet manifest with no ``status`` (not an API
+    read) read ``none``/``disabled`` and so could qualify operator-managed; it cannot say how
+    many nodes the plugin targets, so it fails closed."""
+    result = classify_legacy_daemonset(daemonset(RECONCILE, None))
+    assert reading(result) == ("unknown", "unknown")
+    assert result.desired is None and "no status.desiredNumberScheduled" in result.reason
+    empty_status = daemonset(RECONCILE, None)
+    empty_status["status"] = {}
+    assert reading(classify_legacy_daemonset(empty_status)) == ("unknown", "unknown")
+
+
+def test_offline_manifest_file_without_status_reads_unknown(tmp_path: Path) -> None:
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps(daemonset(RECONCILE, None)))
+    assert reading(load_legacy_daemonset(path)) == ("unknown", "unknown")
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps({"kind": "List", "items": [daemonset(RECONCILE, None)]}))
+    assert reading(load_legacy_daemonset(listed)) == ("unknown", "unknown")
 
 
 @pytest.mark.parametrize("desired", [1, 2, 500])
