@@ -92,8 +92,8 @@ COLUMNS = (
 )
 # Column widths for narrow (< 100 cells, e.g. 80x24 over ssh) and wide terminals; long
 # check names (readiness constraint paths) are cut rather than pushing the gates off-screen.
-NARROW_WIDTHS = (5, 19, 7, 18, 10, 6)
-WIDE_WIDTHS = (11, 34, 7, 18, 14, 8)
+NARROW_WIDTHS = (5, 14, 14, 14, 10, 6)
+WIDE_WIDTHS = (11, 30, 14, 18, 14, 8)
 NARROW_BELOW = 100
 SHORT_PHASE = {
     "readiness": "ready",

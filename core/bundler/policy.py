@@ -3,18 +3,26 @@
 Two things live here. First, the bundle-time override policy on the policy keys: a
 ``--dynamic`` on one is refused (the value would be unknowable when validators resolve the
 policy from the recipe), a static ``--set`` / ``--set-json`` / ``--set-file`` works but is
-deprecated and warned about. Second, the coherence verdict on the final values: dual
-advertisement, an inert waiver, no advertiser at all, or the DRA chart's own install guard
-(GPUs advertised without the waiver) all block the bundle, so a partial flip of the
-DRA-only overlay cannot ship.
+deprecated and warned about (one warning per key, naming the recipe-overlay replacement).
+Second, the coherence rules of the policy resolver (``read_allocation`` +
+``coherence_verdict``): dual advertisement, an inert waiver, no advertiser at all, or the DRA
+chart's own install guard (GPUs advertised without the waiver). ``aicr-tui validate``
+resolves the policy from the recipe's hydrated values and refuses an incoherent one (exit 2,
+``core.validation.policy``); bundle generation does not run the resolver, so here the same
+verdict on the final values is only a warning.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from core.bundler.model import BlockingError, BundleState
 from core.bundler.paths import PRESENT, observe, paths_intersect
+
+if TYPE_CHECKING:
+    from core.recipe_result import SelectedProfile
 
 CHECK = "GpuAllocationPolicy"
 
@@ -53,10 +61,24 @@ def closure_triggered(state: BundleState) -> bool:
     return False
 
 
+_REPLACEMENT = {
+    "enabled": "overrides: {enabled: false}",
+    "devicePlugin.enabled": "overrides: {devicePlugin: {enabled: <bool>}}",
+    "resources.gpus.enabled": "overrides: {resources: {gpus: {enabled: <bool>}}}",
+    "gpuResourcesEnabledOverride": "overrides: {gpuResourcesEnabledOverride: <bool>}",
+}
+
+
 def apply_override_policy(state: BundleState) -> None:
-    """Refuse ``--dynamic`` on a policy key; warn (deprecated) on static overrides of one."""
+    """Refuse ``--dynamic`` on a policy key; warn (deprecated) on static overrides of one.
+
+    A static override works (the brief: "still work but are deprecated and log a warning"),
+    one warning per policy key, naming the recipe-overlay replacement. The component
+    ``enabled`` toggle reaches here only through scalar ``--set`` (the typed path refuses it
+    when the overrides are parsed) and warns the same way.
+    """
     locked = closure_triggered(state)
-    static: dict[str, list[str]] = {}
+    static: dict[tuple[str, str], list[str]] = {}
     for r in state.resolved:
         keys = matching_policy_keys(r.component, r.entry.path)
         if not keys:
@@ -73,87 +95,128 @@ def apply_override_policy(state: BundleState) -> None:
                 )
             )
         elif not locked:
-            static.setdefault(r.component, []).append(f"{r.entry.key}:{r.entry.path}")
-    for component in sorted(static):
-        paths = ", ".join(sorted(set(static[component])))
+            for key in keys:
+                static.setdefault((r.component, key), []).append(r.entry.display())
+    for (component, key), flags in sorted(static.items()):
         state.warnings.append(
-            f"deprecated: bundle-time overrides of GPU allocation-policy keys ({paths}) of "
-            f"{component} still apply, but validators verify the recipe-resolved policy, so "
-            "this change will show up as recipe/cluster drift at validation; configure the "
-            "allocation policy in a recipe overlay (#1327)"
+            f"deprecated: {', '.join(dict.fromkeys(flags))} overrides the GPU allocation-policy "
+            f"key {component}:{key} at bundle time; it still applies, but validators verify "
+            "the recipe-resolved policy, so this change will show up as recipe/cluster drift "
+            f"at validation. Replace it with a recipe overlay: componentRefs: - name: "
+            f"{component}, {_REPLACEMENT.get(key, 'overrides')} (#1327)"
         )
 
 
-def _flag(values: dict[str, Any], path: str, default: bool) -> bool:
-    state, value = observe(values, path)
+def _flag(values: Mapping[str, Any], path: str, default: bool) -> bool:
+    state, value = observe(dict(values), path)
     if state != PRESENT or value is None:
         return default
     return value is True
 
 
-def allocation_verdict(state: BundleState) -> str | None:
-    """The coherence verdict on the final values, or None when one advertiser is configured."""
-    declared = [c for c in (*DEVICE_PLUGIN_COMPONENTS, *DRA_COMPONENTS) if c in state.declared]
-    if not declared:
-        return None
-    dra = next((c for c in DRA_COMPONENTS if state.is_rendered(c)), None)
+POLICY_DEVICE_PLUGIN = "device-plugin-extended-resource"
+POLICY_DRA = "dra-resource-claim"
+POLICY_EXTERNAL = "external-advertiser"
+POLICY_UNSPECIFIED = "unspecified"
+
+
+@dataclass(frozen=True)
+class AllocationReading:
+    """What the values say about whole-GPU advertisement (the #1327 policy inputs)."""
+
+    dra: str | None  # the DRA component that renders, if any
+    gpus: bool  # DRA resources.gpus.enabled
+    waiver: bool  # DRA gpuResourcesEnabledOverride
+    plugin: bool  # a GPU Operator device plugin advertises nvidia.com/gpu
+    external: bool  # the selected profile names an external advertiser
+    profile: str = ""  # "name=value" of the selected profile
+    considered: bool = True  # False when no policy component is declared at all
+
+    @property
+    def policy(self) -> str:
+        if not self.considered:
+            return POLICY_UNSPECIFIED
+        if self.external:
+            return POLICY_EXTERNAL
+        return POLICY_DRA if self.gpus else POLICY_DEVICE_PLUGIN
+
+
+def read_allocation(
+    values: Mapping[str, Mapping[str, Any]],
+    present: Callable[[str], bool],
+    declared: Iterable[str],
+    profile: SelectedProfile | None,
+) -> AllocationReading:
+    """Observe the policy keys: an absent waiver reads false, an absent device-plugin switch on
+    an enabled operator reads true, an absent or disabled DRA component gives no DRA reading."""
+    names = set(declared)
+    considered = any(c in names for c in (*DEVICE_PLUGIN_COMPONENTS, *DRA_COMPONENTS))
+    dra = next((c for c in DRA_COMPONENTS if present(c)), None)
     gpus = waiver = False
     if dra is not None:
-        gpus = _flag(state.values[dra], "resources.gpus.enabled", False)
-        waiver = _flag(state.values[dra], "gpuResourcesEnabledOverride", False)
+        gpus = _flag(values[dra], "resources.gpus.enabled", False)
+        waiver = _flag(values[dra], "gpuResourcesEnabledOverride", False)
     plugin = any(
-        _flag(state.values[c], "devicePlugin.enabled", True)
+        _flag(values[c], "devicePlugin.enabled", True)
         for c in DEVICE_PLUGIN_COMPONENTS
-        if state.is_rendered(c)
+        if present(c)
     )
-    profile = state.recipe.metadata.selectedProfile
     external = profile is not None and profile.advertiser == "external"
+    shown = f"{profile.name}={profile.value}" if profile is not None else ""
+    return AllocationReading(dra, gpus, waiver, plugin, external, shown, considered)
+
+
+def coherence_verdict(r: AllocationReading) -> str | None:
+    """Why the reading is not exactly one whole-GPU advertiser, or None when it is."""
+    if not r.considered:
+        return None
+    dra = r.dra
     fixes = (
         "keep the production default (DRA resources.gpus.enabled=false and "
         "gpuResourcesEnabledOverride=false, gpu-operator devicePlugin.enabled=true) or, for "
         "DRA-only, flip all three together in a recipe overlay"
     )
-    if external:
+    if r.external:
         in_recipe = [
             n
             for n, on in (
-                ("the GPU Operator device plugin", plugin),
-                (f"{dra} GPU resources", gpus),
+                ("the GPU Operator device plugin", r.plugin),
+                (f"{dra} GPU resources", r.gpus),
             )
             if on
         ]
         if in_recipe:
             verb = "advertises" if len(in_recipe) == 1 else "advertise"
             return (
-                f"the selected profile {profile.name}={profile.value} names an external "  # type: ignore[union-attr]
+                f"the selected profile {r.profile} names an external "
                 f"nvidia.com/gpu advertiser, but {' and '.join(in_recipe)} also {verb} whole "
                 "GPUs: dual advertisement over-admits GPUs; exactly one advertiser per node is "
                 "allowed (#1327)"
             )
-        if waiver and not gpus:
+        if r.waiver and not r.gpus:
             return (
                 f"{dra}: gpuResourcesEnabledOverride=true while resources.gpus.enabled=false is "
                 "an inert waiver that disarms the chart's dual-advertisement tripwire (#1327)"
             )
         return None
-    if gpus and not waiver:
+    if r.gpus and not r.waiver:
         return (
             f"{dra}: resources.gpus.enabled=true without gpuResourcesEnabledOverride=true is "
             "refused by the DRA chart's install guard; set both in a recipe overlay (#1327)"
         )
-    if gpus and plugin:
+    if r.gpus and r.plugin:
         return (
             f"dual advertisement: both the GPU Operator device plugin and {dra} advertise whole "
             "GPUs; the two allocators keep separate ledgers and can double-allocate the same "
             f"GPU. Exactly one whole-GPU advertiser per node is required: {fixes} (#1327)"
         )
-    if not gpus and not plugin:
+    if not r.gpus and not r.plugin:
         return (
             "no whole-GPU advertiser: the GPU Operator device plugin is off (or the operator "
             f"is not deployed) and DRA GPU resources are off, so nvidia.com/gpu is never "
             f"advertised: {fixes} (#1327)"
         )
-    if waiver and not gpus:
+    if r.waiver and not r.gpus:
         return (
             f"inert waiver: {dra} gpuResourcesEnabledOverride=true while "
             "resources.gpus.enabled=false disarms the chart's dual-advertisement tripwire "
@@ -162,14 +225,35 @@ def allocation_verdict(state: BundleState) -> str | None:
     return None
 
 
+def allocation_verdict(state: BundleState) -> str | None:
+    """The coherence verdict on the bundle's final values, or None for one advertiser."""
+    reading = read_allocation(
+        state.values, state.is_rendered, state.declared, state.recipe.metadata.selectedProfile
+    )
+    return coherence_verdict(reading)
+
+
 def check_allocation_policy(state: BundleState) -> None:
+    """Bundle generation does not run the policy resolver (the brief: only ``validate``
+    does, at policy resolution); an incoherent final configuration is a warning here."""
     verdict = allocation_verdict(state)
     if verdict:
-        state.errors.append(BlockingError(CHECK, verdict))
+        state.warnings.append(
+            f"GPU allocation policy: {verdict}. The bundle is written; `aicr-tui validate` "
+            "refuses a recipe that resolves this way, and reports recipe/cluster drift when a "
+            "bundle-time override caused it"
+        )
 
 
 __all__ = [
     "CHECK",
+    "POLICY_DEVICE_PLUGIN",
+    "POLICY_DRA",
+    "POLICY_EXTERNAL",
+    "POLICY_UNSPECIFIED",
+    "AllocationReading",
+    "coherence_verdict",
+    "read_allocation",
     "DEVICE_PLUGIN_COMPONENTS",
     "DRA_COMPONENTS",
     "POLICY_SELECTORS",

@@ -33,6 +33,7 @@ THE_MANIFESTS = (
     "components/gpu-operator/manifests/nvidia-toolkit-hardening-aks.yaml",
     "components/network-operator/manifests/nvidia-peermem-reloader.yaml",
     "components/nodewright-customizations/manifests/tuning.yaml",
+    "components/kgateway/manifests/inference-gateway.yaml",
 )
 
 
