@@ -161,11 +161,12 @@ class LiveRunSource:
         import os
 
         from core.validation.catalog import load_validator_catalog
-        from core.validation.recipe_view import RecipeView
+        from core.validation.policy import view_with_policy
         from core.validation.runner import ValidationRequest, run_validation, select_phases
 
         request = ValidationRequest(
-            recipe=RecipeView.of(self.recipe, self.recipe_source),
+            # the #1327 policy is resolved before any cluster work, as the CLI does
+            recipe=view_with_policy(self.recipe, self.recipe_source),
             snapshot=self.snapshot,
             catalog=load_validator_catalog(self.data_dir),
             phases=select_phases(list(self.phases)),

@@ -296,13 +296,22 @@ def _check_output_path(path: str | None, flag: str) -> None:
         raise invalid(f'{flag} directory "{parent}" does not exist')
 
 
+def resolved_view(result: Any, source: str, data: str | None = None) -> RecipeView:
+    """The recipe as checks see it, with its #1327 allocation policy resolved first: an
+    incoherent policy is an invalid request (exit 2) before any cluster work."""
+    from core.recipe.catalog import load_catalog
+    from core.validation.policy import view_with_policy
+
+    catalog = load_catalog(external=data) if data else load_catalog()
+    return view_with_policy(result, source, catalog=catalog)
+
+
 def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
     from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
     from core.foundation.errors import invalid
-    from core.validation.recipe_view import RecipeView
 
-    recipe = RecipeView.of(load_recipe(args.recipe), args.recipe)
+    recipe = resolved_view(load_recipe(args.recipe), args.recipe, args.data)
     if args.snapshot:
         if args.aks_gpu_pools or args.oke_addons:
             warn("--aks-gpu-pools/--oke-addons are ignored when --snapshot is given")

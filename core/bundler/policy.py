@@ -22,7 +22,7 @@ from core.bundler.model import BlockingError, BundleState
 from core.bundler.paths import PRESENT, observe, paths_intersect
 
 if TYPE_CHECKING:
-    from core.recipe_result import SelectedProfile
+    from core.documents.recipe_result import SelectedProfile
 
 CHECK = "GpuAllocationPolicy"
 

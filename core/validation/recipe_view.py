@@ -58,6 +58,9 @@ class RecipeView:
     components: tuple[ComponentView, ...]
     phases: dict[str, PhaseSpec] = field(default_factory=dict)
     selected_profile: str = ""
+    # The #1327 GPU allocation policy resolved from the recipe's hydrated values
+    # (core.validation.policy); "" when it was not resolved (then checks do not compare it).
+    allocation_policy: str = ""
 
     @classmethod
     def of(cls, recipe: Any, source: str = "recipe") -> RecipeView:

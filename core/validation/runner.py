@@ -392,6 +392,16 @@ class _Run:
             + req.namespace
         )
         await self.emit(LogLine(self.t(), "", "", mode))
+        if req.recipe.allocation_policy:
+            await self.emit(
+                LogLine(
+                    self.t(),
+                    "",
+                    "",
+                    f"GPU allocation policy: {req.recipe.allocation_policy} (resolved from the "
+                    "recipe's hydrated values before any cluster work; checks verify it)",
+                )
+            )
         refusal = await self.readiness()
         if refusal is not None:
             return await self.refuse(refusal)

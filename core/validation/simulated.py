@@ -89,6 +89,7 @@ class Scenario:
     webhook_rejects: bool = True
     gateway_programmed: bool = True
     unreachable_services: set[str] = field(default_factory=set)
+    dra_gpu_slices: bool = False  # the DRA driver advertises whole GPUs too (#1327 drift)
 
 
 @dataclass
@@ -417,6 +418,26 @@ class SimulatedCluster:
 
     def _install_capabilities(self, recipe: RecipeView) -> None:
         s = self.s
+        for n in self.nodes:
+            drivers = ["compute-domain.nvidia.com"] + (
+                ["gpu.nvidia.com"] if s.dra_gpu_slices else []
+            )
+            for driver in drivers:
+                devices = (
+                    [{"name": f"gpu-{i}"} for i in range(n.gpu_count)]
+                    if driver == "gpu.nvidia.com"
+                    else [{"name": "channel-0"}]
+                )
+                self._put(
+                    "resource.k8s.io",
+                    "v1",
+                    "resourceslices",
+                    "",
+                    {
+                        "metadata": {"name": f"{n.name}-{driver}"},
+                        "spec": {"driver": driver, "nodeName": n.name, "devices": devices},
+                    },
+                )
         if recipe.has_enabled("kai-scheduler"):
             kai_ns = next(c.namespace for c in recipe.components if c.name == "kai-scheduler")
             for name in ("kai-operator", "kai-scheduler-default", "binder", "podgrouper"):
@@ -1005,10 +1026,11 @@ def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: A
 def demo_recording(filename: str) -> str:
     from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
+    from core.validation.policy import view_with_policy
 
     builder, recipe_file, run_id = DEMOS[filename]
     scenario = globals()[builder]()
-    recipe = RecipeView.of(load_recipe(str(SAMPLES / recipe_file)), recipe_file)
+    recipe = view_with_policy(load_recipe(str(SAMPLES / recipe_file)), recipe_file)
     snapshot = load_snapshot(str(SAMPLES.parent / "snapshots" / "aks-h100-install.yaml"))
     events = record_demo(scenario, recipe, run_id, snapshot)
     return "".join(e.to_json() + "\n" for e in events)

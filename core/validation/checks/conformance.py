@@ -117,7 +117,68 @@ def dra_support(ctx: CheckContext) -> CheckOutcome:
                 return failed(
                     f"DRA kubelet plugin {w.namespace}/{w.name} not ready ({w.ready}/{w.desired})"
                 )
+    drift = allocation_drift(ctx)
+    if drift:
+        return failed(drift)
     return passed("DRA API served (" + ", ".join(DRA_RESOURCES) + ")")
+
+
+DRA_GPU_DRIVER = "gpu.nvidia.com"
+
+
+def allocation_drift(ctx: CheckContext) -> str | None:
+    """Compare the recipe-resolved #1327 policy with what the cluster advertises.
+
+    device-plugin-extended-resource: GPU nodes advertise nvidia.com/gpu and no ResourceSlice
+    of the DRA GPU driver offers whole GPUs; dra-resource-claim: the reverse. A bundle-time
+    override of the policy keys therefore surfaces here as recipe/cluster drift.
+    """
+    from core.bundler.policy import POLICY_DEVICE_PLUGIN, POLICY_DRA
+
+    policy = ctx.recipe.allocation_policy
+    if policy not in (POLICY_DEVICE_PLUGIN, POLICY_DRA):
+        if policy:
+            ctx.log(f"GPU allocation policy {policy}: not compared with the cluster")
+        return None
+    nodes = [n for n in ctx.executor.list_nodes() if n.is_gpu_node]
+    plugin_nodes = sorted(n.name for n in nodes if n.gpu_count > 0)
+    slices = ctx.executor.list_objects(DRA_GROUP, DRA_VERSION, "resourceslices")
+    gpu_slices = sorted(
+        {
+            str((sl.get("spec") or {}).get("nodeName") or "?")
+            for sl in slices
+            if (sl.get("spec") or {}).get("driver") == DRA_GPU_DRIVER
+            and (sl.get("spec") or {}).get("devices")
+        }
+    )
+    ctx.log(f"GPU allocation policy (resolved from the recipe): {policy}")
+    ctx.log(f"nodes advertising nvidia.com/gpu: {len(plugin_nodes)}/{len(nodes)}")
+    ctx.log(f"nodes with {DRA_GPU_DRIVER} ResourceSlice devices: {len(gpu_slices)}")
+    if policy == POLICY_DEVICE_PLUGIN:
+        if gpu_slices:
+            return (
+                f"recipe/cluster drift: the recipe resolves {policy}, but the DRA driver also "
+                f"advertises whole GPUs ({DRA_GPU_DRIVER} ResourceSlices on "
+                f"{', '.join(gpu_slices)}): dual advertisement (#1327)"
+            )
+        missing = sorted(n.name for n in nodes if n.gpu_count <= 0)
+        if missing:
+            return (
+                f"recipe/cluster drift: the recipe resolves {policy}, but "
+                f"{', '.join(missing)} advertise(s) no nvidia.com/gpu (device plugin off?) (#1327)"
+            )
+        return None
+    if plugin_nodes:
+        return (
+            f"recipe/cluster drift: the recipe resolves {policy}, but the device plugin still "
+            f"advertises nvidia.com/gpu on {', '.join(plugin_nodes)} (#1327)"
+        )
+    if not gpu_slices:
+        return (
+            f"recipe/cluster drift: the recipe resolves {policy}, but no {DRA_GPU_DRIVER} "
+            "ResourceSlice offers GPUs (#1327)"
+        )
+    return None
 
 
 PROBE_SCRIPT = (
