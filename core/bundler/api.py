@@ -50,6 +50,7 @@ from core.bundler.paths import (
     set_path,
     split_path,
 )
+from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
 from core.foundation import names
@@ -690,7 +691,13 @@ def check_override_entry(
     before = {e.render() for e in baseline.errors}
     out = [Feedback("error", e.render()) for e in plan.errors if e.render() not in before]
     seen = set(baseline.warnings)
-    out += [Feedback("warning", w) for w in plan.warnings if w not in seen]
+    # The #1327 coherence verdict is about all the entries together (the DRA-only overlay
+    # is three entries, each incoherent alone): the caller takes it from the whole plan.
+    out += [
+        Feedback("warning", w)
+        for w in plan.warnings
+        if w not in seen and not w.startswith(POLICY_VERDICT_PREFIX)
+    ]
     if not out:
         out.append(Feedback("ok", f"{entry.display()} is accepted"))
     return out

@@ -233,13 +233,16 @@ def allocation_verdict(state: BundleState) -> str | None:
     return coherence_verdict(reading)
 
 
+POLICY_VERDICT_PREFIX = "GPU allocation policy:"
+
+
 def check_allocation_policy(state: BundleState) -> None:
     """Bundle generation does not run the policy resolver (the brief: only ``validate``
     does, at policy resolution); an incoherent final configuration is a warning here."""
     verdict = allocation_verdict(state)
     if verdict:
         state.warnings.append(
-            f"GPU allocation policy: {verdict}. The bundle is written; `aicr-tui validate` "
+            f"{POLICY_VERDICT_PREFIX} {verdict}. The bundle is written; `aicr-tui validate` "
             "refuses a recipe that resolves this way, and reports recipe/cluster drift when a "
             "bundle-time override caused it"
         )
@@ -248,6 +251,7 @@ def check_allocation_policy(state: BundleState) -> None:
 __all__ = [
     "CHECK",
     "POLICY_DEVICE_PLUGIN",
+    "POLICY_VERDICT_PREFIX",
     "POLICY_DRA",
     "POLICY_EXTERNAL",
     "POLICY_UNSPECIFIED",

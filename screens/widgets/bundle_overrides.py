@@ -11,6 +11,13 @@ One entry per line, written as on the command line::
 ``--flag=entry`` works too, a line without a flag is a ``--set``, and blank lines and ``#``
 comments are ignored. Every line gets a verdict: *accepted*, *warning* (accepted, with the
 bundler's deprecation or policy note) or *rejected* (with the message the CLI would print).
+GPU allocation-policy keys (#1327) follow the brief: a static ``--set`` of one (or of an
+advertiser's ``enabled``) is a *warning* (deprecated: validators verify the recipe-resolved
+policy, so it shows up as drift; the note names the recipe-overlay replacement), and the
+coherence verdict of all lines together (dual advertisement, no advertiser, inert waiver)
+is added to each policy-key line as a warning, never per line, so the three lines of the
+DRA-only flip read as one coherent change; ``--dynamic`` on a policy key and
+``--set-json``/``--set-file`` on ``enabled`` stay *rejected*.
 A rejected line is left out of the plan, so the preview still shows what the other lines do.
 """
 
@@ -223,8 +230,14 @@ def _attribute_warnings(result: PreviewResult) -> None:
             entry = line.entry
             if line.verdict == "rejected" or entry is None or line.kind == "toleration":
                 continue
-            if f"{entry.key}:{entry.path}" in text and text not in line.message:
+            if text in line.message:
+                continue
+            if f"{entry.key}:{entry.path}" in text:
                 line.warn(text)
+            elif text.startswith("GPU allocation policy:") and "allocation-policy key" in (
+                line.message
+            ):
+                line.warn(text)  # the verdict of the lines together, on each policy-key line
 
 
 def warning_text(item: Any) -> str:

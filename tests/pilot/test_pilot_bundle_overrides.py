@@ -84,3 +84,32 @@ def test_each_rejected_line_is_left_out_and_the_rest_still_plans(aks_recipe, tmp
     gpu = result.plan.component("gpu-operator")
     assert gpu.values["driver"]["version"] == "580.95.05"
     assert gpu.values["driver"]["enabled"] is False  # the rejected line did not apply
+
+
+def test_policy_keys_warn_and_the_verdict_is_about_all_lines_together(aks_recipe, tmp_path) -> None:
+    """#1327 in the editor: static policy-key overrides are deprecated warnings (naming the
+    recipe-overlay replacement), never rejections; the three-line DRA-only flip carries no
+    coherence warning, one line of it alone does; --dynamic on a policy key is rejected."""
+    full = (
+        f"{KEYED}\n"
+        "--set dradriver:gpuResourcesEnabledOverride=true\n"
+        "--set dradriver:resources.gpus.enabled=true\n"
+        "--set gpuoperator:devicePlugin.enabled=false\n"
+    )
+    result = _run(aks_recipe, full, tmp_path)
+    assert result.plan is not None and not result.error
+    policy_lines = [line for line in result.lines if line.kind == "set"]
+    assert [line.verdict for line in policy_lines] == ["warning"] * 3
+    for line in policy_lines:
+        assert "deprecated" in line.message and "recipe overlay" in line.message
+        assert "GPU allocation policy:" not in line.message
+    alone = _run(aks_recipe, f"{KEYED}\n--set gpuoperator:devicePlugin.enabled=false\n", tmp_path)
+    (line,) = [ln for ln in alone.lines if ln.kind == "set"]
+    assert line.verdict == "warning" and alone.plan is not None
+    assert "GPU allocation policy: no whole-GPU advertiser" in line.message
+    dynamic = _run(aks_recipe, f"{KEYED}\n--dynamic gpuoperator:devicePlugin.enabled\n", tmp_path)
+    (line,) = [ln for ln in dynamic.lines if ln.kind == "dynamic"]
+    assert line.verdict == "rejected" and "GpuAllocationPolicy" in line.message
+    typed = _run(aks_recipe, f"{KEYED}\n--set-json dradriver:enabled=false\n", tmp_path)
+    (line,) = [ln for ln in typed.lines if ln.kind == "set-json"]
+    assert line.verdict == "rejected" and "enabled must be set with --set" in line.message
