@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from core.errors import AicrError
-from core.recipe_result import load_recipe, parse_recipe, render_recipe
+from core.documents.recipe_result import load_recipe, parse_recipe, render_recipe
+from core.foundation.errors import AicrError
+from core.foundation.yamlio import dump_yaml, load_yaml_plain
 from core.validation.policy import (
     POLICY_DEVICE_PLUGIN,
     POLICY_DRA,
     resolve_allocation_policy,
     view_with_policy,
 )
-from core.yamlio import dump_yaml, load_yaml_plain
 from tests.conftest import SAMPLES
 
 TRAINING = SAMPLES / "validation" / "aks-h100-training.recipe.yaml"
@@ -191,7 +191,7 @@ def test_bundle_policy_key_rules() -> None:
 def test_drift_between_the_resolved_policy_and_the_cluster_fails_dra_support() -> None:
     import asyncio
 
-    from core.snapshot import load_snapshot
+    from core.documents.snapshot import load_snapshot
     from core.validation.catalog import load_validator_catalog
     from core.validation.events import CheckFinished, Event
     from core.validation.runner import ValidationRequest, run_validation
