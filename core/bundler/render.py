@@ -82,7 +82,14 @@ def _manifest_lines(c: ComponentPlan, prefix: str) -> list[str]:
     if not c.has_chart:
         lines.append(_command("kubectl-namespace.cmd", namespace=shell.quote(c.namespace)))
     for name in sorted(c.manifests):
-        lines.append(_command("kubectl-apply.cmd", file=shell.quote(f"{prefix}manifests/{name}")))
+        # A CRD larger than the 256 KiB last-applied annotation (Gateway API's HTTPRoute is
+        # ~330 KiB) cannot go through client-side apply: CRD manifests apply server-side.
+        script = (
+            "kubectl-apply-server-side.cmd"
+            if "\nkind: CustomResourceDefinition" in c.manifests[name]
+            else "kubectl-apply.cmd"
+        )
+        lines.append(_command(script, file=shell.quote(f"{prefix}manifests/{name}")))
     return lines
 
 

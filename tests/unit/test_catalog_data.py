@@ -34,6 +34,7 @@ THE_MANIFESTS = (
     "components/network-operator/manifests/nvidia-peermem-reloader.yaml",
     "components/nodewright-customizations/manifests/tuning.yaml",
     "components/kgateway/manifests/inference-gateway.yaml",
+    "components/kgateway-crds/manifests/gateway-api-crds.yaml",
 )
 
 

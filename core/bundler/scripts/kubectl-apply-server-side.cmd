@@ -1,0 +1,1 @@
+kubectl apply --server-side -f @FILE@
