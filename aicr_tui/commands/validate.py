@@ -302,7 +302,9 @@ def resolved_view(result: Any, source: str, data: str | None = None) -> RecipeVi
     from core.recipe.catalog import load_catalog
     from core.validation.policy import view_with_policy
 
-    catalog = load_catalog(external=data) if data else load_catalog()
+    # --data may carry only validators/catalog.yaml; recipes come from it when it has a registry
+    external = data if data and os.path.isfile(os.path.join(data, "registry.yaml")) else None
+    catalog = load_catalog(external=external) if external else load_catalog()
     return view_with_policy(result, source, catalog=catalog)
 
 
