@@ -434,3 +434,47 @@ def _ctx_for(name: str, tweak: Callable[[SimulatedCluster], None]) -> CheckConte
         sleep=clock.sleep,
         environ={},
     )
+
+
+def test_workloads_the_checks_create_are_valid_kubernetes_objects() -> None:
+    """Every Pod, Service, Secret, Deployment and HPA a check submits validates against the
+    Kubernetes 1.34 schema (what the API server would otherwise reject at run time)."""
+    import kubernetes_validate
+
+    from core.validation.checks.performance import nccl_pod_manifests
+
+    submitted: list[dict[str, Any]] = []
+
+    def record(cluster: SimulatedCluster) -> None:
+        original = cluster.create
+
+        def create(manifest: dict[str, Any], *, dry_run: bool = False) -> None:
+            submitted.append({k: v for k, v in manifest.items() if k != "__plural__"})
+            original(manifest, dry_run=dry_run)
+
+        cluster.create = create  # type: ignore[method-assign]
+
+    check(cap.gang_scheduling, "gang-scheduling", tweak=record)
+    check(cap.pod_autoscaling, "pod-autoscaling", tweak=record)
+    sc = aks_nd96_scenario()
+    entry = load_validator_catalog(environ={}).entry("nccl-all-reduce-bw")
+    assert entry is not None
+    clock = VirtualClock()
+    ctx = CheckContext(
+        phase="performance",
+        entry=entry,
+        recipe=TRAINING,
+        executor=SimulatedCluster(sc, TRAINING, clock),
+        run_id="20261130-000000-abcdef012345",
+        emit=lambda e: None,
+        clock=clock,
+        t0=0.0,
+        environ={},
+    )
+    submitted += nccl_pod_manifests(ctx, sc.nodes, entry.image)
+    kinds = {m["kind"] for m in submitted}
+    assert {"Pod", "Deployment", "HorizontalPodAutoscaler", "Secret", "Service"} <= kinds
+    for manifest in submitted:
+        if manifest["kind"] == "PodGroup":
+            continue  # a KAI CRD, not in the built-in schema
+        kubernetes_validate.validate(manifest, "1.34.0", strict=True)

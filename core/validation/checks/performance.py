@@ -307,7 +307,7 @@ def nccl_pod_manifests(
         "secret": {"secretName": NCCL_SECRET, "defaultMode": 0o400},
     }
     worker_cmd = (
-        "mkdir -p /root/.ssh && cp /etc/aicr-ssh/authorized_keys /root/.ssh/authorized_keys && "
+        "mkdir -p /run/sshd /root/.ssh && cp /etc/aicr-ssh/authorized_keys /root/.ssh/authorized_keys && "
         "chmod 700 /root/.ssh && chmod 600 /root/.ssh/authorized_keys && ssh-keygen -A && "
         f"exec /usr/sbin/sshd -De -p {NCCL_SSH_PORT} -o PermitRootLogin=prohibit-password"
     )
@@ -351,9 +351,12 @@ def nccl_pod_manifests(
         f'{NCCL_SSH_PORT} -o StrictHostKeyChecking=no -o ConnectTimeout=5 "$h" true; do '
         'n=$((n+1)); [ "$n" -ge 60 ] && { echo "worker $h unreachable over ssh"; exit 1; }; sleep 5; '
         "done; done; "
-        f"mpirun --allow-run-as-root -np {gpus * len(nodes)} --hostfile /tmp/hostfile "
+        # a non-interactive ssh shell has a bare PATH: --prefix finds orted where mpirun is
+        'prefix=$(dirname "$(dirname "$(command -v mpirun)")"); '
+        f'mpirun --allow-run-as-root --prefix "$prefix" -np {gpus * len(nodes)} '
+        "--hostfile /tmp/hostfile "
         f'--mca plm_rsh_args "-p {NCCL_SSH_PORT} -o StrictHostKeyChecking=no" --bind-to none '
-        "-x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
+        "-x PATH -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
         f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
     )
     launcher = {
