@@ -174,6 +174,9 @@ class OutputError(AicrError, OSError):
         self.strerror = exc.strerror
         self.filename = os.fspath(path)
 
+    def __str__(self) -> str:  # the one line, not OSError's "[Errno N] ..." form
+        return self.render()
+
 
 def _cause(exc: OSError) -> str:
     cause = _CAUSES.get(exc.errno or 0, exc.strerror or str(exc))

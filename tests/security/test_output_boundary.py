@@ -282,6 +282,7 @@ def test_injected_errno_in_file_write_is_one_line(
         assert info.value.exit_code == 2 and str(target) in line, line
         assert errno.errorcode[code] in line and "\n" not in line
         assert isinstance(info.value, OSError) and info.value.errno == code
+        assert str(info.value) == line  # shown the same wherever it is printed
         assert os.listdir(tmp_path) == [], f"{where}: a temporary file was left behind"
 
 
@@ -323,3 +324,30 @@ def test_stdout_on_a_full_device_is_one_line() -> None:
             env=dict(os.environ, NO_COLOR="1"),
         )
     _one_line(proc, "standard output", "ENOSPC")
+
+
+def test_recording_write_errors_are_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.validation.recording import Recorder, load_recording
+
+    event = load_recording(PASSED)[0]
+    rec = Recorder(tmp_path / "run.jsonl")
+
+    def full(*_: Any) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(rec._fh, "write", full)
+    with pytest.raises(AicrError) as info:
+        rec(event)
+    assert "run.jsonl" in info.value.render() and "ENOSPC" in info.value.render()
+    rec.abort()
+    assert os.listdir(tmp_path) == []
+    monkeypatch.undo()
+
+    def no_temp(*_: Any, **__: Any) -> Any:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", no_temp)
+    with pytest.raises(AicrError, match=r"--record file .*EROFS"):
+        Recorder(tmp_path / "run.jsonl")
