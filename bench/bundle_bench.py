@@ -48,7 +48,7 @@ def cold_plan_ms(recipe_path: Path) -> float:
     """First plan in a fresh interpreter (catalog loaded beforehand, as the CLI does)."""
     code = (
         "import time\n"
-        "from core.documents.recipe_result import load_recipe\n"
+        "from core.recipe.loading import load_recipe\n"
         "from core.recipe.catalog import load_catalog\n"
         "from core.bundler import plan_bundle, parse_overrides, parse_tolerations\n"
         f"r = load_recipe({str(recipe_path)!r}); load_catalog()\n"
@@ -68,7 +68,7 @@ def cold_plan_ms(recipe_path: Path) -> float:
 
 def measure(label: str, criteria: tuple[str, str, str, str], root: Path) -> list[Row]:
     from core.bundler import parse_overrides, parse_tolerations, plan_bundle, write_bundle
-    from core.documents.recipe_result import load_recipe
+    from core.recipe.loading import load_recipe
 
     service, accel, os_, intent = criteria
     tol = parse_tolerations(["nvidia.com/gpu:NoSchedule"])

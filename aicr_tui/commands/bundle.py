@@ -143,8 +143,8 @@ def run(args: Any) -> int:
     from core.bundler import parse_overrides, plan_bundle, write_bundle
     from core.bundler.deployers.config import deployer_config
     from core.bundler.tolerations import parse_selectors, parse_tolerations
-    from core.documents.recipe_result import load_recipe
     from core.foundation.errors import invalid
+    from core.recipe.loading import load_recipe
 
     tolerations = parse_tolerations(args.accelerated_node_toleration)
     selector = parse_selectors(args.accelerated_node_selector, "--accelerated-node-selector")

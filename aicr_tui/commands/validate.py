@@ -309,9 +309,9 @@ def resolved_view(result: Any, source: str, data: str | None = None) -> RecipeVi
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
-    from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
     from core.foundation.errors import invalid
+    from core.recipe.loading import load_recipe
 
     recipe = resolved_view(load_recipe(args.recipe), args.recipe, args.data)
     if args.snapshot:

@@ -41,7 +41,12 @@ from core.bundler.model import (
     ResolvedOverride,
 )
 from core.bundler.overrides import BundleOverrides, OverrideEntry, parse_bool_go, parse_entry
-from core.bundler.paths import (
+from core.bundler.policy import POLICY_VERDICT_PREFIX
+from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
+from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
+from core.foundation import names
+from core.foundation.errors import invalid
+from core.foundation.tree import (
     PRESENT,
     deep_merge_typed,
     delete_path,
@@ -50,11 +55,6 @@ from core.bundler.paths import (
     set_path,
     split_path,
 )
-from core.bundler.policy import POLICY_VERDICT_PREFIX
-from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
-from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
-from core.foundation import names
-from core.foundation.errors import invalid
 
 if TYPE_CHECKING:
     from core.documents.recipe_result import ComponentRef, RecipeResult
@@ -264,7 +264,7 @@ def _entries_exact_last(
 
 
 def _final_values(state: BundleState, ref: ComponentRef, base: dict[str, Any]) -> dict[str, Any]:
-    from core.recipe.values import copy_tree
+    from core.foundation.tree import copy_tree
 
     name = ref.name
     values: dict[str, Any] = copy_tree(base)
@@ -412,7 +412,7 @@ def _check_required_selectors(state: BundleState) -> None:
 # ---------------------------------------------------------------------------- render
 def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
     from core.documents.recipe_result import render_recipe
-    from core.recipe.values import copy_tree
+    from core.foundation.tree import copy_tree
 
     catalog = state.catalog
     components: list[ComponentPlan] = []

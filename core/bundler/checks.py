@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from core.bundler.model import BlockingError, BundleState
-from core.bundler.paths import PRESENT, observe, paths_intersect
 from core.bundler.policy import DEVICE_PLUGIN_COMPONENTS, DRA_COMPONENTS
 from core.foundation.errors import invalid
+from core.foundation.tree import PRESENT, observe, paths_intersect
 
 Result = tuple[list[str], list[str]]
 CheckFn = Callable[[BundleState, str], Result]

@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 from core.bundler.model import BlockingError, BundleState
-from core.bundler.paths import BLOCKED, PRESENT, observe, paths_intersect
 from core.bundler.policy import POLICY_SELECTORS, closure_triggered
+from core.foundation.tree import BLOCKED, PRESENT, observe, paths_intersect
 
 CHECK = "ProfileLock"
 

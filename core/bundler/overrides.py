@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from core.bundler.paths import validate_path
 from core.foundation.errors import AicrError, invalid
+from core.foundation.tree import validate_path
 
 OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.bundler.model import BlockingError, BundleState
-from core.bundler.paths import PRESENT, observe, paths_intersect
+from core.foundation.tree import PRESENT, observe, paths_intersect
 
 if TYPE_CHECKING:
     from core.documents.recipe_result import SelectedProfile

@@ -12,8 +12,8 @@ from typing import Any
 
 from core.bundler import shell
 from core.bundler.model import BundleState, ComponentPlan
-from core.bundler.paths import PRESENT, observe
 from core.bundler.templates import helm_string
+from core.foundation.tree import PRESENT, observe
 from core.foundation.yamlio import dump_yaml, sort_keys_deep
 
 _DUMPED: dict[str, str] = {}

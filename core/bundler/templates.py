@@ -27,8 +27,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from core.bundler.paths import PRESENT, observe
 from core.foundation.errors import invalid
+from core.foundation.tree import PRESENT, observe
 
 _RENDER_IF = re.compile(r"^#\s*aicr-render-if:\s*(.+?)\s*$")
 _IF = re.compile(r"^\s*#\s*aicr-if:\s*(.+?)\s*$")

@@ -11,6 +11,7 @@ describe overlay specs in the catalog, so merging never converts between shapes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -18,7 +19,6 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from core.foundation import names
 from core.foundation.errors import invalid
-from core.foundation.fileio import read_document
 from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
 
 RESULT_KIND = "RecipeResult"
@@ -423,13 +423,28 @@ def render_recipe(result: RecipeResult, fmt: str = "yaml") -> str:
     raise invalid(f'--format "{fmt}" is not supported; expected yaml or json')
 
 
-def parse_recipe(text: str, source: str) -> RecipeResult:
-    """Parse a RecipeResult document; every problem is one line naming ``source``."""
+@dataclass(frozen=True)
+class RecipeRequest:
+    """A RecipeMetadata (catalog overlay) given where a recipe was expected.
+
+    Only its criteria count; the recipe engine re-resolves them against the catalog
+    (:func:`core.recipe.loading.parse_recipe`) and checks the declared profile and mixins.
+    Parsing never touches the catalog.
+    """
+
+    source: str
+    criteria: dict[str, Any]
+    profile: Any = None
+    mixins: tuple[str, ...] = ()
+
+
+def read_recipe(text: str, source: str) -> RecipeResult | RecipeRequest:
+    """Parse a recipe document; every problem is one line naming ``source``."""
     raw = load_yaml_plain(text, f'recipe file "{source}"')
     return recipe_from_document(raw, source)
 
 
-def recipe_from_document(raw: Any, source: str) -> RecipeResult:
+def recipe_from_document(raw: Any, source: str) -> RecipeResult | RecipeRequest:
     if not isinstance(raw, dict):
         raise invalid(f'recipe file "{source}" is not a mapping; expected kind: RecipeResult')
     kind = raw.get("kind") or ""
@@ -438,7 +453,7 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult:
             f'recipe file "{source}" has the legacy kind "Recipe"; regenerate it with `aicr-tui recipe`'
         )
     if kind == "RecipeMetadata":
-        return _resolve_overlay_document(raw, source)
+        return _recipe_request(raw, source)
     if kind and kind != RESULT_KIND:
         raise invalid(f'recipe file "{source}" has kind "{kind}", expected "{RESULT_KIND}"')
     api = raw.get("apiVersion") or ""
@@ -482,18 +497,7 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult:
     return result
 
 
-def _resolve_overlay_document(raw: dict[str, Any], source: str) -> RecipeResult:
-    """A RecipeMetadata given as a recipe: re-resolve its criteria against the catalog.
-
-    Only the criteria are used. A profiled overlay must carry the same declaration the
-    catalog resolves to (the declared default is applied), and every mixin it names must
-    be named by some applied overlay.
-    """
-    from core.documents.criteria import parse_criteria
-    from core.recipe.catalog import load_catalog
-    from core.recipe.profiles import ProfileDeclaration
-    from core.recipe.qualification import qualify
-
+def _recipe_request(raw: dict[str, Any], source: str) -> RecipeRequest:
     spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else {}
     criteria = spec.get("criteria") if isinstance(spec, dict) else None
     if not isinstance(criteria, dict) or not criteria:
@@ -501,41 +505,11 @@ def _resolve_overlay_document(raw: dict[str, Any], source: str) -> RecipeResult:
             f'recipe file "{source}" is a RecipeMetadata without criteria; '
             "pass a RecipeResult from `aicr-tui recipe`, or an overlay with criteria"
         )
-    catalog = load_catalog()
-    known = ("service", "accelerator", "intent", "os", "platform", "nodes")
-    crit = parse_criteria(**{k: criteria.get(k) for k in known}, registered=catalog.registered)
-    verdict = qualify(crit, None, None, catalog=catalog)
-    if verdict.error is not None:
-        raise invalid(f'recipe file "{source}": its criteria do not resolve', verdict.error)
-    assert verdict.recipe is not None
     declared = spec.get("profile") if isinstance(spec, dict) else None
-    if declared is not None:
-        resolved = (
-            catalog.overlay(verdict.profile_source).spec.profile if verdict.profile_source else None
-        )
-        try:
-            mine = ProfileDeclaration.model_validate(declared)
-        except ValidationError as exc:
-            raise invalid(f'recipe file "{source}" has a malformed spec.profile') from exc
-        if resolved is None or mine.model_dump() != resolved.model_dump():
-            raise invalid(
-                f'recipe file "{source}" declares a profile that differs from the catalog\'s '
-                "resolved declaration; regenerate it with `aicr-tui recipe`"
-            )
     mixins = spec.get("mixins") if isinstance(spec, dict) else None
-    if isinstance(mixins, list) and mixins:
-        named: set[str] = set()
-        for name in verdict.recipe.metadata.appliedOverlays:
-            named.update(catalog.overlay(name).spec.mixins)
-        dropped = sorted(str(m) for m in mixins if m not in named)
-        if dropped:
-            raise invalid(
-                f'recipe file "{source}" declares mixins no applied overlay declares: '
-                + ", ".join(dropped)
-            )
-    return verdict.recipe
-
-
-def load_recipe(path: str) -> RecipeResult:
-    """Read (bounded) and parse a recipe file."""
-    return parse_recipe(read_document(path, "recipe"), str(path))
+    return RecipeRequest(
+        source=source,
+        criteria=dict(criteria),
+        profile=declared,
+        mixins=tuple(str(m) for m in mixins) if isinstance(mixins, list) else (),
+    )

@@ -16,15 +16,15 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import __version__
-from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria
+from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria, valid_values
 from core.documents.recipe_result import (
     API_AUTHORING,
     API_PROFILE,
@@ -39,6 +39,8 @@ from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
 from core.foundation.yamlio import load_yaml_plain
 from core.recipe.constraints import parse_path
 from core.recipe.profiles import ProfileDeclaration, owned_paths, validate_declaration
+
+_T = TypeVar("_T")
 
 OVERLAY_KIND = "RecipeMetadata"
 MIXIN_KIND = "RecipeMixin"
@@ -276,9 +278,20 @@ class Catalog:
         return doc
 
     def criteria_values(self, dimension: str) -> list[str]:
-        from core.documents.criteria import valid_values
-
         return valid_values(dimension, self.registered)
+
+    def memoized(self, key: Hashable, build: Callable[[], _T]) -> _T:
+        """The value cached under ``key`` for this catalog, built once (read-only once built).
+
+        The recipe engine keeps per-catalog results here (candidates, merged compositions,
+        finalised components); a build that raises caches nothing.
+        """
+        if key in self._memo:
+            cached: _T = self._memo[key]
+            return cached
+        value = build()
+        self._memo[key] = value
+        return value
 
 
 _CATALOGS: dict[tuple[str, str], Catalog] = {}

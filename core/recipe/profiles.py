@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
-from core.recipe.values import leaf_paths
+from core.foundation.tree import leaf_paths
 
 IDENT = re.compile(r"^[A-Za-z0-9._-]+$")
 IDENT_TEXT = "[A-Za-z0-9._-]+"

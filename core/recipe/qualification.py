@@ -24,8 +24,14 @@ from core.documents.recipe_result import (
     SelectedProfile,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid
+from core.foundation.tree import deep_merge, get_path
 from core.recipe.catalog import Catalog, Overlay, load_catalog
-from core.recipe.constraints import ConstraintResult, ConstraintStatus, evaluate_constraint
+from core.recipe.constraints import (
+    ConstraintResult,
+    ConstraintStatus,
+    evaluate_constraint,
+    format_scalar,
+)
 from core.recipe.profiles import (
     ProfileDeclaration,
     ProfileValue,
@@ -42,7 +48,7 @@ from core.recipe.resolver import (
     stamp_metadata,
     with_readiness_constraints,
 )
-from core.recipe.values import deep_merge, get_path, resolve_component_values
+from core.recipe.values import resolve_component_values
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
@@ -121,8 +127,6 @@ def _reading(snapshot: Snapshot | None, path: str) -> str | None:
         value = snapshot.reading(mtype, sub, key)
     except AicrError:
         return None
-    from core.recipe.constraints import format_scalar
-
     return format_scalar(value)
 
 
@@ -464,16 +468,15 @@ def _qualify(
         validation = with_readiness_constraints(
             validation, value.readinessConstraints, f"profile {label}"
         )
-        fragment_key = ("fragment", id(merged), value_name)
-        applied_refs = cat._memo.get(fragment_key)
-        if applied_refs is None:
-            applied_refs = {
+        applied_refs = cat.memoized(
+            ("fragment", id(merged), value_name),
+            lambda: {
                 pref.name: refs[pref.name].model_copy(
                     update={"overrides": deep_merge(refs[pref.name].overrides, pref.overrides)}
                 )
                 for pref in value.componentRefs
-            }
-            cat._memo[fragment_key] = applied_refs
+            },
+        )
         refs.update(applied_refs)
         for pref in value.componentRefs:
             for path in owned.get(pref.name, []):
@@ -745,3 +748,19 @@ def _diff_trees(component: str, prefix: str, a: Any, b: Any) -> list[ValueChange
             None if b is _MISSING else b,
         )
     ]
+
+
+def resolve(
+    catalog: Catalog,
+    criteria: Criteria,
+    *,
+    profile: str | None = None,
+    snapshot: Snapshot | None = None,
+) -> RecipeResult:
+    """Resolve to a RecipeResult or raise the qualification error (for callers that do not
+    need the structured verdict, e.g. re-resolving a RecipeMetadata file)."""
+    verdict = qualify(criteria, profile, snapshot, catalog=catalog)
+    if verdict.error is not None:
+        raise verdict.error
+    assert verdict.recipe is not None
+    return verdict.recipe

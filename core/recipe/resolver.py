@@ -31,8 +31,8 @@ from core.documents.recipe_result import (
     ValidationPhase,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
+from core.foundation.tree import deep_merge, leaf_paths
 from core.recipe.catalog import Catalog, Overlay
-from core.recipe.values import deep_merge, leaf_paths
 
 SCALAR_FIELDS = (
     "namespace",
@@ -77,11 +77,10 @@ class MergedSpec:
 # ------------------------------------------------------------------------ candidates
 def find_candidates(catalog: Catalog, criteria: Criteria) -> tuple[Overlay, ...]:
     """Maximal matching overlays, ascending specificity, ties by name."""
-    key = ("candidates", criteria)
-    memo = catalog._memo.get(key)
-    if memo is not None:
-        result: tuple[Overlay, ...] = memo
-        return result
+    return catalog.memoized(("candidates", criteria), lambda: _find_candidates(catalog, criteria))
+
+
+def _find_candidates(catalog: Catalog, criteria: Criteria) -> tuple[Overlay, ...]:
     matches = [
         ov
         for ov in catalog.overlays.values()
@@ -92,9 +91,7 @@ def find_candidates(catalog: Catalog, criteria: Criteria) -> tuple[Overlay, ...]
         ancestors.update(ov.chain[:-1])
     maximal = [ov for ov in matches if ov.name not in ancestors]
     maximal.sort(key=lambda o: (o.criteria.specificity if o.criteria else 0, o.name))
-    out = tuple(maximal)
-    catalog._memo[key] = out
-    return out
+    return tuple(maximal)
 
 
 def mixins_of(catalog: Catalog, overlay: Overlay) -> list[str]:
@@ -191,10 +188,10 @@ def merge_candidates(catalog: Catalog, candidates: Iterable[Overlay]) -> MergedS
     """Merge base, every candidate chain (deduplicated) and then the accumulated mixins."""
     cands = tuple(candidates)
     key = ("merged", tuple(c.name for c in cands))
-    memo = catalog._memo.get(key)
-    if memo is not None:
-        merged: MergedSpec = memo
-        return merged
+    return catalog.memoized(key, lambda: _merge_candidates(catalog, cands))
+
+
+def _merge_candidates(catalog: Catalog, cands: tuple[Overlay, ...]) -> MergedSpec:
     base = catalog.base
     refs: dict[str, ComponentRef] = {}
     constraints: dict[str, Constraint] = {}
@@ -214,7 +211,7 @@ def merge_candidates(catalog: Catalog, candidates: Iterable[Overlay]) -> MergedS
             applied.append(name)
     for mixin_name in mixins:
         _apply_mixin(catalog, mixin_name, refs, constraints, origin)
-    merged = MergedSpec(
+    return MergedSpec(
         applied=tuple(applied),
         constraints=constraints,
         refs=refs,
@@ -222,8 +219,6 @@ def merge_candidates(catalog: Catalog, candidates: Iterable[Overlay]) -> MergedS
         mixins=tuple(mixins),
         constraint_origin=origin,
     )
-    catalog._memo[key] = merged
-    return merged
 
 
 def _apply_mixin(
@@ -475,12 +470,10 @@ def apply_registry_defaults(catalog: Catalog, ref: ComponentRef) -> ComponentRef
         update["manifestFiles"] = list(reg.manifestFiles)
     assert_file = (reg.healthCheck or {}).get("assertFile")
     if assert_file and not ref.healthCheckSkip and not ref.healthCheckAsserts:
-        key = ("assert", str(assert_file))
-        text = catalog._memo.get(key)
-        if text is None:
-            text = catalog.read_text(str(assert_file))
-            catalog._memo[key] = text
-        update["healthCheckAsserts"] = text
+        rel = str(assert_file)
+        update["healthCheckAsserts"] = catalog.memoized(
+            ("assert", rel), lambda: catalog.read_text(rel)
+        )
     return ref.model_copy(update=update) if update else ref
 
 
@@ -534,24 +527,12 @@ def finalize(
     qualification layer passes the merged composition, profile value and driver
     override); the finalised components are then computed once per catalog.
     """
-    cached = catalog._memo.get(("final", memo_key)) if memo_key is not None else None
-    if cached is not None:
-        final_refs, order = cached
+    if memo_key is None:
+        final_refs, order = _final_components(catalog, refs)
     else:
-        order = deployment_order(refs)
-        final_refs = []
-        problems: list[str] = []
-        for name in sorted(refs):
-            if name == "deployer":
-                raise invalid('component name "deployer" is reserved')
-            ref = apply_registry_defaults(catalog, refs[name])
-            if ref.enabled:
-                problems += coherence_problems(ref)
-            final_refs.append(ref)
-        if problems:
-            raise invalid("; ".join(sorted(problems)))
-        if memo_key is not None:
-            catalog._memo[("final", memo_key)] = (final_refs, order)
+        final_refs, order = catalog.memoized(
+            ("final", memo_key), lambda: _final_components(catalog, refs)
+        )
     return RecipeResult(
         apiVersion=api_version,
         metadata=metadata,
@@ -561,6 +542,24 @@ def finalize(
         deploymentOrder=list(order),
         validation=validation,
     )
+
+
+def _final_components(
+    catalog: Catalog, refs: Mapping[str, ComponentRef]
+) -> tuple[list[ComponentRef], list[str]]:
+    order = deployment_order(refs)
+    final_refs: list[ComponentRef] = []
+    problems: list[str] = []
+    for name in sorted(refs):
+        if name == "deployer":
+            raise invalid('component name "deployer" is reserved')
+        ref = apply_registry_defaults(catalog, refs[name])
+        if ref.enabled:
+            problems += coherence_problems(ref)
+        final_refs.append(ref)
+    if problems:
+        raise invalid("; ".join(sorted(problems)))
+    return final_refs, order
 
 
 def stamp_metadata(applied: Iterable[str], **fields: Any) -> ResultMetadata:
@@ -584,32 +583,6 @@ def with_readiness_constraints(
     return base.model_copy(update={"readiness": phase})
 
 
-def criteria_is_empty(criteria: Criteria) -> bool:
-    return criteria.specificity == 0
-
-
-def stated_dimensions(criteria: Criteria) -> list[str]:
-    return [d for d in DIMENSIONS if criteria.value(d) not in (ANY, "")]
-
-
-def resolve(
-    catalog: Catalog,
-    criteria: Criteria,
-    *,
-    profile: str | None = None,
-    snapshot: Any = None,
-) -> RecipeResult:
-    """Resolve to a RecipeResult or raise the qualification error (convenience for callers
-    that do not need the structured verdict, e.g. re-resolving a RecipeMetadata file)."""
-    from core.recipe.qualification import qualify
-
-    verdict = qualify(criteria, profile, snapshot, catalog=catalog)
-    if verdict.error is not None:
-        raise verdict.error
-    assert verdict.recipe is not None
-    return verdict.recipe
-
-
 __all__ = [
     "MergedSpec",
     "apply_registry_defaults",
@@ -620,5 +593,4 @@ __all__ = [
     "merge_candidates",
     "merge_ref",
     "merge_validation",
-    "resolve",
 ]

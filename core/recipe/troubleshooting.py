@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from core.foundation.versions import compare_versions, parse_version
+
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
 
@@ -731,8 +733,6 @@ def _diagnose_version(ctx: DiagnosisContext) -> Iterable[Finding]:
     version = _reading(ctx.snapshot, "K8s", "server", "version")
     if not version:
         return
-    from core.foundation.versions import compare_versions, parse_version
-
     try:
         below = compare_versions(parse_version(version), parse_version("1.34")) < 0
     except Exception:  # an unparsable version is the constraint engine's to report

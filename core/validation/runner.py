@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 
 from core import __version__
 from core.documents.snapshot import Snapshot
-from core.foundation.errors import EXIT_INVALID, EXIT_OK, AicrError, internal
+from core.foundation.errors import EXIT_INVALID, EXIT_OK, AicrError, internal, invalid
 from core.validation.catalog import (
     CatalogEntry,
     ValidatorCatalog,
@@ -78,8 +78,6 @@ WAIT_BUFFER_S = 150.0
 
 def select_phases(requested: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     """Canonical-order phases for ``--phase`` values; ``all`` is exclusive."""
-    from core.foundation.errors import invalid
-
     names = list(requested or [])
     if not names or names == ["all"]:
         return ALL_PHASES
@@ -358,8 +356,6 @@ class _Run:
         req = self.req
         if not req.skip_checks:
             return None
-        from core.foundation.errors import invalid
-
         unknown = [n for n in req.skip_checks if req.catalog.entry(n) is None]
         if unknown:
             return invalid(f"--skip-check names no catalog check: {', '.join(unknown)}")

@@ -1024,8 +1024,8 @@ def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: A
 
 
 def demo_recording(filename: str) -> str:
-    from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
+    from core.recipe.loading import load_recipe
     from core.validation.policy import view_with_policy
 
     builder, recipe_file, run_id = DEMOS[filename]

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from core.capture.aks_pools import project_aks_pools
 from core.capture.oke_addons import project_oke_addons
 from core.capture.oke_legacy import project_legacy_daemonset
-from core.documents.recipe_result import parse_recipe
 from core.documents.snapshot import parse_snapshot
 from core.foundation.errors import AicrError
+from core.recipe.loading import parse_recipe
 from core.validation.recording import parse_recording
 from tests.conftest import run_cli
 from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, mutated, sample_bytes, scratch_dir

@@ -13,10 +13,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.documents.recipe_result import RecipeResult, parse_recipe, render_recipe
+from core.documents.recipe_result import RecipeResult, render_recipe
 from core.documents.snapshot import Snapshot, parse_snapshot, render_snapshot
 from core.foundation.errors import AicrError
 from core.foundation.yamlio import dump_yaml
+from core.recipe.loading import parse_recipe
 from core.validation.catalog import ValidatorCatalog, _parse_catalog
 from core.validation.events import (
     CheckFinished,

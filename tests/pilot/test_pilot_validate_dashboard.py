@@ -289,8 +289,8 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
 
 async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
     """The live source drives core.validation's runner (no cluster: every check not measured)."""
-    from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
+    from core.recipe.loading import load_recipe
     from screens.validate_dashboard import LiveRunSource
 
     recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")

@@ -264,7 +264,7 @@ def test_bundles_from_hostile_but_valid_recipes_run_no_canary(tmp_path: Path) ->
         target["source"] = src
         target["version"] = "1.2.3-rc.1+build.7"
         recipe = RecipeResult.model_validate(mutated)
-        from core.documents.recipe_result import parse_recipe
+        from core.recipe.loading import parse_recipe
 
         parse_recipe(json.dumps(mutated), "valid.yaml")  # the reader accepts it
         keyed = [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]

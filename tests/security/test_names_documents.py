@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.documents.recipe_result import parse_recipe, render_recipe
+from core.documents.recipe_result import render_recipe
 from core.foundation.errors import AicrError, ErrorCode
 from core.recipe.catalog import clear_catalog_cache, load_catalog
+from core.recipe.loading import parse_recipe
 from tests.conftest import run_cli
 from tests.security import hostile
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)

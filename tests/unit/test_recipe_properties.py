@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from core.documents.recipe_result import ComponentRef
 from core.foundation.errors import AicrError
+from core.foundation.tree import deep_merge, get_path, leaf_paths
 from core.recipe.resolver import deployment_order
-from core.recipe.values import deep_merge, get_path, leaf_paths
 
 keys = st.sampled_from(["a", "b", "c", "d"])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text("xyz", max_size=2))

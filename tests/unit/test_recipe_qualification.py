@@ -363,8 +363,7 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
     import shutil
 
     from core.foundation.yamlio import load_yaml_plain
-    from core.recipe.qualification import _diff_trees
-    from core.recipe.resolver import resolve
+    from core.recipe.qualification import _diff_trees, resolve
     from core.recipe.values import resolve_component_values
     from tests.conftest import RECIPES
 
@@ -408,7 +407,7 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
 
 
 def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-untyped-def]
-    from core.recipe.resolver import resolve
+    from core.recipe.qualification import resolve
 
     cat = load_catalog()
     for name, ov in sorted(cat.overlays.items()):
@@ -427,7 +426,8 @@ def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-
 
 def test_every_aks_leaf_pins_the_driver_tuple_per_profile_value() -> None:
     """aks.md §2.3 (upstream aks_driver_profile_tuple_test), on every AKS overlay."""
-    from core.recipe.values import get_path, resolve_component_values
+    from core.foundation.tree import get_path
+    from core.recipe.values import resolve_component_values
 
     expected = {
         None: (False, False, "nvidia-container-runtime", "/"),

@@ -11,11 +11,10 @@ from core.documents.criteria import Criteria, overlay_matches, parse_criteria
 from core.documents.recipe_result import (
     ComponentRef,
     RecipeResult,
-    load_recipe,
-    parse_recipe,
     render_recipe,
 )
 from core.foundation.errors import AicrError
+from core.recipe.loading import load_recipe, parse_recipe
 from core.recipe.qualification import qualify
 from core.recipe.query import hydrate, render_value, select
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from core.documents.recipe_result import load_recipe
 from core.foundation.errors import AicrError, ErrorCode
+from core.recipe.loading import load_recipe
 from core.validation.catalog import load_validator_catalog
 from core.validation.checks import capabilities as cap
 from core.validation.checks.base import CheckContext, CheckOutcome

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.documents.recipe_result import load_recipe, parse_recipe, render_recipe
+from core.documents.recipe_result import render_recipe
 from core.foundation.errors import AicrError
 from core.foundation.yamlio import dump_yaml, load_yaml_plain
+from core.recipe.loading import load_recipe, parse_recipe
 from core.validation.policy import (
     POLICY_DEVICE_PLUGIN,
     POLICY_DRA,

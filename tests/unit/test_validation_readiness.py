@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.documents.recipe_result import load_recipe
 from core.documents.snapshot import load_snapshot
+from core.recipe.loading import load_recipe
 from core.validation.readiness import NO_SNAPSHOT_MESSAGE, evaluate_readiness, readiness_refusal
 from core.validation.recipe_view import RecipeView
 from tests.conftest import SAMPLES

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from core.documents.recipe_result import load_recipe
 from core.documents.snapshot import Snapshot, load_snapshot
 from core.foundation.errors import AicrError, ErrorCode
+from core.recipe.loading import load_recipe
 from core.validation import checks
 from core.validation.catalog import load_validator_catalog
 from core.validation.checks import registry

@@ -129,7 +129,7 @@ def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
         docs = parse_manifest_documents(sources[fname], f"{comp.name}/{fname}")
         annotated = []
         for doc in docs:
-            from core.recipe.values import copy_tree
+            from core.foundation.tree import copy_tree
 
             doc = copy_tree(doc)
             meta = doc.setdefault("metadata", {})

@@ -219,6 +219,6 @@ def readiness_manifests(unit: Unit, deployer: str) -> str:
 
 
 def _copy(value: Any) -> Any:
-    from core.recipe.values import copy_tree
+    from core.foundation.tree import copy_tree
 
     return copy_tree(value)

@@ -1,4 +1,6 @@
-"""Dotted value paths (``driver.rdma.enabled``) over plain nested dicts.
+"""Value trees (Helm values, overrides): dotted paths, merges and copies, in one place.
+
+Paths are dotted (``driver.rdma.enabled``) over plain nested maps.
 
 A path is a list of segments; intersection follows upstream: two paths intersect when they
 are equal or one is an ancestor of the other, compared segment by segment, so
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from core.foundation.errors import invalid
@@ -31,12 +34,12 @@ def paths_intersect(a: str, b: str) -> bool:
     return sa[:n] == sb[:n]
 
 
-def observe(values: dict[str, Any], path: str) -> tuple[str, Any]:
+def observe(values: Mapping[str, Any], path: str) -> tuple[str, Any]:
     """Return (state, value): present with the value, absent, or blocked by a non-map ancestor."""
     node: Any = values
     segments = split_path(path)
     for i, seg in enumerate(segments):
-        if not isinstance(node, dict):
+        if not isinstance(node, Mapping):
             return BLOCKED, None
         if seg not in node:
             return ABSENT, None
@@ -75,6 +78,68 @@ def delete_path(values: dict[str, Any], path: str) -> bool:
         del node[segments[-1]]
         return True
     return False
+
+
+# Merges are copy-on-write: the result is a new mapping along every path the override
+# touches and shares untouched subtrees with its inputs. Treat catalog trees and merge
+# results as read-only; call copy_tree before editing one in place.
+def deep_merge(
+    base: Mapping[str, Any], override: Mapping[str, Any], *, delete_nulls: bool = False
+) -> dict[str, Any]:
+    """Merge ``override`` over ``base``: maps recurse, anything else replaces.
+
+    Lists are never merged element-wise. With ``delete_nulls`` a ``null`` in ``override``
+    removes the key (value resolution); without it the ``null`` is kept (recipe merges,
+    where it acts as a delete later).
+    """
+    out = dict(base)
+    for key, value in override.items():
+        if value is None and delete_nulls:
+            out.pop(key, None)
+            continue
+        current = out.get(key)
+        if isinstance(value, Mapping) and isinstance(current, Mapping):
+            out[key] = deep_merge(current, value, delete_nulls=delete_nulls)
+        elif isinstance(value, Mapping) and delete_nulls:
+            out[key] = _drop_nulls(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _drop_nulls(tree: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: (_drop_nulls(v) if isinstance(v, Mapping) else v)
+        for k, v in tree.items()
+        if v is not None
+    }
+
+
+def copy_tree(value: Any) -> Any:
+    """An independent copy of a value tree (dicts and lists; scalars are immutable)."""
+    if isinstance(value, Mapping):
+        return {k: copy_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_tree(v) for v in value]
+    return value
+
+
+def get_path(tree: Mapping[str, Any], path: str) -> tuple[bool, Any]:
+    """Look up a dotted path; ``(found, value)``. A non-map on the way means not found."""
+    state, value = observe(tree, path)
+    return state == PRESENT, value
+
+
+def leaf_paths(tree: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Dotted leaf paths; a list or scalar is a leaf, an empty map is not."""
+    paths: list[str] = []
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            paths.extend(leaf_paths(value, f"{path}."))
+        else:
+            paths.append(path)
+    return paths
 
 
 def deep_merge_typed(dst: dict[str, Any], src: dict[str, Any]) -> None:
@@ -120,8 +185,12 @@ __all__ = [
     "ABSENT",
     "BLOCKED",
     "PRESENT",
+    "copy_tree",
+    "deep_merge",
     "deep_merge_typed",
     "delete_path",
+    "get_path",
+    "leaf_paths",
     "observe",
     "paths_intersect",
     "set_path",
