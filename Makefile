@@ -7,10 +7,12 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: run test lint unit bench screens serve clean
 
-$(STAMP): pyproject.toml
+# constraints.txt pins the tested versions of every dependency, so each install (CI too)
+# resolves the same set.
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
 run: $(STAMP)
@@ -23,6 +25,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy --strict core
+	$(VENV)/bin/lint-imports
 
 unit: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider

@@ -5,4 +5,9 @@ imported inside the functions that use them. The CLI and the wizard are two face
 these calls.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("aicr-tui")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0.0.0+unknown"

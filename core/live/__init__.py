@@ -20,59 +20,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from core.foundation.errors import AicrError, ErrorCode
+from core.capture.capture import Projections, attach_projections
+from core.documents.snapshot import new_snapshot
+from core.foundation.errors import invalid
+from core.live.azure import LiveAksPools, capture_aks_pools
+from core.live.kube import ClusterCapture, collect_cluster
+from core.live.oci import LiveOkeAddons, capture_oke_addons
+from core.live.progress import (
+    CaptureProgress,
+    ProgressCallback,
+    check_cancel,
+    positive_timeout,
+    report,
+)
 
 if TYPE_CHECKING:
-    from core.capture.capture import Projections
     from core.documents.snapshot import Snapshot
-    from core.live.azure import LiveAksPools
-    from core.live.kube import ClusterCapture
-    from core.live.oci import LiveOkeAddons
 
 # Endpoint overrides (private endpoints, proxies, tests) and the OCI config location the
 # OCI CLI also honours; read by capture_live so the CLI and the wizard behave the same.
 ENV_ARM_ENDPOINT = "AICR_AZURE_ARM_ENDPOINT"
 ENV_OCI_ENDPOINT = "AICR_OCI_SERVICE_ENDPOINT"
 ENV_OCI_CONFIG = "OCI_CLI_CONFIG_FILE"
-
-
-@dataclass(frozen=True)
-class CaptureProgress:
-    """One step of a live capture: which source, what just happened, how far along."""
-
-    source: str
-    message: str
-    done: int = 0
-    total: int | None = None
-
-
-ProgressCallback = Callable[[CaptureProgress], None]
-
-
-def check_cancel(cancel: threading.Event | None, what: str) -> None:
-    """Raise the upstream cancellation error (TIMEOUT) when ``cancel`` is set."""
-    if cancel is not None and cancel.is_set():
-        raise AicrError(ErrorCode.TIMEOUT, f"{what} canceled")
-
-
-def report(
-    progress: ProgressCallback | None,
-    source: str,
-    message: str,
-    *,
-    done: int = 0,
-    total: int | None = None,
-) -> None:
-    if progress is not None:
-        progress(CaptureProgress(source=source, message=message, done=done, total=total))
-
-
-def positive_timeout(value: float, what: str) -> float:
-    if not value > 0:
-        raise AicrError(
-            ErrorCode.INVALID_REQUEST, f"{what} timeout must be a positive number of seconds"
-        )
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -132,10 +101,6 @@ def capture_live(
     replaces the file reading of the same provider. ``progress`` receives one line per step.
     Any failure raises ``AicrError``; nothing is returned half-captured.
     """
-    from core.capture.capture import Projections, attach_projections
-    from core.documents.snapshot import new_snapshot
-    from core.foundation.errors import invalid
-
     check_cancel(cancel, "live capture")
     trio = {
         "--aks-subscription": aks_subscription,
@@ -162,8 +127,6 @@ def capture_live(
     timeouts: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     aks = None
     if want_aks:
-        from core.live.azure import capture_aks_pools
-
         aks = capture_aks_pools(
             str(aks_subscription),
             str(aks_resource_group),
@@ -176,8 +139,6 @@ def capture_live(
         )
     oke = None
     if want_oke:
-        from core.live.oci import capture_oke_addons
-
         oke = capture_oke_addons(
             str(oke_cluster_id),
             auth=oci_auth or "config",
@@ -190,8 +151,6 @@ def capture_live(
         )
     captured = None
     if cluster:
-        from core.live.kube import collect_cluster
-
         captured = collect_cluster(kubeconfig, context, cancel=cancel, progress=step, **timeouts)
         warnings.extend(captured.warnings)
     check_cancel(cancel, "live capture")

@@ -20,14 +20,12 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
-from core.live import ProgressCallback, check_cancel, positive_timeout, report
-
-if TYPE_CHECKING:
-    from core.capture.aks_pools import AksPoolsProjection
+from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
 
 AGENT_POOLS_READ_ACTION = "Microsoft.ContainerService/managedClusters/agentPools/read"
 DEFAULT_TIMEOUT_S = 30.0
@@ -220,7 +218,6 @@ def capture_aks_pools(
     The projection is the one the offline ``--aks-gpu-pools FILE`` path uses, fed the same
     bytes a saved dump would hold, so the two captures give identical readings.
     """
-    from core.capture.aks_pools import project_aks_pools
 
     ref = cluster_ref(subscription, resource_group, cluster)
     pools = list_agent_pools(

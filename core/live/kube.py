@@ -28,14 +28,17 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from core.capture.oke_legacy import (
+    NAME,
+    NAMESPACE,
+    LegacyPluginProjection,
+    classify_legacy_daemonset,
+)
 from core.documents.snapshot import Measurement, Snapshot, Subtype, new_snapshot
 from core.foundation.errors import AicrError, ErrorCode, invalid
-from core.live import ProgressCallback, check_cancel, positive_timeout, report
-
-if TYPE_CHECKING:
-    from core.capture.oke_legacy import LegacyPluginProjection
+from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
 NODE_PAGE_SIZE = 500
@@ -324,6 +327,38 @@ def api_client(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
     return client.ApiClient(cfg), source
 
 
+def host_client(host: str, token: str | None = None) -> Any:
+    """An ApiClient for an explicit API server address (a bearer token optional)."""
+    from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
+
+    conf = client.Configuration()
+    conf.host = host
+    if token:
+        conf.api_key = {"authorization": f"Bearer {token}"}
+    return client.ApiClient(conf)
+
+
+@dataclass(frozen=True)
+class TypedApis:
+    """The typed API groups a validation run calls, over one ApiClient."""
+
+    core: Any
+    apps: Any
+    batch: Any
+    custom: Any
+
+
+def typed_apis(api: Any) -> TypedApis:
+    from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
+
+    return TypedApis(
+        core=client.CoreV1Api(api),
+        apps=client.AppsV1Api(api),
+        batch=client.BatchV1Api(api),
+        custom=client.CustomObjectsApi(api),
+    )
+
+
 def _tune(cfg: Any) -> None:
     from urllib3.util.retry import Retry
 
@@ -423,8 +458,6 @@ def _transport_errors() -> tuple[type[Exception], ...]:
 def read_legacy_daemonset(apps: Any, seconds: float, source: str) -> LegacyPluginProjection:
     """ONE GET of kube-system/nvidia-gpu-device-plugin, collapsed by core.capture.oke_legacy."""
     from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
-
-    from core.capture.oke_legacy import NAME, NAMESPACE, classify_legacy_daemonset
 
     where = f"live {source}"
     try:

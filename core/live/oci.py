@@ -17,14 +17,12 @@ import json
 import re
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
-from core.live import ProgressCallback, check_cancel, positive_timeout, report
-
-if TYPE_CHECKING:
-    from core.capture.oke_addons import OkeAddonsProjection
+from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
 
 AUTH_METHODS = ("config", "instance_principal", "resource_principal")
 READ_CLUSTERS_POLICY = "Allow group <group> to read clusters in compartment <compartment>"
@@ -238,7 +236,6 @@ def capture_oke_addons(
     config: dict[str, Any] | None = None,
 ) -> LiveOkeAddons:
     """List the add-ons live, serialise them as the CLI dump and project them."""
-    from core.capture.oke_addons import project_oke_addons
 
     addons = list_addons(
         cluster_id,

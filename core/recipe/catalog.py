@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import __version__
@@ -374,12 +375,11 @@ def _cache_dir() -> Path | None:
     explicit = os.environ.get("AICR_TUI_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    try:
-        base = Path(xdg) if xdg else Path.home() / ".cache"
-    except RuntimeError:  # no home directory: run without the cache
+    # $XDG_CACHE_HOME/aicr-tui or ~/.cache/aicr-tui on Linux; the platform's cache elsewhere
+    path = Path(platformdirs.user_cache_dir("aicr-tui", appauthor=False))
+    if not path.is_absolute():  # no home directory: run without the cache
         return None
-    return base / "aicr-tui"
+    return path
 
 
 def _fingerprint(files: dict[str, Path], rels: Iterable[str]) -> str:

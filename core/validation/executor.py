@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.foundation.errors import AicrError, ErrorCode, invalid
+from core.live.kube import api_client, host_client, typed_apis
 
 GPU_RESOURCE = "nvidia.com/gpu"
 INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
@@ -226,38 +227,27 @@ class KubernetesExecutor:
     """ClusterExecutor over the official client; build with from_kubeconfig or from_host."""
 
     def __init__(self, api_client: Any, host: str, request_timeout_s: float = 30.0) -> None:
-        from kubernetes import client  # type: ignore[import-untyped]
-
+        apis = typed_apis(api_client)
         self._client = api_client
         self._host = host
         self._timeout = request_timeout_s
-        self.core = client.CoreV1Api(api_client)
-        self.apps = client.AppsV1Api(api_client)
-        self.batch = client.BatchV1Api(api_client)
-        self.custom = client.CustomObjectsApi(api_client)
+        self.core = apis.core
+        self.apps = apis.apps
+        self.batch = apis.batch
+        self.custom = apis.custom
 
     @classmethod
     def from_kubeconfig(
         cls, kubeconfig: str | None = None, context: str | None = None
     ) -> KubernetesExecutor:
-        from kubernetes import config
-
-        try:
-            api_client = config.new_client_from_config(config_file=kubeconfig, context=context)
-        except Exception as exc:  # config errors come as assorted exception types
-            where = f'kubeconfig "{kubeconfig}"' if kubeconfig else "the default kubeconfig"
-            raise invalid(f"cannot load {where}", " ".join(str(exc).split())[:200]) from exc
-        return cls(api_client, str(api_client.configuration.host))
+        """The same configuration rules as a live capture (core.live.kube.api_client):
+        --kubeconfig, $KUBECONFIG, ~/.kube/config, else the in-cluster service account."""
+        api, _source = api_client(kubeconfig, context)
+        return cls(api, str(api.configuration.host))
 
     @classmethod
     def from_host(cls, host: str, token: str | None = None) -> KubernetesExecutor:
-        from kubernetes import client
-
-        conf = client.Configuration()
-        conf.host = host
-        if token:
-            conf.api_key = {"authorization": f"Bearer {token}"}
-        return cls(client.ApiClient(conf), host)
+        return cls(host_client(host, token), host)
 
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
