@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import sys
@@ -337,6 +338,11 @@ class OutputSet:
         self, path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644, what: str = "output"
     ) -> None:
         p = os.fspath(path)
+        fd = _descriptor(p, what)
+        if fd is not None:  # /dev/stdout and friends: the process's own open file
+            self._special.append((p, fd, data, what))
+            return
+        p = _through_symlink(p)
         info = _check_file_target(p, what)
         if info is not None and not stat.S_ISREG(info.st_mode):
             self._special.append((p, _open_special(p, info, what), data, what))
@@ -347,7 +353,17 @@ class OutputSet:
         """A temporary sibling some writer already filled and fsynced (a recording)."""
         p = os.fspath(path)
         try:
-            _check_file_target(p, what)
+            special = _descriptor(p, what) is not None
+            if not special:
+                p = _through_symlink(p)
+                info = _check_file_target(p, what)
+                special = info is not None and not stat.S_ISREG(info.st_mode)
+            if special:  # never renamed over: its bytes are written into it instead
+                with open(tmp, "rb") as handle:
+                    data = handle.read()
+                os.unlink(tmp)
+                self.add(path, data, what=what)
+                return
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -398,6 +414,31 @@ class OutputSet:
                 os.close(fd)
         self._files.clear()
         self._special.clear()
+
+
+_FD_PATH = re.compile(r"/(?:dev/fd|proc/self/fd)/([0-9]+)")
+_STD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def _descriptor(path: str, what: str) -> int | None:
+    """A duplicate of the descriptor ``path`` names (``/dev/stdout``, ``/dev/fd/3``), or
+    None. Renaming over one of those would replace the shared node itself."""
+    norm = os.path.normpath(os.path.abspath(path))
+    m = _FD_PATH.fullmatch(norm)
+    number = int(m.group(1)) if m else _STD_PATHS.get(norm)
+    if number is None:
+        return None
+    try:
+        return os.dup(number)
+    except OSError as exc:
+        raise output_error(path, exc, what) from exc
+
+
+def _through_symlink(path: str) -> str:
+    """The file a symlink points to: its content is replaced, never the link itself."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    return path
 
 
 def _keep_previous(target: str) -> str | None:

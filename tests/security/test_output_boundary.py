@@ -351,3 +351,40 @@ def test_recording_write_errors_are_one_line(
     monkeypatch.setattr(fileio.tempfile, "mkstemp", no_temp)
     with pytest.raises(AicrError, match=r"--record file .*EROFS"):
         Recorder(tmp_path / "run.jsonl")
+
+
+def test_descriptor_paths_are_written_into_never_renamed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-o /dev/stdout`` with stdout redirected to a file used to stat as a regular file,
+    so the write staged a temporary file in /dev and renamed it over the /dev/stdout link.
+    Guarded here: any rename or temporary file under /dev fails the test before it happens."""
+    real_replace, real_mkstemp = os.replace, fileio.tempfile.mkstemp
+
+    def guarded_replace(src: Any, dst: Any) -> None:
+        assert not os.fspath(dst).startswith("/dev/"), dst
+        real_replace(src, dst)
+
+    def guarded_mkstemp(*a: Any, **k: Any) -> Any:
+        assert not str(k.get("dir", "")).startswith("/dev"), k
+        return real_mkstemp(*a, **k)
+
+    monkeypatch.setattr(os, "replace", guarded_replace)
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", guarded_mkstemp)
+    sink = tmp_path / "sink.txt"
+    with open(sink, "wb") as handle:
+        fd = handle.fileno()
+        fileio.atomic_write_text(f"/dev/fd/{fd}", "one\n")
+        fileio.atomic_write_text(f"/proc/self/fd/{fd}", "two\n")
+    assert sink.read_text() == "one\ntwo\n"
+    assert os.path.islink("/dev/stdout")
+
+
+def test_a_symlinked_output_replaces_its_target_and_keeps_the_link(tmp_path: Path) -> None:
+    target = tmp_path / "real.yaml"
+    target.write_text("old\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    fileio.atomic_write_text(link, "new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert sorted(os.listdir(tmp_path)) == ["link.yaml", "real.yaml"]
