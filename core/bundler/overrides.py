@@ -48,7 +48,7 @@ _FALSE_WORDS = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 class OverrideEntry(BaseModel):
     """One bundle-time override as the user typed it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     kind: OverrideKind
     key: str
@@ -76,7 +76,7 @@ class OverrideEntry(BaseModel):
 class BundleOverrides(BaseModel):
     """All bundle-time overrides, in the order given per flag."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     sets: tuple[OverrideEntry, ...] = ()
     set_json: tuple[OverrideEntry, ...] = ()

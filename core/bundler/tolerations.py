@@ -17,7 +17,7 @@ EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 class Toleration(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str = ""
     operator: str = "Exists"

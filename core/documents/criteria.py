@@ -64,7 +64,7 @@ FLAGS: dict[str, str] = {
 class Criteria(BaseModel):
     """A normalised criteria query (or an overlay's criteria block)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     service: str = ANY
     accelerator: str = ANY

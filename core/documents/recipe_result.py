@@ -43,7 +43,7 @@ def _text(v: Any) -> Any:
 
 
 class Constraint(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
     value: str
@@ -70,7 +70,7 @@ class ComponentRef(BaseModel):
     place (``core.recipe.values.copy_tree`` gives an independent tree).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
     namespace: str = ""
@@ -177,7 +177,7 @@ def check_component_ref(ref: ComponentRef, field: str) -> None:
 class ValidationPhase(BaseModel):
     """One validation phase. ``None`` lists mean "not stated" (inherit), ``[]`` clears."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     timeout: str = ""
     constraints: list[Constraint] | None = None
@@ -209,7 +209,7 @@ PHASES = ("readiness", "deployment", "performance", "conformance")
 
 
 class Validation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     readiness: ValidationPhase | None = None
     deployment: ValidationPhase | None = None
@@ -232,14 +232,14 @@ class Validation(BaseModel):
 
 
 class ExcludedOverlay(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     reason: str = ""
 
 
 class ConstraintWarning(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     overlay: str
     constraint: str
@@ -260,7 +260,7 @@ class ConstraintWarning(BaseModel):
 
 
 class SelectedProfile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     value: str
@@ -276,7 +276,7 @@ class SelectedProfile(BaseModel):
 
 
 class ResultMetadata(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     version: str = ""
     appliedOverlays: list[str] = Field(default_factory=list)
@@ -323,7 +323,7 @@ class ResultMetadata(BaseModel):
 
 
 class ResultCriteria(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     service: str = "any"
     accelerator: str = "any"
@@ -342,7 +342,7 @@ class ResultCriteria(BaseModel):
 class RecipeResult(BaseModel):
     """The resolved, version-locked recipe."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: str = RESULT_KIND
     apiVersion: str = API_V1

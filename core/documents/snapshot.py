@@ -55,7 +55,7 @@ def _mapping(value: Any) -> dict[Any, Any]:
 
 
 class Item(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     context: dict[str, str] | None = None
     data: dict[str, Scalar] | None = None
 
@@ -71,7 +71,7 @@ class Item(BaseModel):
 
 
 class Subtype(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     subtype: str
     data: dict[str, Scalar] = Field(default_factory=dict)
     context: dict[str, str] | None = None
@@ -89,7 +89,7 @@ class Subtype(BaseModel):
 
 
 class Measurement(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     type: str
     subtypes: list[Subtype] = Field(default_factory=list)
 
@@ -100,7 +100,7 @@ class Measurement(BaseModel):
 
 
 class Snapshot(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
     kind: str = SNAPSHOT_KIND
     apiVersion: str = SNAPSHOT_API_VERSION
     metadata: dict[str, str] = Field(default_factory=dict)

@@ -64,7 +64,7 @@ CACHE_FORMAT = 2  # 2: key order kept (1 sorted keys, which reordered recipe out
 
 # ----------------------------------------------------------------------------- models
 class OverlaySpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     base: str = ""
     criteria: dict[str, Any] | None = None
@@ -86,7 +86,7 @@ class OverlaySpec(BaseModel):
 
 
 class MixinSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     constraints: list[Constraint] = Field(default_factory=list)
     componentRefs: list[ComponentRef] = Field(default_factory=list)
@@ -116,7 +116,7 @@ class Mixin:
 
 
 class HelmDefaults(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     defaultRepository: str = ""
     defaultChart: str = ""
@@ -125,7 +125,7 @@ class HelmDefaults(BaseModel):
 
 
 class KustomizeDefaults(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     defaultSource: str = ""
     defaultPath: str = ""
@@ -133,7 +133,7 @@ class KustomizeDefaults(BaseModel):
 
 
 class SchedulingGroup(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     nodeSelectorPaths: list[str] = Field(default_factory=list)
     tolerationPaths: list[str] = Field(default_factory=list)
@@ -143,7 +143,7 @@ class SchedulingGroup(BaseModel):
 
 
 class NodeScheduling(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     system: SchedulingGroup | None = None
     accelerated: SchedulingGroup | None = None
@@ -151,7 +151,7 @@ class NodeScheduling(BaseModel):
 
 
 class ComponentValidation(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     function: str
     severity: str = ""
@@ -162,7 +162,7 @@ class ComponentValidation(BaseModel):
 class RegistryComponent(BaseModel):
     """One registry entry: aliases, chart defaults, scheduling paths, bundle checks."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     name: str
     displayName: str = ""
@@ -204,7 +204,7 @@ class RegistryComponent(BaseModel):
 
 
 class Registry(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     apiVersion: str = ""
     kind: str = REGISTRY_KIND

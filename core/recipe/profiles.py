@@ -28,7 +28,7 @@ MAX_SAFE_INT = 2**53 - 1
 
 
 class ProfileComponentRef(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     overrides: dict[str, Any] = Field(default_factory=dict)
@@ -40,7 +40,7 @@ class ProfileComponentRef(BaseModel):
 
 
 class ProfileValue(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     advertiser: str = ""
     constraints: list[Constraint] = Field(default_factory=list)
@@ -59,7 +59,7 @@ class ProfileValue(BaseModel):
 
 
 class ProfileDeclaration(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     description: str = ""

@@ -67,7 +67,7 @@ def format_duration(seconds: float) -> str:
 
 
 class EnvVar(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     name: str
     value: str = ""
 
@@ -78,7 +78,7 @@ class EnvVar(BaseModel):
 
 
 class CatalogEntry(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     name: str
     phase: str
     description: str = ""
@@ -103,13 +103,13 @@ class CatalogEntry(BaseModel):
 
 
 class CatalogMetadata(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     name: str = ""
     version: str = ""
 
 
 class ValidatorCatalog(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     apiVersion: str
     kind: str
     metadata: CatalogMetadata = Field(default_factory=CatalogMetadata)
