@@ -1,15 +1,18 @@
-"""`make bench`: run every benchmark module in turn, print their tables, then a summary.
+"""`make bench`: run every benchmark module in turn, then print ONE table of every figure,
+its floor, ratio, budget and verdict, and a summary of the run.
 
 Each module is a separate process so one benchmark's imports and caches never flatter
-another's floor. A module's exit status says how it went: 0 every budget met, 1 a budget
-missed (its table says which, with the measured ratio), anything else or a traceback an
-error. Missing modules are reported, not silently skipped. This command exits non-zero
-only when a benchmark could not run: a missed budget is a finding to report, not a crash.
+another's floor; it appends its rows to a file this command reads back ($AICR_BENCH_ROWS).
+A module's exit status says how it went: 0 every budget met, 1 a budget missed (the table
+says which, with the measured ratio), anything else or a traceback an error. Missing
+modules are reported, not silently skipped. This command exits non-zero only when a
+benchmark could not run: a missed budget is a finding to report, not a crash.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import resource
 import subprocess
@@ -19,11 +22,13 @@ import time
 from pathlib import Path
 
 from bench._harness import (
-    BIN,
     MAX_PAIRS_ENV,
+    ROWS_ENV,
     Row,
-    import_floor,
+    cli,
+    library_floor,
     paired_process_runs,
+    prepare_environment,
     print_table,
 )
 
@@ -76,39 +81,28 @@ RECIPE_ARGS = (
     "--os=ubuntu",
     "--intent=training",
 )
-RECIPE_FLOOR = (
-    "pydantic.main",
-    "ruamel.yaml",
-    "aicr_tui.cli",
-    "aicr_tui.commands.recipe",
-    "core.recipe.qualification",
-    "core.documents.snapshot",
-    "core.documents.recipe_result",
-)
 
 
 def memory_rows() -> list[Row]:
     """Peak RSS of each whole-process command beside its floor (one paired run: RSS is steady)."""
-    from bench.bundle_bench import FLOOR_MODULES as BUNDLE_FLOOR
-    from bench.snapshot_bench import SAME_MODULES as SNAPSHOT_FLOOR
     from bench.snapshot_bench import snapshot_args
 
-    exe = BIN / "aicr-tui"
-    cli = [str(exe)] if exe.exists() else [sys.executable, "-m", "aicr_tui"]
+    exe = cli()
     rows = []
     with tempfile.TemporaryDirectory(prefix="aicr-bench-memory-") as tmp:
         work = Path(tmp)
         recipe = work / "recipe.yaml"
-        subprocess.run([*cli, *RECIPE_ARGS, "-o", str(recipe)], check=True)
+        subprocess.run([*exe, *RECIPE_ARGS, "-o", str(recipe)], check=True)
         wizard = [sys.executable, "-m", "bench.wizard_bench", "--child"]
+        libs = library_floor()
         cases = (
-            ("aicr-tui recipe", [*cli, *RECIPE_ARGS, "-o", str(work / "r.yaml")],
-             import_floor(RECIPE_FLOOR), "import floor"),
-            ("aicr-tui bundle", [*cli, "bundle", "-r", str(recipe), "-o", str(work / "b"),
-             "--force", "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule"],
-             import_floor(BUNDLE_FLOOR), "import floor"),
-            ("aicr-tui snapshot --no-cluster", [*cli, *snapshot_args(work / "s.yaml")],
-             import_floor(SNAPSHOT_FLOOR), "import floor"),
+            ("aicr-tui recipe", [*exe, *RECIPE_ARGS, "-o", str(work / "r.yaml")], libs,
+             "import pydantic, ruamel.yaml"),
+            ("aicr-tui bundle", [*exe, "bundle", "-r", str(recipe), "-o", str(work / "b"),
+             "--force", "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule"], libs,
+             "import pydantic, ruamel.yaml"),
+            ("aicr-tui snapshot --no-cluster", [*exe, *snapshot_args(work / "s.yaml")], libs,
+             "import pydantic, ruamel.yaml"),
             ("wizard to first screen (headless 80x24)", [*wizard, "wizard"], [*wizard, "bare"],
              "bare Textual app"),
         )  # fmt: skip
@@ -126,12 +120,31 @@ def memory_rows() -> list[Row]:
     return rows
 
 
+def collected(path: str) -> tuple[list[Row], list[str]]:
+    rows, sections = [], []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            data = json.loads(line)
+            sections.append(data.pop("section"))
+            rows.append(Row(**data))
+    return rows, sections
+
+
 def main() -> int:
     started = time.perf_counter()
-    results = [(module, *run_module(module)) for module in MODULES]
+    prepare_environment()  # compiled bytecode and one warmed private catalog cache for all
+    fd, rows_file = tempfile.mkstemp(prefix="aicr-bench-rows-", suffix=".jsonl")
+    os.close(fd)
+    os.environ[ROWS_ENV] = rows_file
+    results = []
+    for module in MODULES:
+        print(f"running {module} ...", flush=True)
+        results.append((module, *run_module(module)))
+    memory: list[Row] = []
     try:
         mem_started, cpu_before = time.perf_counter(), children_cpu_s()
-        print_table("peak memory of each whole process (wait4 ru_maxrss)", memory_rows())
+        print("running peak memory ...", flush=True)
+        memory = memory_rows()
         cpu = children_cpu_s() - cpu_before
         results.append(
             ("peak memory", f"cpu {cpu:5.1f}s  measured", time.perf_counter() - mem_started)
@@ -139,6 +152,19 @@ def main() -> int:
     except Exception as exc:  # report and go on: the module tables above still stand
         print(f"\n== peak memory: could not measure: {exc}")
         results.append(("peak memory", "error", 0.0))
+    rows, sections = collected(rows_file)
+    os.unlink(rows_file)
+    rows += memory
+    sections += ["peak memory (wait4 ru_maxrss, one paired run)"] * len(memory)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print_table(f"make bench: every figure, its floor and budget (load {load})", rows,
+                sections=sections)  # fmt: skip
+    met = sum(1 for r in rows if r.verdict == "met")
+    missed = [r.name for r in rows if r.verdict == "MISSED"]
+    print(
+        f"\nbudgets met: {met}; missed: {len(missed)}"
+        + (f" ({'; '.join(missed)})" if missed else "")
+    )
     total = time.perf_counter() - started
     print("\n== summary")
     width = max(len(m) for m, _, _ in results)

@@ -3,37 +3,93 @@
 Machines here are shared and noisy, so nothing is judged by absolute time: every figure is
 taken side by side with a floor measured in the same run, interleaved, and reported as a
 median and a ratio.
+
+The floor of an offline one-shot command is the third-party libraries it cannot do without,
+``python -c "import pydantic, ruamel.yaml"``, never our own modules: importing and building
+our models is part of what the command costs. Whole-process runs use a private catalog parse
+cache, warmed once (a user's steady state; the shared ``~/.cache/aicr-tui`` is evicted by
+every other checkout's test run), and bytecode compiled for the project's packages, as an
+installed wheel has it (this environment sets ``PYTHONDONTWRITEBYTECODE``, under which every
+run would otherwise recompile our sources while the libraries' bytecode is cached).
+
+A module run alone prints its own table. Under ``make bench`` (``$AICR_BENCH_ROWS`` set) it
+appends its rows as JSON lines to that file instead, and ``bench/__main__`` prints one table.
 """
 
 from __future__ import annotations
 
+import compileall
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+ROWS_ENV = "AICR_BENCH_ROWS"
+MAX_PAIRS_ENV = "AICR_BENCH_MAX_PAIRS"
+CACHE_ENV = "AICR_TUI_CACHE_DIR"
+
+# The third-party floor of every offline one-shot command (recipe, query, snapshot, bundle).
+LIBRARIES = ("pydantic", "ruamel.yaml")
+# Top-level packages an offline one-shot command must never import.
+HEAVY = ("kubernetes", "azure", "oci", "textual", "rich", "jsonschema", "kubernetes_validate")
 
 
 @dataclass
 class Row:
+    """One figure. ``limit`` with ``check`` makes it a budget: ``ratio`` (value/floor <=
+    limit), ``max`` (value <= limit) or ``min`` (value >= limit); without, information."""
+
     name: str
     value: float
     unit: str
     floor: float | None = None
     budget: str = ""
     note: str = ""
+    limit: float | None = None
+    check: str = ""
 
     @property
     def ratio(self) -> float | None:
         if self.floor in (None, 0):
             return None
         return self.value / self.floor  # type: ignore[operator]
+
+    @property
+    def verdict(self) -> str:
+        if self.limit is None or not self.check:
+            return ""
+        if self.check == "ratio":
+            measured = self.ratio
+            return "" if measured is None else ("met" if measured <= self.limit else "MISSED")
+        if self.check == "max":
+            return "met" if self.value <= self.limit else "MISSED"
+        return "met" if self.value >= self.limit else "MISSED"
+
+
+def ratio_budget(limit: float, what: str = "floor") -> dict[str, object]:
+    return {"limit": limit, "check": "ratio", "budget": f"<= {limit:g}x {what}"}
+
+
+def cli() -> list[str]:
+    exe = BIN / "aicr-tui"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "aicr_tui"]
+
+
+def prepare_environment() -> None:
+    """Compile the project's bytecode and give this run a private catalog cache (inherited
+    by every child process); see the module docstring for why."""
+    for package in ("core", "aicr_tui", "screens", "bench"):
+        compileall.compile_dir(str(REPO / package), quiet=1, workers=1)
+    if not os.environ.get(CACHE_ENV):
+        os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="aicr-bench-cache-")
 
 
 def median_time(fn: Callable[[], object], *, repeat: int = 200, warmup: int = 5) -> float:
@@ -53,6 +109,7 @@ def run_process(argv: Sequence[str], *, env: dict[str, str] | None = None) -> tu
 
     ``os.wait4`` reports the child's own rusage; ``RUSAGE_CHILDREN`` would give the largest
     child so far, so a small command run after a big one would inherit the big one's peak.
+    A command that fails is an error of the benchmark, not a fast run.
     """
     full_env = dict(os.environ)
     full_env.update(env or {})
@@ -62,7 +119,9 @@ def run_process(argv: Sequence[str], *, env: dict[str, str] | None = None) -> tu
     )
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"benchmark command failed (exit {code}): {' '.join(argv)}")
     return elapsed, int(usage.ru_maxrss)
 
 
@@ -74,9 +133,6 @@ class PairedRuns:
     floor_s: float
     subject_rss_kib: int
     floor_rss_kib: int
-
-
-MAX_PAIRS_ENV = "AICR_BENCH_MAX_PAIRS"
 
 
 def capped_pairs(repeat: int) -> int:
@@ -114,16 +170,71 @@ def paired_process_medians(
 
 def import_floor(modules: Sequence[str]) -> list[str]:
     """A process that only imports ``modules`` — the floor for a whole-process command."""
-    code = "; ".join(f"import {m}" for m in modules) or "pass"
-    return [sys.executable, "-c", code]
+    code = ", ".join(modules)
+    return [sys.executable, "-c", f"import {code}" if code else "pass"]
 
 
-def print_table(title: str, rows: Sequence[Row]) -> None:
+def library_floor() -> list[str]:
+    """``python -c "import pydantic, ruamel.yaml"``: the floor of the offline commands."""
+    return import_floor(LIBRARIES)
+
+
+def heavy_modules_row(label: str, argv: Sequence[str]) -> Row:
+    """How many cloud SDK / UI / schema-validator modules a one-shot command imports."""
+    code = (
+        "import sys\nfrom aicr_tui.cli import main\n"
+        f"rc = main({list(argv)!r})\n"
+        f"print(rc, len([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    rc, _, count = out.stdout.strip().rpartition("\n")[2].partition(" ")
+    if rc != "0" or not count.isdigit():
+        raise RuntimeError(f"{label}: could not count imports: {out.stderr.strip()[-300:]}")
+    return Row(
+        f"{label}: cloud SDK / UI modules imported",
+        float(count),
+        "",
+        budget="0",
+        limit=0,
+        check="max",
+    )
+
+
+def load_note() -> str:
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def report(title: str, rows: Sequence[Row]) -> None:
+    """Print the table, or hand the rows to ``make bench``'s single table."""
+    target = os.environ.get(ROWS_ENV)
+    if not target:
+        print_table(title, rows)
+        return
+    with open(target, "a", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps({"section": title, **asdict(row)}) + "\n")
+
+
+def missed(rows: Sequence[Row]) -> list[Row]:
+    return [r for r in rows if r.verdict == "MISSED"]
+
+
+def print_table(title: str, rows: Sequence[Row], *, sections: Sequence[str] = ()) -> None:
     print(f"\n== {title}")
     width = max([len("measure"), *(len(r.name) for r in rows)])
-    print(f"{'measure':<{width}} {'value':>12}    {'floor':>10} {'ratio':>8}  budget")
-    for r in rows:
+    print(
+        f"{'measure':<{width}} {'value':>11}     {'floor':>9} {'ratio':>7}  {'budget':<24} verdict"
+    )
+    current = None
+    for i, r in enumerate(rows):
+        if sections and sections[i] != current:
+            current = sections[i]
+            print(f"-- {current}")
         floor = "" if r.floor is None else f"{r.floor:.4g}"
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}x"
-        line = f"{r.name:<{width}} {r.value:>12.4g} {r.unit:<3} {floor:>10} {ratio:>8}  {r.budget} {r.note}"
+        verdict = r.verdict or ("info" if not r.budget else "")
+        line = (
+            f"{r.name:<{width}} {r.value:>11.4g} {r.unit:<4} {floor:>9} {ratio:>7}  "
+            f"{r.budget:<24} {verdict} {r.note}"
+        )
         print(line.rstrip(), flush=True)
