@@ -2,7 +2,8 @@
 
 Each subcommand lives in ``aicr_tui/commands/<name>.py`` and exposes ``register(sub)``
 (adds its argparse parser) and ``run(args) -> int``. Command modules import ``core``
-lazily inside ``run`` so that ``--help`` and unrelated commands stay fast.
+lazily inside ``run`` so that ``--help`` and unrelated commands stay fast, and a command
+line that names a subcommand registers (imports) only that one.
 
 Every failure is one line on stderr and an exit code: 2 for invalid input (argparse
 errors included), the upstream code table for structured errors, never a traceback.
@@ -37,7 +38,23 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _named_command(argv: Sequence[str] | None) -> str | None:
+    """The subcommand ``argv`` names, when its first positional word is one (top-level
+    options are flags, so that word is the command); otherwise None."""
+    if argv is None:
+        return None
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser, or, when ``argv`` names a subcommand, one with only that command
+    (same parser, same messages: its help and errors are the subcommand's own)."""
+    named = _named_command(argv)
     parser = OneLineParser(
         prog="aicr-tui",
         description="Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE.",
@@ -47,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
-    for module_path in COMMANDS.values():
+    for name, module_path in COMMANDS.items():
+        if named is not None and name != named:
+            continue
         try:
             module = importlib.import_module(module_path)
         except ModuleNotFoundError as exc:
@@ -82,8 +101,9 @@ def _sigterm_unwinds() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     from core.foundation.errors import AicrError
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     if args.version:
         from core import __version__
 

@@ -1,0 +1,144 @@
+"""What a one-shot command imports (issue 17): not timed, only which modules load.
+
+Most of a one-shot command's cost was importing and building modules it never used, so
+these pin the causes rather than a duration: an offline command registers and imports only
+its own command module and never a cloud SDK, the UI or a schema validator, and every
+pydantic model defers building its validator until something validates with it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+import core
+from aicr_tui.cli import COMMANDS, build_parser
+from tests.conftest import SAMPLES
+
+AKS = ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "training"]
+HEAVY = ("kubernetes", "azure", "oci", "textual", "rich", "jsonschema", "kubernetes_validate")
+
+
+def loaded_after(argv: list[str], tmp_path: Path) -> set[str]:
+    code = (
+        "import json, sys\nfrom aicr_tui.cli import main\n"
+        f"rc = main({argv!r})\n"
+        "print(json.dumps([rc, sorted(sys.modules)]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    rc, modules = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rc == 0, proc.stderr
+    return set(modules)
+
+
+def recipe_file(tmp_path: Path) -> Path:
+    target = tmp_path / "r.yaml"
+    loaded_after(["recipe", *AKS, "-o", str(target)], tmp_path)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("name", "argv", "commands"),
+    [
+        ("recipe", ["recipe", *AKS, "-o", "r.yaml"], {"recipe"}),
+        (
+            "recipe --snapshot",
+            ["recipe", *AKS, "--snapshot", str(SAMPLES / "snapshots" / "aks-h100-install.yaml")],
+            {"recipe"},
+        ),
+        ("query", ["query", *AKS, "--selector", "criteria"], {"query", "recipe"}),
+        (
+            "snapshot --no-cluster",
+            [
+                "snapshot",
+                "--no-cluster",
+                "--aks-gpu-pools",
+                str(SAMPLES / "captures" / "aks-pools-mixed.json"),
+                "-o",
+                "s.yaml",
+            ],
+            {"snapshot"},
+        ),
+        (
+            "bundle",
+            [
+                "bundle",
+                "-r",
+                "@recipe",
+                "-o",
+                "b",
+                "--accelerated-node-toleration",
+                "nvidia.com/gpu:NoSchedule",
+            ],
+            {"bundle"},
+        ),
+    ],
+)
+def test_offline_command_imports_only_what_it_uses(
+    name: str, argv: list[str], commands: set[str], tmp_path: Path
+) -> None:
+    argv = [str(recipe_file(tmp_path)) if a == "@recipe" else a for a in argv]
+    modules = loaded_after(argv, tmp_path)
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"{name} imported {heavy[:5]}"
+    used = {m.rsplit(".", 1)[1] for m in modules if m.startswith("aicr_tui.commands.")}
+    assert used - {"_common"} == commands, f"{name} registered {sorted(used)}"
+
+
+def test_a_named_command_parses_as_with_every_command_registered() -> None:
+    argv = ["recipe", *AKS, "--profile", "gpuStack=operator-managed", "-o", "x.yaml"]
+    lazy = vars(build_parser(argv).parse_args(argv))
+    full = vars(build_parser().parse_args(argv))
+    assert lazy == full and lazy["command"] == "recipe"
+
+
+def test_subcommand_help_is_the_same_text(capsys: pytest.CaptureFixture[str]) -> None:
+    texts = []
+    for parser in (build_parser(["bundle", "--help"]), build_parser()):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["bundle", "--help"])
+        texts.append(capsys.readouterr().out)
+    assert texts[0] == texts[1] and "--accelerated-node-toleration" in texts[0]
+
+
+def test_an_unknown_command_still_lists_every_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from aicr_tui.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["recipes", *AKS])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "invalid choice: 'recipes'" in err
+    for name in COMMANDS:
+        assert f"'{name}'" in err
+
+
+def core_models() -> list[type[BaseModel]]:
+    found: dict[str, type[BaseModel]] = {}
+    for info in pkgutil.walk_packages(core.__path__, "core."):
+        if info.name.startswith("core.live"):
+            continue  # the cloud collectors: no models, and their SDKs are slow to import
+        module = importlib.import_module(info.name)
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, BaseModel) and obj.__module__ == info.name:
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return list(found.values())
+
+
+def test_every_core_model_defers_building_its_validator() -> None:
+    models = core_models()
+    assert len(models) >= 20  # the walk found the documents, catalog and bundler models
+    eager = sorted(m.__qualname__ for m in models if not m.model_config.get("defer_build"))
+    assert eager == [], "add defer_build=True to the model_config of " + ", ".join(eager)
