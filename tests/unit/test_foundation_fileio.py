@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -383,7 +384,17 @@ def test_atomic_write_to_a_fifo_writes_through(tmp_path: Path) -> None:
 
     t = threading.Thread(target=reader)
     t.start()
-    atomic_write_bytes(fifo, b"through the pipe")
+    # The reader's open() may not have run yet on a loaded machine, and a FIFO with no
+    # reader is refused by design: retry only that refusal until the reader is there.
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            atomic_write_bytes(fifo, b"through the pipe")
+            break
+        except AicrError as exc:
+            if "no reader" not in exc.message or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
     t.join(timeout=10)
     assert received == [b"through the pipe"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
