@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from core.bundler import shell
@@ -75,28 +76,83 @@ def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
     return [line]
 
 
-def _manifest_lines(c: ComponentPlan, prefix: str) -> list[str]:
+# API groups the API server serves itself; any other group's kind comes from a CRD.
+BUILTIN_GROUPS = frozenset(
+    {
+        "", "apps", "batch", "autoscaling", "policy", "rbac.authorization.k8s.io",
+        "networking.k8s.io", "storage.k8s.io", "scheduling.k8s.io", "node.k8s.io",
+        "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
+        "coordination.k8s.io", "discovery.k8s.io", "certificates.k8s.io", "events.k8s.io",
+        "flowcontrol.apiserver.k8s.io", "resource.k8s.io", "authentication.k8s.io",
+        "authorization.k8s.io", "internal.apiserver.k8s.io", "storagemigration.k8s.io",
+    }
+)  # fmt: skip
+
+
+def custom_kinds(text: str, source: str) -> list[tuple[str, str]]:
+    """(group/version, kind) of every custom resource in a rendered manifest, in order."""
+    from core.bundler.templates import parse_manifest_documents
+    from core.foundation.errors import AicrError
+
+    try:
+        docs = parse_manifest_documents(text, source)
+    except AicrError:
+        return []  # not Kubernetes objects: nothing to wait for (the plan checked real ones)
+    defined = {
+        (
+            str(doc.get("spec", {}).get("group", "")),
+            str(doc.get("spec", {}).get("names", {}).get("kind", "")),
+        )
+        for doc in docs
+        if doc.get("kind") == "CustomResourceDefinition" and isinstance(doc.get("spec"), dict)
+    }
+    out: list[tuple[str, str]] = []
+    for doc in docs:
+        api, kind = str(doc["apiVersion"]), str(doc["kind"])
+        if (api.split("/", 1)[0], kind) in defined:
+            continue  # its CRD is in the same file: kubectl's retries cover that race
+        group = api.split("/", 1)[0] if "/" in api else ""
+        if group not in BUILTIN_GROUPS and (api, kind) not in out:
+            out.append((api, kind))
+    return out
+
+
+def _manifest_lines(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) -> list[str]:
     lines: list[str] = []
     if not c.manifests:
         return lines
     if not c.has_chart:
         lines.append(_command("kubectl-namespace.cmd", namespace=shell.quote(c.namespace)))
+    waited: set[tuple[str, str]] = set()
     for name in sorted(c.manifests):
+        body = c.manifests[name]
+        if wait_kinds:
+            for gv, kind in custom_kinds(body, name):
+                if (gv, kind) not in waited:
+                    waited.add((gv, kind))
+                    lines.append(
+                        _command(
+                            "wait-for-kind.cmd",
+                            group_version=shell.quote(gv),
+                            kind=shell.quote(kind),
+                        )
+                    )
         # A CRD larger than the 256 KiB last-applied annotation (Gateway API's HTTPRoute is
         # ~330 KiB) cannot go through client-side apply: CRD manifests apply server-side.
         script = (
             "kubectl-apply-server-side.cmd"
-            if "\nkind: CustomResourceDefinition" in c.manifests[name]
+            if "\nkind: CustomResourceDefinition" in body
             else "kubectl-apply.cmd"
         )
         lines.append(_command(script, file=shell.quote(f"{prefix}manifests/{name}")))
     return lines
 
 
-def install_commands(c: ComponentPlan, prefix: str) -> list[str]:
-    """Helm release first (chart source and version pinned), then the raw manifests."""
+def install_commands(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) -> list[str]:
+    """Helm release first (chart source and version pinned), then the raw manifests (each
+    custom resource's kind waited for first, with ``wait_kinds``)."""
     lines = _helm_lines(c, prefix) if c.has_chart else []
-    return lines + _manifest_lines(c, prefix)
+    return lines + _manifest_lines(c, prefix, wait_kinds=wait_kinds)
 
 
 def uninstall_commands(c: ComponentPlan, prefix: str) -> list[str]:
@@ -118,26 +174,90 @@ def install_sh(c: ComponentPlan) -> str:
     )
 
 
-def _steps(banners_and_commands: list[tuple[str, list[str]]]) -> str:
+@dataclass(frozen=True)
+class ReadinessStep:
+    """A ``--readiness-hooks`` folder: a local chart installed (and waited for) after its
+    component, before anything later in the order."""
+
+    index: int
+    folder: str
+    release: str
+    namespace: str
+
+
+def _steps(steps: list[tuple[int, str, str, list[str]]]) -> str:
+    """Each step as a function whose every command stops it on failure, then its call."""
     return "".join(
-        shell.fill("step.sh", banner=shell.quote(banner), commands="\n".join(commands))
-        for banner, commands in banners_and_commands
+        shell.fill(
+            "step.sh",
+            number=f"{number:03d}",
+            step_name=shell.quote(name),
+            banner=shell.quote(banner),
+            commands="\n".join(f"{line} || return" for line in commands) or ":",
+        )
+        for number, name, banner, commands in steps
     ).rstrip("\n")
 
 
-def deploy_sh(components: list[ComponentPlan]) -> str:
-    steps = [
-        (f"==> [{c.index:03d}] {c.name}", install_commands(c, f"{c.folder}/")) for c in components
-    ]
-    return shell.fill("deploy.sh", steps=_steps(steps))
+def _numbers(steps: list[tuple[int, str, str, list[str]]]) -> str:
+    return " ".join(f"{number:03d}" for number, *_ in steps)
 
 
-def undeploy_sh(components: list[ComponentPlan]) -> str:
-    steps = [
-        (f"==> removing [{c.index:03d}] {c.name}", uninstall_commands(c, f"{c.folder}/"))
-        for c in reversed(components)
+def _readiness_install(r: ReadinessStep) -> list[str]:
+    q = shell.quote
+    return [
+        _command(
+            "helm-install-local.cmd",
+            namespace=q(r.namespace),
+            release=q(r.release),
+            chart=q(f"./{r.folder}"),
+        )
     ]
-    return shell.fill("undeploy.sh", steps=_steps(steps))
+
+
+def _readiness_uninstall(r: ReadinessStep) -> list[str]:
+    q = shell.quote
+    return [_command("helm-uninstall.cmd", namespace=q(r.namespace), release=q(r.release))]
+
+
+def deploy_sh(
+    components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
+) -> str:
+    """``deploy.sh``: one step per component (and readiness hook) in deploymentOrder, run by
+    the step runner (timeouts, retries, --no-wait, --best-effort, --from, --dry-run)."""
+    steps: list[tuple[int, str, str, list[str]]] = []
+    for c in components:
+        commands = install_commands(c, f"{c.folder}/", wait_kinds=True)
+        steps.append((c.index, c.name, f"==> [{c.index:03d}] {c.name}", commands))
+        r = (readiness or {}).get(c.name)
+        if r is not None:
+            banner = f"==> [{r.index:03d}] {r.release}"
+            steps.append((r.index, r.release, banner, _readiness_install(r)))
+    return shell.fill(
+        "deploy.sh",
+        numbers=_numbers(steps),
+        runner=shell.template("runner.sh").rstrip("\n"),
+        steps=_steps(steps),
+    )
+
+
+def undeploy_sh(
+    components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
+) -> str:
+    steps: list[tuple[int, str, str, list[str]]] = []
+    for c in reversed(components):
+        r = (readiness or {}).get(c.name)
+        if r is not None:
+            banner = f"==> removing [{r.index:03d}] {r.release}"
+            steps.append((r.index, r.release, banner, _readiness_uninstall(r)))
+        banner = f"==> removing [{c.index:03d}] {c.name}"
+        steps.append((c.index, c.name, banner, uninstall_commands(c, f"{c.folder}/")))
+    return shell.fill(
+        "undeploy.sh",
+        numbers=_numbers(steps),
+        runner=shell.template("runner.sh").rstrip("\n"),
+        steps=_steps(steps),
+    )
 
 
 def operational_notes(state: BundleState, components: list[ComponentPlan]) -> list[str]:

@@ -29,7 +29,7 @@ from core.documents.recipe_result import RecipeResult
 from core.foundation.errors import AicrError
 
 # Flags of the commands the scripts run: value-taking ones and booleans.
-VALUE_FLAGS = {"--version", "--namespace", "-f", "--repo", "-o"}
+VALUE_FLAGS = {"--version", "--namespace", "-f", "--repo", "-o", "--timeout", "--raw"}
 BOOL_FLAGS = {"--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client"}
 
 
@@ -46,6 +46,8 @@ def _stubs(root: Path) -> tuple[dict[str, str], Path, Path]:
         stub.write_text(
             "#!/bin/bash\n"
             f'if [ "$*" = "apply -f -" ]; then cat >/dev/null; fi\n'
+            # API discovery: the custom kinds the catalog's manifests use are served
+            f'if [ "$1 $2" = "get --raw" ]; then echo \'{{"resources":[{{"kind":"Skyhook"}}]}}\'; fi\n'
             f"{{ printf '%s\\0' {tool} \"$@\"; printf '\\1\\0'; }} >> {quote(str(log))}\n"
         )
         stub.chmod(0o755)
@@ -122,6 +124,11 @@ def _check_calls(
         elif argv[0] == "helm" and words == ["uninstall"]:
             (release,) = positional
             assert flags["--namespace"] == [by_release[release].namespace]
+            seen += 1
+        elif argv[0] == "kubectl" and words == ["get"]:
+            # the CRD wait before a custom resource: discovery of one group/version
+            (path,) = flags["--raw"]
+            assert path.startswith("/apis/") and path.count("/") == 3 and positional == []
             seen += 1
         elif argv[0] == "kubectl" and words == ["create", "namespace"]:
             (ns,) = positional

@@ -7,15 +7,20 @@ and ``undeploy.sh`` removes in reverse.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.bundler.deployers.common import DeployContext, DeployOutput
+from core.bundler.deployers.common import DeployContext, DeployOutput, local_chart, release_entry
+from core.bundler.deployers.layout import Unit, waitable
+
+if TYPE_CHECKING:
+    from core.bundler.render import ReadinessStep
 
 
 def render(ctx: DeployContext) -> DeployOutput:
     from core.bundler import render as r
 
     out = DeployOutput()
+    readiness = _number_with_readiness(ctx) if ctx.config.readiness_hooks else {}
     for comp in ctx.components:
         out.put(f"{comp.folder}/values.yaml", r.values_yaml(comp.values))
         if comp.cluster_values is not None:
@@ -36,15 +41,60 @@ def render(ctx: DeployContext) -> DeployOutput:
             entry["manifest"] = [f"{comp.folder}/manifests/{m}" for m in sorted(comp.manifests)]
         out.releases.append(entry)
         out.folders[comp.name] = comp.folder
-    out.put("deploy.sh", r.deploy_sh(ctx.components))
-    out.put("undeploy.sh", r.undeploy_sh(ctx.components))
+    for comp in ctx.components:
+        step = readiness.get(comp.name)
+        if step is None:
+            continue
+        unit = Unit(comp, "readiness", step.release, step.folder, step.index)
+        local_chart(out, unit, "helm", step.folder)
+        out.releases.insert(
+            next(i for i, e in enumerate(out.releases) if e["component"] == comp.name) + 1,
+            release_entry(unit),
+        )
+    out.put("deploy.sh", r.deploy_sh(ctx.components, readiness))
+    out.put("undeploy.sh", r.undeploy_sh(ctx.components, readiness))
     out.executables |= {"deploy.sh", "undeploy.sh"}
     out.deploy_text = (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
+        "./deploy.sh --dry-run        # print every command, run none\n"
         "./deploy.sh                  # every component, in order\n```\n\n"
         "`deploy.sh` runs `helm upgrade --install` for each chart (pinned source and version, "
         "waiting for readiness) and then applies that component's manifests, strictly in the "
-        "recipe's deploymentOrder. Each `NNN-<component>/install.sh` does the same for one "
-        "component. `./undeploy.sh` removes everything in reverse order.\n"
+        "recipe's deploymentOrder; before a custom resource it waits until the API server "
+        "serves its kind (its CRD is Established). Every helm/kubectl command has a time "
+        "limit and is retried with a doubling delay. It ends with a summary of every step.\n\n"
+        "| option | effect |\n|---|---|\n"
+        "| `--no-wait` | do not wait for releases to become ready (helm without `--wait`) |\n"
+        "| `--best-effort` | carry on past a failed step; list the failed steps at the end and "
+        "exit 1 |\n"
+        "| `--from NNN` | resume at step `NNN` (a stopped run prints the command) |\n"
+        "| `--dry-run` | print every command; run none |\n\n"
+        "| environment (seconds; 0 = no wait) | default | meaning |\n|---|---|---|\n"
+        "| `AICR_DEPLOY_TIMEOUT` | 900 | time limit of each command, also helm's `--timeout` "
+        "(0 = no limit) |\n"
+        "| `AICR_DEPLOY_RETRIES` | 3 | retries of a failed command (0 = none) |\n"
+        "| `AICR_DEPLOY_RETRY_DELAY` | 10 | wait before the first retry, doubled each time up "
+        "to 300 (0 = retry at once) |\n\n"
+        "Each `NNN-<component>/install.sh` installs one component by hand. `./undeploy.sh` "
+        "removes everything in reverse order (same options and settings; `--from NNN` resumes "
+        "a removal at step `NNN`).\n"
     )
     return out
+
+
+def _number_with_readiness(ctx: DeployContext) -> dict[str, ReadinessStep]:
+    """``--readiness-hooks``: a ``NNN-<component>-readiness`` folder after each component
+    with expected resources; every injected folder shifts the later numbers."""
+    from core.bundler.render import ReadinessStep
+
+    steps: dict[str, ReadinessStep] = {}
+    index = 0
+    for comp in ctx.components:
+        index += 1
+        comp.index = index
+        comp.folder = f"{index:03d}-{comp.name}"
+        if waitable(comp):
+            index += 1
+            name = f"{comp.name}-readiness"
+            steps[comp.name] = ReadinessStep(index, f"{index:03d}-{name}", name, comp.namespace)
+    return steps

@@ -71,7 +71,7 @@ def build_units(
                 add(comp, "post", f"{comp.name}-post", [comp.name])
         else:
             add(comp, "local", comp.name, upstream)
-        if config.readiness_hooks and _waitable(comp):
+        if config.readiness_hooks and waitable(comp):
             add(comp, "readiness", f"{comp.name}-readiness", [last[comp.name]])
     by_name = {u.name: u for u in units}
     for pos, unit in enumerate(units):
@@ -90,7 +90,7 @@ READINESS_KINDS = {
 }
 
 
-def _waitable(comp: ComponentPlan) -> bool:
+def waitable(comp: ComponentPlan) -> bool:
     return any(r.get("kind") in READINESS_KINDS for r in comp.expected_resources)
 
 

@@ -4,6 +4,26 @@
 # before the release, chart and namespace names, so no value runs or reads as an option.
 set -euo pipefail
 cd "$(dirname "$0")"
-# Strictly in the recipe's deploymentOrder; each step waits for the previous.
+SCRIPT=deploy.sh
+DONE_WORD=installed
+FINAL_WORD='bundle deployed'
+usage() {
+  cat <<'USAGE'
+Usage: ./deploy.sh [--no-wait] [--best-effort] [--from NNN] [--dry-run]
+Installs every step in the recipe's deploymentOrder, each after the previous one.
+  --no-wait      do not wait for each release to become ready (helm without --wait)
+  --best-effort  carry on past a failed step; list the failures at the end (exit 1)
+  --from NNN     resume at step NNN (the steps before it are skipped)
+  --dry-run      print every helm/kubectl command; run none
+Environment (seconds; 0 = no wait):
+  AICR_DEPLOY_TIMEOUT      time limit of each command (default 900; 0 = no limit)
+  AICR_DEPLOY_RETRIES      retries of a failed command (default 3; 0 = none)
+  AICR_DEPLOY_RETRY_DELAY  wait before the first retry, doubled each time up to 300 (default 10)
+USAGE
+}
+_before() { (( 10#$1 < 10#$FROM )); }
+STEPS=(@NUMBERS@)
+@RUNNER@
 @STEPS@
-printf '%s\n' 'bundle deployed'
+
+finish

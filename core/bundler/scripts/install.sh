@@ -4,5 +4,6 @@
 # before the release, chart and namespace names, so no value runs or reads as an option.
 set -euo pipefail
 cd "$(dirname "$0")"
+HELM_WAIT=(--wait)
 printf '%s\n' @BANNER@
 @COMMANDS@

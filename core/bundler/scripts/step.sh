@@ -1,3 +1,5 @@
 
-printf '%s\n' @BANNER@
+_step_@NUMBER@() {
 @COMMANDS@
+}
+step @NUMBER@ @STEP_NAME@ @BANNER@ _step_@NUMBER@

@@ -4,6 +4,25 @@
 # before the release and namespace names, so no value runs or reads as an option.
 set -euo pipefail
 cd "$(dirname "$0")"
+SCRIPT=undeploy.sh
+DONE_WORD=removed
+FINAL_WORD='bundle removed'
+usage() {
+  cat <<'USAGE'
+Usage: ./undeploy.sh [--best-effort] [--from NNN] [--dry-run]
+Removes every step in reverse deploymentOrder.
+  --best-effort  carry on past a failed step; list the failures at the end (exit 1)
+  --from NNN     resume at step NNN (the steps after it, already removed, are skipped)
+  --dry-run      print every helm/kubectl command; run none
+  --no-wait      accepted for symmetry with deploy.sh
+Environment (seconds; 0 = no wait): AICR_DEPLOY_TIMEOUT, AICR_DEPLOY_RETRIES,
+AICR_DEPLOY_RETRY_DELAY, as for deploy.sh.
+USAGE
+}
+_before() { (( 10#$1 > 10#$FROM )); }
+STEPS=(@NUMBERS@)
+@RUNNER@
 # Reverse deploymentOrder.
 @STEPS@
-printf '%s\n' 'bundle removed'
+
+finish

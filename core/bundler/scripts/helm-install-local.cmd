@@ -1,0 +1,1 @@
+helm upgrade --install --namespace @NAMESPACE@ --create-namespace ${HELM_WAIT[@]+"${HELM_WAIT[@]}"} -- @RELEASE@ @CHART@

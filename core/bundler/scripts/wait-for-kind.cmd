@@ -1,0 +1,1 @@
+wait_for_kind @GROUP_VERSION@ @KIND@

@@ -1,0 +1,312 @@
+"""``deploy.sh`` / ``undeploy.sh`` against stub ``helm`` and ``kubectl`` (issue 16 item 3).
+
+The stubs stand in for the real tools on a real cluster: first on ``PATH``, they record
+every call and follow rules the test writes (fail the first N matching calls, sleep, serve
+a CRD's kind in API discovery only after N polls, refuse a custom resource whose kind is
+not served yet: the CRD-establishment race). Delays are 0 and time limits 1-2 s, so the
+whole module runs in a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core.bundler import write_bundle
+from core.bundler.deployers.config import deployer_config
+from tests.unit.test_bundle_support import demo_recipe, plan
+
+STUB = r"""#!/usr/bin/env bash
+tool="$(basename "$0")"
+{ printf '%s' "$tool"; for a in "$@"; do printf '\x1f%s' "$a"; done; printf '\n'; } >> "$STUB_DIR/calls"
+line="$tool $*"
+if [ "$*" = "apply -f -" ]; then cat > /dev/null; fi
+n=0
+while IFS='|' read -r rtool match action arg; do
+  n=$((n + 1))
+  [ "$rtool" = "$tool" ] || continue
+  case "$line" in *"$match"*) ;; *) continue ;; esac
+  c=$(cat "$STUB_DIR/count.$n" 2>/dev/null || echo 0); c=$((c + 1)); echo "$c" > "$STUB_DIR/count.$n"
+  case "$action" in
+    fail) if [ "$c" -le "$arg" ]; then echo "stub: $line fails (call $c)" >&2; exit 1; fi ;;
+    sleep) exec sleep "$arg" ;;
+    serve)
+      if [ "$c" -le "$arg" ]; then
+        echo 'Error from server (NotFound): the server could not find the requested resource' >&2
+        exit 1
+      fi
+      touch "$STUB_DIR/served"
+      echo '{"kind":"APIResourceList","resources":[{"name":"skyhooks","kind":"Skyhook"}]}'
+      exit 0 ;;
+    needs-served)
+      if [ ! -e "$STUB_DIR/served" ]; then
+        echo 'error: resource mapping not found for name: "x": no matches for kind "Skyhook"; ensure CRDs are installed first' >&2
+        exit 1
+      fi ;;
+  esac
+done < "$STUB_DIR/rules"
+if [ "$1 $2" = "get --raw" ]; then
+  echo '{"kind":"APIResourceList","resources":[{"name":"skyhooks","kind":"Skyhook"}]}'
+fi
+exit 0
+"""
+
+
+@cache
+def _bundle_plan(readiness: bool = False):
+    kw = {"deployer": deployer_config("helm", readiness_hooks=True)} if readiness else {}
+    return plan(demo_recipe("aks-azure"), **kw)
+
+
+@pytest.fixture
+def bundle(tmp_path) -> Path:
+    out = tmp_path / "bundle"
+    write_bundle(_bundle_plan(), out)
+    return out
+
+
+class Stubs:
+    def __init__(self, root: Path) -> None:
+        self.dir = root / "stubs"
+        self.bin = self.dir / "bin"
+        self.bin.mkdir(parents=True)
+        for tool in ("helm", "kubectl"):
+            (self.bin / tool).write_text(STUB)
+            (self.bin / tool).chmod(0o755)
+        (self.dir / "rules").write_text("")
+
+    def rule(self, tool: str, match: str, action: str, arg: int | str = 0) -> None:
+        with (self.dir / "rules").open("a") as f:
+            f.write(f"{tool}|{match}|{action}|{arg}\n")
+
+    def calls(self) -> list[list[str]]:
+        path = self.dir / "calls"
+        if not path.exists():
+            return []
+        return [ln.split("\x1f") for ln in path.read_text().splitlines()]
+
+    def run(self, script: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        base = {
+            "AICR_DEPLOY_TIMEOUT": "20",
+            "AICR_DEPLOY_RETRIES": "0",
+            "AICR_DEPLOY_RETRY_DELAY": "0",
+        }
+        full = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}", STUB_DIR=str(self.dir))
+        full.update(base)
+        full.update(env)
+        return subprocess.run(
+            ["bash", str(script), *args], env=full, capture_output=True, text=True, timeout=60
+        )
+
+
+@pytest.fixture
+def stubs(tmp_path) -> Stubs:
+    return Stubs(tmp_path)
+
+
+def _upgrades(calls: list[list[str]]) -> list[str]:
+    """Release names of the helm upgrade calls, in order (the word after ``--``)."""
+    return [c[c.index("--") + 1] for c in calls if c[:2] == ["helm", "upgrade"]]
+
+
+def test_clean_deploy_installs_everything_in_order_and_summarises(bundle, stubs) -> None:
+    proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_TIMEOUT="600")
+    assert proc.returncode == 0, proc.stderr
+    order = _bundle_plan().recipe.deploymentOrder
+    charted = [c.name for c in _bundle_plan().components if c.has_chart]
+    assert _upgrades(stubs.calls()) == charted
+    first = next(c for c in stubs.calls() if c[:2] == ["helm", "upgrade"])
+    assert first[first.index("--wait") + 1 : first.index("--wait") + 3] == ["--timeout", "600s"]
+    summary = proc.stdout[proc.stdout.index("Summary (deploy.sh):") :]
+    assert [ln.split("]")[1].split(":")[0].strip() for ln in summary.splitlines()[1:-1]] == order
+    assert all(ln.endswith(": installed") for ln in summary.splitlines()[1:-1])
+    assert proc.stdout.rstrip().endswith("bundle deployed")
+
+
+def test_a_failing_command_is_retried_with_backoff_and_succeeds(bundle, stubs) -> None:
+    stubs.rule("helm", "-- gpu-operator gpu-operator", "fail", 2)
+    proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="3")
+    assert proc.returncode == 0, proc.stderr
+    assert _upgrades(stubs.calls()).count("gpu-operator") == 3
+    assert "RETRY 1/3 in 0s" in proc.stderr and "RETRY 2/3 in 0s" in proc.stderr
+    assert "RETRY 3/3" not in proc.stderr
+    assert "[007] gpu-operator: installed" in proc.stdout
+
+
+def test_retry_delay_doubles(bundle, stubs) -> None:
+    stubs.rule("helm", "-- cert-manager", "fail", 2)
+    proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="2", AICR_DEPLOY_RETRY_DELAY="1")
+    assert proc.returncode == 0, proc.stderr
+    assert "RETRY 1/2 in 1s" in proc.stderr and "RETRY 2/2 in 2s" in proc.stderr
+
+
+def test_retries_exhausted_stop_the_deploy_with_a_resume_hint(bundle, stubs) -> None:
+    stubs.rule("helm", "-- network-operator", "fail", 99)
+    proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="1")
+    assert proc.returncode == 1
+    assert _upgrades(stubs.calls())[-2:] == ["network-operator", "network-operator"]
+    assert "nodewright-operator" not in _upgrades(stubs.calls())
+    assert "[004] network-operator: FAILED (exit 1)" in proc.stdout
+    assert "resume with:" in proc.stderr and "--from 004" in proc.stderr
+
+
+def test_a_timeout_is_reported(bundle, stubs) -> None:
+    stubs.rule("helm", "-- nfd ", "sleep", 30)
+    proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_TIMEOUT="1")
+    assert proc.returncode == 1
+    assert (
+        "TIMEOUT: no result within 1s" in proc.stderr
+        and "-- nfd node-feature-discovery" in proc.stderr
+    )
+    assert "[003] nfd: FAILED (timed out)" in proc.stdout
+    assert "network-operator" not in _upgrades(stubs.calls())
+
+
+def test_the_crd_race_is_waited_out_before_the_custom_resource(bundle, stubs) -> None:
+    """Skyhook's CRD comes with nodewright-operator; the Skyhook CR in
+    nodewright-customizations is applied only once discovery serves the kind."""
+    stubs.rule("kubectl", "get --raw /apis/skyhook.nvidia.com/v1alpha1", "serve", 3)
+    stubs.rule(
+        "kubectl", "apply -f 006-nodewright-customizations/manifests/tuning.yaml", "needs-served"
+    )
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    calls = stubs.calls()
+    polls = [i for i, c in enumerate(calls) if c[1:3] == ["get", "--raw"]]
+    apply = next(
+        i for i, c in enumerate(calls) if "006-nodewright-customizations/manifests/tuning.yaml" in c
+    )
+    assert len(polls) == 4 and polls[-1] < apply
+    assert proc.stderr.count("CRD not Established yet") == 3
+
+
+def test_a_crd_that_never_establishes_times_out(bundle, stubs) -> None:
+    stubs.rule("kubectl", "get --raw /apis/skyhook.nvidia.com/v1alpha1", "serve", 10_000)
+    proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_TIMEOUT="1")
+    assert proc.returncode == 1
+    assert "TIMEOUT: kind Skyhook (skyhook.nvidia.com/v1alpha1) not served within 1s" in proc.stderr
+    assert "[006] nodewright-customizations: FAILED (timed out)" in proc.stdout
+    assert not any("tuning.yaml" in " ".join(c) for c in stubs.calls())
+
+
+def test_best_effort_finishes_and_reports_failures_with_a_nonzero_exit(bundle, stubs) -> None:
+    stubs.rule("helm", "-- nfd ", "fail", 99)
+    stubs.rule("kubectl", "apply -f 007-gpu-operator/manifests", "fail", 99)
+    proc = stubs.run(bundle / "deploy.sh", "--best-effort", AICR_DEPLOY_RETRIES="1")
+    assert proc.returncode == 1
+    assert _upgrades(stubs.calls())[-1] == "prometheus-adapter"  # carried on to the end
+    assert "[003] nfd: FAILED (exit 1)" in proc.stdout
+    assert "[007] gpu-operator: FAILED (exit 1)" in proc.stdout
+    assert "[011] prometheus-adapter: installed" in proc.stdout
+    assert "2 step(s) failed: 003 007" in proc.stderr
+    assert "bundle deployed" not in proc.stdout
+
+
+def test_resume_from_a_step(bundle, stubs) -> None:
+    proc = stubs.run(bundle / "deploy.sh", "--from", "007")
+    assert proc.returncode == 0, proc.stderr
+    assert _upgrades(stubs.calls()) == [
+        "gpu-operator", "kai-scheduler", "nvidia-dra-driver-gpu", "nvsentinel", "prometheus-adapter",
+    ]  # fmt: skip
+    assert "[001] cert-manager: skipped (--from 007)" in proc.stdout
+    for bad in ("999", "abc", "7x"):
+        proc = stubs.run(bundle / "deploy.sh", f"--from={bad}")
+        assert proc.returncode == 2 and "is not a step of this bundle" in proc.stderr
+
+
+def test_dry_run_prints_every_command_and_runs_none(bundle, stubs) -> None:
+    proc = stubs.run(bundle / "deploy.sh", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert stubs.calls() == []
+    printed = [ln for ln in proc.stdout.splitlines() if ln.startswith("+ ")]
+    ups = [ln for ln in printed if ln.startswith("+ helm upgrade --install")]
+    assert len(ups) == sum(c.has_chart for c in _bundle_plan().components)
+    assert "+ kubectl get --raw /apis/skyhook.nvidia.com/v1alpha1" in printed
+    assert any(ln.startswith("+ kubectl create namespace") for ln in printed)
+    assert "+ kubectl apply -f -" in printed
+    assert "[001] cert-manager: dry run" in proc.stdout
+
+
+def test_no_wait_drops_helm_wait(bundle, stubs) -> None:
+    proc = stubs.run(bundle / "deploy.sh", "--no-wait")
+    assert proc.returncode == 0, proc.stderr
+    ups = [c for c in stubs.calls() if c[:2] == ["helm", "upgrade"]]
+    assert ups and all("--wait" not in c and "--timeout" not in c for c in ups)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "needle"),
+    [
+        (("--bogus",), {}, "unknown option"),
+        (("--from",), {}, "--from needs a step number"),
+        ((), {"AICR_DEPLOY_RETRIES": "three"}, "AICR_DEPLOY_RETRIES must be a whole number"),
+        ((), {"AICR_DEPLOY_TIMEOUT": "-1"}, "AICR_DEPLOY_TIMEOUT must be a whole number"),
+        ((), {"AICR_DEPLOY_RETRY_DELAY": "1.5"}, "AICR_DEPLOY_RETRY_DELAY must be a whole number"),
+    ],
+)
+def test_bad_arguments_exit_2_before_any_call(bundle, stubs, args, env, needle) -> None:
+    proc = stubs.run(bundle / "deploy.sh", *args, **env)
+    assert proc.returncode == 2 and needle in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert stubs.calls() == []
+
+
+def test_help_documents_the_flags_and_settings(bundle, stubs) -> None:
+    proc = stubs.run(bundle / "deploy.sh", "--help")
+    assert proc.returncode == 0
+    for word in ("--no-wait", "--best-effort", "--from NNN", "--dry-run", "AICR_DEPLOY_TIMEOUT",
+                 "AICR_DEPLOY_RETRIES", "AICR_DEPLOY_RETRY_DELAY"):  # fmt: skip
+        assert word in proc.stdout
+    readme = (bundle / "README.md").read_text()
+    for word in (
+        "AICR_DEPLOY_TIMEOUT",
+        "AICR_DEPLOY_RETRIES",
+        "AICR_DEPLOY_RETRY_DELAY",
+        "--best-effort",
+        "--from",
+    ):
+        assert word in readme
+
+
+def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
+    stubs.rule("helm", "uninstall --namespace gpu-operator", "fail", 99)
+    proc = stubs.run(bundle / "undeploy.sh", "--best-effort")
+    assert proc.returncode == 1
+    removed = [c[-1] for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]
+    charted = [c.name for c in _bundle_plan().components if c.has_chart]
+    assert removed == list(reversed(charted))
+    assert "[007] gpu-operator: FAILED (exit 1)" in proc.stdout
+    assert "[001] cert-manager: removed" in proc.stdout
+    resumed = stubs.run(bundle / "undeploy.sh", "--from", "002")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "[011] prometheus-adapter: skipped (--from 002)" in resumed.stdout
+    assert "[001] cert-manager: removed" in resumed.stdout
+
+
+def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:
+    p = _bundle_plan(readiness=True)
+    out = tmp_path / "ready"
+    write_bundle(p, out)
+    assert (out / "002-cert-manager-readiness" / "Chart.yaml").is_file()
+    proc = stubs.run(out / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    ups = _upgrades(stubs.calls())
+    assert (
+        ups.index("gpu-operator") < ups.index("gpu-operator-readiness") < ups.index("kai-scheduler")
+    )
+    info = yaml.safe_load((out / "bundle-info.yaml").read_text())
+    path = next(
+        r["path"] for r in info["layout"]["releases"] if r["name"] == "gpu-operator-readiness"
+    )
+    ready = next(
+        c
+        for c in stubs.calls()
+        if c[:2] == ["helm", "upgrade"] and c[-2] == "gpu-operator-readiness"
+    )
+    assert ready[-1] == f"./{path}"
+    assert ready[ready.index("--namespace") + 1] == "gpu-operator"
