@@ -44,8 +44,29 @@ def crd_kinds() -> set[tuple[str, str]]:
     return set(crd_validators())
 
 
-def validate_document(doc: dict[str, Any], where: str) -> str:
-    """Validate one object; returns how ("crd", "kubernetes", "kustomize", "foreign")."""
+def validators_of(crds: list[dict[str, Any]]) -> dict[tuple[str, str], Any]:
+    """Schema validators of CRDs (served versions), keyed by (apiVersion, kind)."""
+    out: dict[tuple[str, str], Any] = {}
+    for crd in crds:
+        group = crd["spec"]["group"]
+        kind = crd["spec"]["names"]["kind"]
+        for version in crd["spec"]["versions"]:
+            schema = (version.get("schema") or {}).get("openAPIV3Schema")
+            if version.get("served") and schema:
+                cls = jsonschema.validators.validator_for(
+                    schema, default=jsonschema.Draft7Validator
+                )
+                out[(f"{group}/{version['name']}", kind)] = cls(schema)
+    return out
+
+
+def validate_document(
+    doc: dict[str, Any], where: str, bundled: dict[tuple[str, str], Any] | None = None
+) -> str:
+    """Validate one object; returns how ("crd", "kubernetes", "kustomize", "foreign").
+
+    ``bundled``: validators of CRDs the bundle itself ships (a custom resource of one of
+    them is checked against that CRD's schema)."""
     assert isinstance(doc, dict), where
     api, kind = doc.get("apiVersion"), doc.get("kind")
     assert isinstance(api, str) and isinstance(kind, str), f"{where}: no apiVersion/kind"
@@ -55,7 +76,7 @@ def validate_document(doc: dict[str, Any], where: str) -> str:
     assert isinstance(name, str) and SUBDOMAIN.match(name) and len(name) <= 253, (
         f"{where}: metadata.name {name!r} is not a DNS-1123 subdomain"
     )
-    validator = crd_validators().get((api, kind))
+    validator = crd_validators().get((api, kind)) or (bundled or {}).get((api, kind))
     if validator is not None:
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
         assert not errors, f"{where}: {kind} fails its CRD schema: " + "; ".join(
@@ -86,6 +107,14 @@ def validate_bundle(files: dict[str, bytes]) -> dict[str, int]:
     here: they are rendered by the real engine in the argocd-helm tests.
     """
     counts: dict[str, int] = {}
+    crds = [
+        d
+        for rel, data in files.items()
+        if rel.endswith(".yaml") and b"kind: CustomResourceDefinition" in data and b"{{" not in data
+        for d in yaml_documents(data.decode(), rel)
+        if d.get("kind") == "CustomResourceDefinition"
+    ]
+    bundled = validators_of(crds)
     for rel, data in files.items():
         if not rel.endswith(".yaml") or rel.endswith("values.yaml") or rel == "recipe.yaml":
             continue
@@ -101,7 +130,7 @@ def validate_bundle(files: dict[str, bytes]) -> dict[str, int]:
         for doc in yaml_documents(_unescape(text), rel):
             if "apiVersion" not in doc:
                 continue
-            how = validate_document(doc, rel)
+            how = validate_document(doc, rel, bundled)
             counts[how] = counts.get(how, 0) + 1
     return counts
 

@@ -4,6 +4,7 @@ values) and the OKE default bundle, and what it writes validates (issue 16 items
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 import pytest
@@ -22,7 +23,24 @@ from tests.unit.deployer_checks import (
 )
 from tests.unit.test_bundle_support import demo_recipe, plan
 
-RECIPES = ("aks-azure", "aks-operator", "oke-oci")
+RECIPES = ("aks-azure", "aks-operator", "oke-oci", "aks-inference")
+
+
+@cache
+def _recipe(name: str):
+    """The demo recipes, plus AKS H100 inference (kgateway, Gateway API CRDs and a Gateway)."""
+    if name != "aks-inference":
+        return demo_recipe(name)
+    from core.documents.criteria import parse_criteria
+    from core.recipe.qualification import qualify
+
+    verdict = qualify(
+        parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="inference"), None
+    )
+    assert verdict.ok and verdict.recipe is not None, verdict.error
+    return verdict.recipe
+
+
 GIT = "https://git.example.com/platform/gpu-bundle.git"
 OCI = "oci://registry.example.com/platform/gpu-bundle"
 
@@ -86,7 +104,7 @@ def test_the_crd_validator_rejects_a_bad_document() -> None:
 @pytest.mark.parametrize("recipe_name", RECIPES)
 @pytest.mark.parametrize("deployer", DEPLOYERS)
 def test_every_deployer_renders_and_validates(deployer: str, recipe_name: str) -> None:
-    recipe = demo_recipe(recipe_name)
+    recipe = _recipe(recipe_name)
     p = plan(recipe, deployer=config(deployer))
     assert p.errors == [], [e.render() for e in p.errors]
     assert p.deployer == deployer
