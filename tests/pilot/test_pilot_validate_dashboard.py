@@ -287,6 +287,39 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
         assert screen.query_one("#phase-performance").has_class("-not-applicable")
 
 
+async def test_a_live_run_on_a_dual_advertised_recipe_is_refused_before_any_event() -> None:
+    """The wizard resolves the #1327 policy as ``aicr-tui validate`` does: before any
+    cluster work, and the refusal names both advertisers."""
+    from core.documents.recipe_result import load_recipe
+    from core.documents.snapshot import load_snapshot
+    from screens.validate_dashboard import LiveRunSource
+
+    recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")
+    refs = [
+        r.model_copy(
+            update={
+                "overrides": {
+                    **(r.overrides or {}),
+                    "gpuResourcesEnabledOverride": True,
+                    "resources": {"gpus": {"enabled": True}},
+                }
+            }
+        )
+        if r.name == "nvidia-dra-driver-gpu"
+        else r
+        for r in recipe.componentRefs
+    ]
+    recipe = recipe.model_copy(update={"componentRefs": refs})
+    snapshot = load_snapshot(SAMPLE_RUNS.parent / "snapshots" / "aks-h100-install.yaml")
+    app = _host(LiveRunSource(recipe, snapshot=snapshot, no_cluster=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen: ValidationDashboardScreen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "error", timeout=30)
+        banner = _text(screen.query_one("#run-banner", Static))
+        assert "dual advertisement" in banner and "INVALID_REQUEST" in banner
+        assert screen.model.rows == {}
+
+
 async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
     """The live source drives core.validation's runner (no cluster: every check not measured)."""
     from core.documents.snapshot import load_snapshot
