@@ -290,8 +290,8 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
 async def test_a_live_run_on_a_dual_advertised_recipe_is_refused_before_any_event() -> None:
     """The wizard resolves the #1327 policy as ``aicr-tui validate`` does: before any
     cluster work, and the refusal names both advertisers."""
-    from core.documents.recipe_result import load_recipe
     from core.documents.snapshot import load_snapshot
+    from core.recipe.loading import load_recipe
     from screens.validate_dashboard import LiveRunSource
 
     recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")
