@@ -37,6 +37,7 @@ PACED_RATE = 5_000.0
 PACED_SECONDS = 6.0
 MEMORY_MARKS = (250_000, 500_000, 750_000, 1_000_000)
 FLAT_BUDGET = 1.05
+FLOODING = [False]  # set while events flow (what the GC-pause row counts)
 
 
 def flood(checks: int, lines_per_check: int) -> Iterator[Any]:
@@ -169,6 +170,7 @@ async def run_dashboard(
         # CPU other processes on the machine leave us.
         while flooding and app.dashboard.model.applied == 0:
             await asyncio.sleep(0.001)  # mounting is not part of the flood
+        FLOODING[0] = True
         marks = list(MEMORY_MARKS)
         while flooding:
             before = time.thread_time()
@@ -190,7 +192,7 @@ async def run_dashboard(
             # A plain sleep: Pilot.pause walks every widget and would itself delay keys.
             await asyncio.sleep(0.01)
         done = time.perf_counter()
-        flooding = False
+        flooding = FLOODING[0] = False
         await watcher
         stop.set()
         if thread is not None:
@@ -228,7 +230,7 @@ def main() -> int:
     def gc_timer(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             started[0] = time.perf_counter()
-        elif info["generation"] == 2:
+        elif info["generation"] == 2 and FLOODING[0]:
             pauses.append((time.perf_counter() - started[0]) * 1000)
 
     gc.callbacks.append(gc_timer)
@@ -279,10 +281,10 @@ def main() -> int:
             note="info: what the loop itself makes a key wait",
         ),
         Row(
-            f"longest full GC pause at {PACED_RATE:,.0f} events/s",
+            f"longest full GC pause while events flow at {PACED_RATE:,.0f}/s",
             max(pauses, default=0.0),
             "ms",
-            note=f"info: {len(pauses)} full collections (wall)",
+            note=f"info: {len(pauses)} full collections during the flood (wall)",
         ),
         Row(
             "key latency, unpaced flood, p99",

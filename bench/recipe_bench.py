@@ -77,7 +77,7 @@ def in_process_rows() -> list[Row]:
         snapshot = load_snapshot(str(SNAPS / f"{snap}.yaml"))
         verdict = qualify(criteria, profile, snapshot)
         seconds = median_time(
-            lambda c=criteria, p=profile, s=snapshot: qualify(c, p, s), repeat=300, warmup=10
+            lambda c=criteria, p=profile, s=snapshot: qualify(c, p, s), repeat=150, warmup=10
         )
         state = "ok" if verdict.ok else "refused"
         rows.append(
