@@ -39,4 +39,4 @@ screens: $(STAMP)
 	$(PY) -m tests.make_screens
 
 clean:
-	rm -rf $(VENV) artifacts .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) artifacts .pytest_cache .mypy_cache .ruff_cache .grimp_cache .import_linter_cache

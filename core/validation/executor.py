@@ -2,7 +2,7 @@
 
 Checks call :class:`ClusterExecutor`; :class:`KubernetesExecutor` implements it with the
 official ``kubernetes`` client (imported only when one is built), and tests and the demo
-recordings use an in-memory implementation (``simulated.SimulatedCluster``). Every call is
+recordings use an in-memory implementation (``tests.simulated.SimulatedCluster``). Every call is
 blocking and bounded by a request timeout; a failing call raises ``AicrError`` with the
 upstream code (UNAUTHORIZED for 401/403, SERVICE_UNAVAILABLE when the API cannot be
 reached), so a check that cannot measure can say why.

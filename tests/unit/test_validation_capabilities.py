@@ -1,7 +1,7 @@
 """The seven behavioural conformance checks against the executor interface: for each, a
 cluster where it passes, one where it fails and one where it cannot measure.
 
-The cluster is ``core.validation.simulated.SimulatedCluster`` (an in-memory executor); the
+The cluster is ``tests.simulated.SimulatedCluster`` (an in-memory executor); the
 knobs below change exactly what each check reads.
 """
 
@@ -20,8 +20,8 @@ from core.validation.checks import capabilities as cap
 from core.validation.checks.base import CheckContext, CheckOutcome
 from core.validation.events import Event, LogLine, Measurement
 from core.validation.recipe_view import RecipeView
-from core.validation.simulated import SimulatedCluster, VirtualClock, aks_nd96_scenario
 from tests.conftest import SAMPLES
+from tests.simulated import SimulatedCluster, VirtualClock, aks_nd96_scenario
 
 TRAINING = RecipeView.of(
     load_recipe(str(SAMPLES / "validation" / "aks-h100-training.recipe.yaml")), "training.yaml"

@@ -8,7 +8,6 @@ import sys
 MODULES = [
     "core.validation.runner",
     "core.validation.recording",
-    "core.validation.simulated",
     "core.validation.reports.ctrf",
     "core.validation.reports.junit",
     "core.validation.executor",

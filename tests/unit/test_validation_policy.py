@@ -196,8 +196,8 @@ def test_drift_between_the_resolved_policy_and_the_cluster_fails_dra_support() -
     from core.validation.catalog import load_validator_catalog
     from core.validation.events import CheckFinished, Event
     from core.validation.runner import ValidationRequest, run_validation
-    from core.validation.simulated import SimulatedCluster, VirtualClock, aks_nd96_scenario
     from core.validation.stream import EventStream
+    from tests.simulated import SimulatedCluster, VirtualClock, aks_nd96_scenario
 
     def dra_support(recipe_text: str, **scenario: Any) -> CheckFinished:
         view = view_with_policy(parse_recipe(recipe_text, "r.yaml"), "r.yaml")

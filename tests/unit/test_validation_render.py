@@ -5,7 +5,7 @@ from __future__ import annotations
 from aicr_tui.commands.validate import LiveTable, format_event
 from core.validation.events import CheckFinished, CheckStarted, LogLine, Measurement, RunFinished
 from core.validation.recording import load_recording
-from core.validation.simulated import SAMPLES
+from tests.simulated import SAMPLES
 
 
 def test_plain_lines_name_phase_check_status_and_gate() -> None:

@@ -21,9 +21,9 @@ from core.validation.events import (
 from core.validation.recording import Recorder, load_recording, parse_recording, replay
 from core.validation.reports.ctrf import CtrfBuilder, ctrf_from_events, render_ctrf
 from core.validation.reports.junit import render_junit
-from core.validation.simulated import DEMOS, SAMPLES, demo_recording
 from core.validation.stream import EventStream
 from core.validation.verdicts import exit_code_for
+from tests.simulated import DEMOS, SAMPLES, demo_recording
 
 PASSED = SAMPLES / "aks-h100-training-passed.jsonl"
 FAILED = SAMPLES / "aks-nc80adis-training-failed.jsonl"

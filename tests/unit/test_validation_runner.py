@@ -26,15 +26,15 @@ from core.validation.events import (
 from core.validation.executor import NodeInfo
 from core.validation.recipe_view import RecipeView
 from core.validation.runner import RunResult, ValidationRequest, run_validation, select_phases
-from core.validation.simulated import (
+from core.validation.stream import EventStream
+from tests.conftest import SAMPLES
+from tests.simulated import (
     Scenario,
     SimulatedCluster,
     VirtualClock,
     aks_nc80_scenario,
     aks_nd96_scenario,
 )
-from core.validation.stream import EventStream
-from tests.conftest import SAMPLES
 
 RECIPE = RecipeView.of(
     load_recipe(str(SAMPLES / "validation" / "aks-h100-training.recipe.yaml")), "recipe.yaml"

@@ -7,7 +7,7 @@ all_reduce_perf, an AIPerf JSON report), generated from the scenario's parameter
 :class:`VirtualClock` that advances when a check sleeps or calls the API, so a recorded demo
 run is reproducible byte for byte.
 
-``python -m core.validation.simulated`` rewrites the shipped recordings under
+``python -m tests.simulated`` rewrites the shipped recordings under
 ``recipes/samples/validation/``.
 """
 
@@ -16,10 +16,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.documents.snapshot import load_snapshot
+from core.foundation.fileio import atomic_write_text
+from core.recipe.loading import load_recipe
+from core.validation.catalog import load_validator_catalog
 from core.validation.events import Event
 from core.validation.executor import (
     ContainerOutcome,
@@ -28,7 +33,10 @@ from core.validation.executor import (
     PodOutcome,
     WorkloadInfo,
 )
+from core.validation.policy import view_with_policy
 from core.validation.recipe_view import RecipeView
+from core.validation.runner import ValidationRequest, run_validation
+from core.validation.stream import EventStream
 
 API_LATENCY_S = 0.04
 
@@ -973,7 +981,7 @@ class SimulatedCluster:
 
 # -- demo recordings ---------------------------------------------------------------------
 
-SAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "validation"
+SAMPLES = Path(__file__).resolve().parents[1] / "recipes" / "samples" / "validation"
 DEMO_STARTED_MS = 1796000000000  # 2026-11-30T00:53:20Z: fixed so regeneration is byte-identical
 DEMOS: dict[str, tuple[str, str, str]] = {
     "aks-h100-training-passed.jsonl": (
@@ -999,12 +1007,16 @@ DEMOS: dict[str, tuple[str, str, str]] = {
 }
 
 
+SCENARIOS: dict[str, Callable[[], Scenario]] = {
+    "aks_nd96_scenario": aks_nd96_scenario,
+    "aks_nc80_scenario": aks_nc80_scenario,
+    "aks_nd96_no_egress_scenario": aks_nd96_no_egress_scenario,
+    "aks_nd96_inference_scenario": aks_nd96_inference_scenario,
+}
+
+
 def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: Any) -> list[Event]:
     """Run the full validation against ``scenario`` and return every event, in order."""
-    from core.validation.catalog import load_validator_catalog
-    from core.validation.runner import ValidationRequest, run_validation
-    from core.validation.stream import EventStream
-
     clock = VirtualClock()
     cluster = SimulatedCluster(scenario, recipe, clock)
     events: list[Event] = []
@@ -1024,12 +1036,8 @@ def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: A
 
 
 def demo_recording(filename: str) -> str:
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.loading import load_recipe
-    from core.validation.policy import view_with_policy
-
     builder, recipe_file, run_id = DEMOS[filename]
-    scenario = globals()[builder]()
+    scenario = SCENARIOS[builder]()
     recipe = view_with_policy(load_recipe(str(SAMPLES / recipe_file)), recipe_file)
     snapshot = load_snapshot(str(SAMPLES.parent / "snapshots" / "aks-h100-install.yaml"))
     events = record_demo(scenario, recipe, run_id, snapshot)
@@ -1037,8 +1045,6 @@ def demo_recording(filename: str) -> str:
 
 
 def main() -> int:
-    from core.foundation.fileio import atomic_write_text
-
     for filename in DEMOS:
         atomic_write_text(SAMPLES / filename, demo_recording(filename))
         print(f"wrote {SAMPLES / filename}")
