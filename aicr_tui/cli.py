@@ -67,13 +67,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for name, module_path in COMMANDS.items():
         if named is not None and name != named:
             continue
-        try:
-            module = importlib.import_module(module_path)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_path:
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(module_path).register(sub)
     return parser
 
 

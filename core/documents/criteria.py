@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.foundation.errors import AicrError, invalid
+from core.foundation.errors import invalid
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
@@ -217,10 +217,8 @@ OS_IDS = {
 
 
 def _reading(snapshot: Snapshot, mtype: str, subtype: str, key: str) -> str:
-    try:
-        return str(snapshot.reading(mtype, subtype, key)).strip().lower()
-    except AicrError:
-        return ""
+    value = snapshot.reading_or_none(mtype, subtype, key)
+    return "" if value is None else str(value).strip().lower()
 
 
 def criteria_from_snapshot(snapshot: Snapshot) -> dict[str, str]:

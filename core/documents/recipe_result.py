@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from core.foundation import names
-from core.foundation.errors import invalid
+from core.foundation.errors import invalid, malformed
 from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
 
 RESULT_KIND = "RecipeResult"
@@ -478,12 +478,7 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult | RecipeRequest:
     try:
         result = RecipeResult.model_validate(doc)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise invalid(
-            f'recipe file "{source}" is malformed at {where or "top level"}',
-            first.get("msg", ""),
-        ) from exc
+        raise malformed(exc, f'recipe file "{source}"') from exc
     for i, ref in enumerate(result.componentRefs):
         check_component_ref(ref, f'recipe file "{source}": componentRefs[{i}]')
     for i, name in enumerate(result.deploymentOrder):

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import __version__
-from core.foundation.errors import invalid, not_found
+from core.foundation.errors import invalid, malformed, not_found
 from core.foundation.fileio import atomic_write_text, read_document
 from core.foundation.yamlio import (
     dump_json,
@@ -121,6 +121,12 @@ class Snapshot(BaseModel):
         if m is None:
             return None
         return next((s for s in m.subtypes if s.subtype == name), None)
+
+    def reading_or_none(self, mtype: str, subtype: str, key: str) -> Scalar | None:
+        """The value at ``{mtype}.{subtype}.{key}``, or None when any part is absent (a
+        reading is never null). The one lookup for callers that treat absence as unknown."""
+        s = self.subtype(mtype, subtype)
+        return None if s is None else s.data.get(key)
 
     def reading(self, mtype: str, subtype: str, key: str) -> Scalar:
         """The value at ``{mtype}.{subtype}.{key}``; NOT_FOUND names what was missing."""
@@ -254,11 +260,7 @@ def _parse_snapshot(text: str, source: str) -> Snapshot:
     try:
         return Snapshot.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise invalid(
-            f'snapshot file "{source}" is malformed at {where or "top level"}', first.get("msg", "")
-        ) from exc
+        raise malformed(exc, f'snapshot file "{source}"') from exc
 
 
 def load_snapshot(path: str) -> Snapshot:

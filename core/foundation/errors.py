@@ -7,6 +7,10 @@ a one-line message, and an optional cause. The CLI maps the code to the exit sta
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class ErrorCode(StrEnum):
@@ -83,6 +87,14 @@ def invalid(
     message: str, cause: BaseException | str | None = None, *, remedy: str | None = None
 ) -> AicrError:
     return AicrError(ErrorCode.INVALID_REQUEST, message, cause, remedy=remedy)
+
+
+def malformed(exc: ValidationError, what: str, *, at: str = "") -> AicrError:
+    """The one mapping of a pydantic ValidationError to a user error: ``<what> is malformed
+    at <at><location of the first error>: <its message>`` (INVALID_REQUEST, exit 2)."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return invalid(f"{what} is malformed at {at}{where or 'top level'}", first.get("msg", ""))
 
 
 def not_found(message: str, cause: BaseException | str | None = None) -> AicrError:

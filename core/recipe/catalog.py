@@ -35,7 +35,7 @@ from core.documents.recipe_result import (
     check_component_ref,
 )
 from core.foundation import names
-from core.foundation.errors import AicrError, invalid, not_found
+from core.foundation.errors import AicrError, invalid, malformed, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
 from core.foundation.yamlio import load_yaml_plain
 from core.recipe.constraints import parse_path
@@ -438,12 +438,6 @@ def _prune_cache(directory: Path, *, keep: Path, limit: int = 8) -> None:
         stale.unlink(missing_ok=True)
 
 
-def _one_line(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first.get("loc", ()))
-    return f"{where or 'top level'}: {first.get('msg', '')}"
-
-
 def _build(root: Path, ext: Path | None) -> Catalog:
     if not root.is_dir():
         raise invalid(f'catalog directory "{root}" does not exist')
@@ -553,7 +547,7 @@ def _load_registry(doc: Any, source: str) -> Registry:
     try:
         reg = Registry.model_validate(doc)
     except ValidationError as exc:
-        raise invalid(f"{source} is malformed at {_one_line(exc)}") from exc
+        raise malformed(exc, source) from exc
     seen: set[str] = set()
     for i, comp in enumerate(reg.components):
         _check_registry_names(comp, f"{source}: components[{i}]")
@@ -624,7 +618,7 @@ def _load_overlay(doc: Any, rel: str, *, external: bool) -> Overlay | None:
     try:
         spec = OverlaySpec.model_validate(doc.get("spec") or {})
     except ValidationError as exc:
-        raise invalid(f"{rel} is malformed at spec.{_one_line(exc)}") from exc
+        raise malformed(exc, rel, at="spec.") from exc
     if profiled and spec.profile is None:
         raise invalid(f'{rel}: apiVersion "{api}" requires spec.profile (a profile declaration)')
     if spec.profile is not None and not profiled:
@@ -677,7 +671,7 @@ def _load_mixin(doc: Any, rel: str) -> Mixin | None:
     try:
         spec = MixinSpec.model_validate(spec_raw)
     except ValidationError as exc:
-        raise invalid(f"{rel} is malformed at spec.{_one_line(exc)}") from exc
+        raise malformed(exc, rel, at="spec.") from exc
     _check_constraint_names(spec.constraints, rel)
     for i, ref in enumerate(spec.componentRefs):
         check_component_ref(ref, f"{rel}: spec.componentRefs[{i}]")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from core.documents.criteria import Criteria
@@ -53,7 +54,19 @@ from core.recipe.values import resolve_component_values
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
 
-DEFERRED = "deferred"
+
+class CheckStatus(StrEnum):
+    """A verdict check's status: a constraint's evaluation, or deferred (not checkable
+    without a snapshot, or checked later by validation)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    UNAVAILABLE = "unavailable"
+    ERROR = "error"
+    DEFERRED = "deferred"
+
+
+DEFERRED = CheckStatus.DEFERRED
 AKS_POOLS = "K8s.aks-gpu-pools.gpu-driver"
 OKE_ADDON = "K8s.oke-addons.nvidia-gpu-plugin"
 OKE_LEGACY = "K8s.oke-legacy-plugin.nvidia-gpu-device-plugin"
@@ -70,7 +83,7 @@ class QualificationCheck:
     name: str
     expected: str
     actual: str | None
-    status: str  # passed | failed | unavailable | error | deferred
+    status: CheckStatus
     kind: str  # profile | overlay | mixin | recipe
     source: str  # "gpuStack=azure-managed", an overlay name, "mixin os-ubuntu", ...
     message: str
@@ -79,7 +92,7 @@ class QualificationCheck:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("passed", DEFERRED)
+        return self.status in (CheckStatus.PASSED, CheckStatus.DEFERRED)
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,7 @@ class QualificationVerdict:
 
     @property
     def failing(self) -> list[QualificationCheck]:
-        return [c for c in self.checks if c.status not in ("passed", DEFERRED)]
+        return [c for c in self.checks if not c.ok]
 
 
 # ------------------------------------------------------------------------- evaluation
@@ -123,11 +136,8 @@ def _reading(snapshot: Snapshot | None, path: str) -> str | None:
         return None
     mtype, _, rest = path.partition(".")
     sub, _, key = rest.partition(".")
-    try:
-        value = snapshot.reading(mtype, sub, key)
-    except AicrError:
-        return None
-    return format_scalar(value)
+    value = snapshot.reading_or_none(mtype, sub, key)
+    return None if value is None else format_scalar(value)
 
 
 # --------------------------------------------------------------------------- remedies
@@ -409,7 +419,7 @@ def _qualify(
             f'profile declaration from overlay "{decl_source}" was removed by snapshot constraint '
             f"filtering (excluded: {', '.join(e.name for e in excluded) or 'none'})",
             remedy=next(
-                (c.remedy for c in checks if c.status != "passed" and c.remedy),
+                (c.remedy for c in checks if c.status is not CheckStatus.PASSED and c.remedy),
                 "fix the failing overlay constraint listed in the verdict and recapture",
             ),
         )
@@ -537,7 +547,7 @@ def _check(
         name=r.name,
         expected=r.expected,
         actual=r.actual,
-        status=str(r.status),
+        status=CheckStatus(r.status),
         kind=kind,
         source=source,
         message=r.message,

@@ -541,12 +541,8 @@ def search_guide(query: str, *, service: str | None = None) -> list[GuideEntry]:
 
 
 def _reading(snapshot: Snapshot | None, mtype: str, subtype: str, key: str) -> str | None:
-    if snapshot is None:
-        return None
-    sub = snapshot.subtype(mtype, subtype)
-    if sub is None or key not in sub.data:
-        return None
-    return str(sub.data[key]).strip()
+    value = None if snapshot is None else snapshot.reading_or_none(mtype, subtype, key)
+    return None if value is None else str(value).strip()
 
 
 def _dig(tree: Any, dotted: str) -> Any:

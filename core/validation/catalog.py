@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.foundation.errors import invalid
+from core.foundation.errors import invalid, malformed
 from core.foundation.fileio import read_document
 from core.foundation.yamlio import load_yaml_plain
 
@@ -141,12 +141,7 @@ def _parse_catalog(text: str, source: str) -> ValidatorCatalog:
     try:
         catalog = ValidatorCatalog.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise invalid(
-            f'validator catalog "{source}" is malformed at {where or "top level"}',
-            first.get("msg", ""),
-        ) from exc
+        raise malformed(exc, f'validator catalog "{source}"') from exc
     _check_entries(catalog.validators, source)
     return catalog
 
