@@ -23,6 +23,7 @@ from core.documents.recipe_result import (
     ExcludedOverlay,
     RecipeResult,
     SelectedProfile,
+    Validation,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.tree import deep_merge, get_path
@@ -335,6 +336,32 @@ def qualify(
     return verdict
 
 
+@dataclass
+class _Filtered:
+    """The candidates after snapshot filtering: what merged, what was checked and excluded."""
+
+    merged: MergedSpec = field(init=False)
+    checks: list[QualificationCheck] = field(default_factory=list)
+    excluded: list[ExcludedOverlay] = field(default_factory=list)
+    warnings: list[ConstraintWarning] = field(default_factory=list)
+    evaluated: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Composition:
+    """The working composition: the merged spec with the selected profile value applied."""
+
+    refs: dict[str, ComponentRef]
+    constraints: dict[str, Constraint]
+    origin: dict[str, str]
+    validation: Validation | None
+    value_name: str | None = None
+    value: ProfileValue | None = None
+    selected: SelectedProfile | None = None
+    checks: list[QualificationCheck] = field(default_factory=list)
+    first_failure: AicrError | None = None
+
+
 def _qualify(
     cat: Catalog,
     criteria: Criteria,
@@ -342,6 +369,8 @@ def _qualify(
     snapshot: Snapshot | None,
     verdict: QualificationVerdict,
 ) -> None:
+    """The steps of :func:`qualify`: candidates, snapshot filtering, coverage, the profile
+    value, deferred checks, driver-state notes, and the finalised recipe."""
     selection = parse_profile_selection(profile)
     if criteria.specificity == 0:
         raise invalid(
@@ -356,150 +385,197 @@ def _qualify(
         verdict.profile_default = decl.default
         verdict.profile_source = decl_source
 
-    checks: list[QualificationCheck] = []
-    excluded: list[ExcludedOverlay] = []
-    warnings: list[ConstraintWarning] = []
-    evaluated: set[str] = set()
-    if snapshot is not None:
-        surviving: list[Overlay] = []
-        for cand in candidates:
-            failed_here = False
-            for c in cand.spec.constraints:
-                r = _evaluate(c.name, c.value, snapshot)
-                evaluated.add(c.name)
-                if r.status is ConstraintStatus.ERROR:
-                    raise AicrError(
-                        r.error.code if r.error else ErrorCode.INVALID_REQUEST,
-                        f'overlay "{cand.name}" constraint "{c.name}" could not be evaluated',
-                        r.error or r.message,
-                    )
-                if r.passed:
-                    checks.append(_check(r, "overlay", cand.name, ""))
-                    continue
-                failed_here = True
-                reason = (
-                    f"expected {c.value}, got {r.actual}"
-                    if r.status is ConstraintStatus.FAILED
-                    else (r.error.render() if r.error else r.message)
+    filtered = _filter_candidates(cat, candidates, snapshot)
+    verdict.excluded_overlays = filtered.excluded
+    verdict.applied_overlays = list(filtered.merged.applied)
+    verdict.checks = list(filtered.checks)
+    _require_declaration_survived(decl_source, filtered)
+    check_coverage(cat, criteria, filtered.merged.applied)
+
+    merged = filtered.merged
+    comp = _Composition(
+        refs=dict(merged.refs),
+        constraints=dict(merged.constraints),
+        origin=dict(merged.constraint_origin),
+        validation=merged.validation,
+    )
+    picked = select_value(decl if decl_source in merged.applied else None, selection)
+    if picked is not None and decl is not None and decl_source is not None:
+        verdict.profile_value = picked[0]
+        _apply_profile(cat, decl, decl_source, picked, merged, snapshot, filtered.evaluated, comp)
+    verdict.checks = comp.checks + filtered.checks + _deferred_checks(comp, filtered.evaluated)
+    if comp.first_failure is not None:
+        raise comp.first_failure
+    verdict.recipe = _finalize_recipe(cat, criteria, snapshot, filtered, comp, verdict)
+
+
+def _filter_candidates(
+    cat: Catalog, candidates: list[Overlay], snapshot: Snapshot | None
+) -> _Filtered:
+    """Without a snapshot every candidate merges; with one, a candidate whose own (or whose
+    mixins') constraint fails is excluded and recorded."""
+    out = _Filtered()
+    if snapshot is None:
+        out.merged = merge_candidates(cat, candidates)
+        return out
+    surviving = [cand for cand in candidates if _overlay_holds(cand, snapshot, out)]
+    merged = merge_candidates(cat, surviving)
+    out.merged = _filter_mixins(
+        cat, snapshot, surviving, merged, out.checks, out.excluded, out.warnings, out.evaluated
+    )
+    return out
+
+
+def _overlay_holds(cand: Overlay, snapshot: Snapshot, out: _Filtered) -> bool:
+    """Evaluate one candidate's constraints into ``out``; False excludes the candidate."""
+    failed_here = False
+    for c in cand.spec.constraints:
+        r = _evaluate(c.name, c.value, snapshot)
+        out.evaluated.add(c.name)
+        if r.status is ConstraintStatus.ERROR:
+            raise AicrError(
+                r.error.code if r.error else ErrorCode.INVALID_REQUEST,
+                f'overlay "{cand.name}" constraint "{c.name}" could not be evaluated',
+                r.error or r.message,
+            )
+        if r.passed:
+            out.checks.append(_check(r, "overlay", cand.name, ""))
+            continue
+        failed_here = True
+        reason = (
+            f"expected {c.value}, got {r.actual}"
+            if r.status is ConstraintStatus.FAILED
+            else (r.error.render() if r.error else r.message)
+        )
+        out.warnings.append(
+            ConstraintWarning(
+                overlay=cand.name,
+                constraint=c.name,
+                expected=c.value,
+                actual=r.actual or "",
+                reason=reason,
+            )
+        )
+        out.checks.append(
+            _check(
+                r,
+                "overlay",
+                cand.name,
+                overlay_remedy(r, c, cand.name),
+                effect=f"overlay {cand.name} excluded",
+            )
+        )
+    if failed_here:
+        out.excluded.append(ExcludedOverlay(name=cand.name, reason="constraint-failed"))
+    return not failed_here
+
+
+def _require_declaration_survived(decl_source: str | None, filtered: _Filtered) -> None:
+    if decl_source is None or decl_source in filtered.merged.applied:
+        return
+    raise invalid(
+        f'profile declaration from overlay "{decl_source}" was removed by snapshot constraint '
+        f"filtering (excluded: {', '.join(e.name for e in filtered.excluded) or 'none'})",
+        remedy=next(
+            (c.remedy for c in filtered.checks if c.status is not CheckStatus.PASSED and c.remedy),
+            "fix the failing overlay constraint listed in the verdict and recapture",
+        ),
+    )
+
+
+def _apply_profile(
+    cat: Catalog,
+    decl: ProfileDeclaration,
+    decl_source: str,
+    picked: tuple[str, ProfileValue],
+    merged: MergedSpec,
+    snapshot: Snapshot | None,
+    evaluated: set[str],
+    comp: _Composition,
+) -> None:
+    """Apply the selected profile value to ``comp``: its constraints (checked against the
+    snapshot, fail closed), readiness constraints and the component fragment it owns."""
+    value_name, value = picked
+    comp.value_name, comp.value = value_name, value
+    label = f"{decl.name}={value_name}"
+    owned = cat.overlay(decl_source).owned_paths
+    for name in owned:
+        ref = comp.refs.get(name)
+        if ref is None or not ref.enabled:
+            raise invalid(
+                f'profile "{decl.name}" references component "{name}", which is not enabled '
+                "in the surviving composition"
+            )
+    for c in value.constraints:
+        _add_profile_constraint(decl, value_name, label, c, snapshot, evaluated, comp)
+    comp.validation = with_readiness_constraints(
+        comp.validation, value.readinessConstraints, f"profile {label}"
+    )
+    refs = comp.refs
+    applied_refs = cat.memoized(
+        ("fragment", id(merged), value_name),
+        lambda: {
+            pref.name: refs[pref.name].model_copy(
+                update={"overrides": deep_merge(refs[pref.name].overrides, pref.overrides)}
+            )
+            for pref in value.componentRefs
+        },
+    )
+    refs.update(applied_refs)
+    for pref in value.componentRefs:
+        for path in owned.get(pref.name, []):
+            if path != "enabled" and not get_path(refs[pref.name].overrides, path)[0]:
+                raise invalid(
+                    f'profile {label} owned path "{pref.name}:{path}" is missing from the '
+                    "component's inline overrides"
                 )
-                warnings.append(
-                    ConstraintWarning(
-                        overlay=cand.name,
-                        constraint=c.name,
-                        expected=c.value,
-                        actual=r.actual or "",
-                        reason=reason,
-                    )
-                )
-                checks.append(
-                    _check(
-                        r,
-                        "overlay",
-                        cand.name,
-                        overlay_remedy(r, c, cand.name),
-                        effect=f"overlay {cand.name} excluded",
-                    )
-                )
-            if failed_here:
-                excluded.append(ExcludedOverlay(name=cand.name, reason="constraint-failed"))
-            else:
-                surviving.append(cand)
-        merged = merge_candidates(cat, surviving)
-        merged = _filter_mixins(
-            cat, snapshot, surviving, merged, checks, excluded, warnings, evaluated
+    comp.selected = SelectedProfile(
+        name=decl.name, value=value_name, advertiser=value.advertiser, ownedPaths=owned
+    )
+
+
+def _add_profile_constraint(
+    decl: ProfileDeclaration,
+    value_name: str,
+    label: str,
+    c: Constraint,
+    snapshot: Snapshot | None,
+    evaluated: set[str],
+    comp: _Composition,
+) -> None:
+    existing = comp.constraints.get(c.name)
+    if existing is not None and existing.value != c.value:
+        raise invalid(
+            f'profile {label} constraint "{c.name}" collides with the constraint of the '
+            f"same name from {comp.origin.get(c.name, 'an overlay')} ({existing.value})"
+        )
+    if snapshot is None:
+        comp.checks.append(
+            QualificationCheck(
+                name=c.name,
+                expected=c.value,
+                actual=None,
+                status=DEFERRED,
+                kind="profile",
+                source=label,
+                message="recorded in the recipe; verified by aicr-tui validate readiness",
+            )
         )
     else:
-        merged = merge_candidates(cat, candidates)
-    verdict.excluded_overlays = excluded
-    verdict.applied_overlays = list(merged.applied)
-    verdict.checks = list(checks)
+        r = _evaluate(c.name, c.value, snapshot)
+        evaluated.add(c.name)
+        remedy = "" if r.passed else profile_remedy(decl, value_name, r, snapshot, c)
+        comp.checks.append(_check(r, "profile", label, remedy))
+        if not r.passed and comp.first_failure is None:
+            comp.first_failure = _profile_error(label, c, r, remedy)
+    comp.constraints[c.name] = c
+    comp.origin[c.name] = f"profile {label}"
 
-    if decl_source is not None and decl_source not in merged.applied:
-        raise invalid(
-            f'profile declaration from overlay "{decl_source}" was removed by snapshot constraint '
-            f"filtering (excluded: {', '.join(e.name for e in excluded) or 'none'})",
-            remedy=next(
-                (c.remedy for c in checks if c.status is not CheckStatus.PASSED and c.remedy),
-                "fix the failing overlay constraint listed in the verdict and recapture",
-            ),
-        )
-    check_coverage(cat, criteria, merged.applied)
 
-    picked = select_value(decl if decl_source in merged.applied else None, selection)
-    refs: dict[str, ComponentRef] = dict(merged.refs)
-    constraints: dict[str, Constraint] = dict(merged.constraints)
-    origin: dict[str, str] = dict(merged.constraint_origin)
-    validation = merged.validation
-    selected_profile: SelectedProfile | None = None
-    profile_checks: list[QualificationCheck] = []
-    first_failure: AicrError | None = None
-    value_name: str | None = None
-    value: ProfileValue | None = None
-    if picked is not None and decl is not None and decl_source is not None:
-        value_name, value = picked
-        verdict.profile_value = value_name
-        label = f"{decl.name}={value_name}"
-        owned = cat.overlay(decl_source).owned_paths
-        for comp in owned:
-            ref = refs.get(comp)
-            if ref is None or not ref.enabled:
-                raise invalid(
-                    f'profile "{decl.name}" references component "{comp}", which is not enabled '
-                    "in the surviving composition"
-                )
-        for c in value.constraints:
-            existing = constraints.get(c.name)
-            if existing is not None and existing.value != c.value:
-                raise invalid(
-                    f'profile {label} constraint "{c.name}" collides with the constraint of the '
-                    f"same name from {origin.get(c.name, 'an overlay')} ({existing.value})"
-                )
-            if snapshot is None:
-                profile_checks.append(
-                    QualificationCheck(
-                        name=c.name,
-                        expected=c.value,
-                        actual=None,
-                        status=DEFERRED,
-                        kind="profile",
-                        source=label,
-                        message="recorded in the recipe; verified by aicr-tui validate readiness",
-                    )
-                )
-            else:
-                r = _evaluate(c.name, c.value, snapshot)
-                evaluated.add(c.name)
-                remedy = "" if r.passed else profile_remedy(decl, value_name, r, snapshot, c)
-                profile_checks.append(_check(r, "profile", label, remedy))
-                if not r.passed and first_failure is None:
-                    first_failure = _profile_error(label, c, r, remedy)
-            constraints[c.name] = c
-            origin[c.name] = f"profile {label}"
-        validation = with_readiness_constraints(
-            validation, value.readinessConstraints, f"profile {label}"
-        )
-        applied_refs = cat.memoized(
-            ("fragment", id(merged), value_name),
-            lambda: {
-                pref.name: refs[pref.name].model_copy(
-                    update={"overrides": deep_merge(refs[pref.name].overrides, pref.overrides)}
-                )
-                for pref in value.componentRefs
-            },
-        )
-        refs.update(applied_refs)
-        for pref in value.componentRefs:
-            for path in owned.get(pref.name, []):
-                if path != "enabled" and not get_path(refs[pref.name].overrides, path)[0]:
-                    raise invalid(
-                        f'profile {label} owned path "{pref.name}:{path}" is missing from the '
-                        "component's inline overrides"
-                    )
-        selected_profile = SelectedProfile(
-            name=decl.name, value=value_name, advertiser=value.advertiser, ownedPaths=owned
-        )
-    # Everything else in the recipe that was not evaluated now is re-checked by validate.
-    deferred = [
+def _deferred_checks(comp: _Composition, evaluated: set[str]) -> list[QualificationCheck]:
+    """Everything else in the recipe that was not evaluated now is re-checked by validate."""
+    origin = comp.origin
+    return [
         QualificationCheck(
             name=name,
             expected=c.value,
@@ -509,34 +585,41 @@ def _qualify(
             source=origin.get(name, "").removeprefix("mixin:"),
             message="recorded in the recipe; verified by aicr-tui validate readiness",
         )
-        for name, c in sorted(constraints.items())
+        for name, c in sorted(comp.constraints.items())
         if name not in evaluated and not origin.get(name, "").startswith("profile ")
     ]
-    verdict.checks = profile_checks + checks + deferred
-    if first_failure is not None:
-        raise first_failure
 
+
+def _finalize_recipe(
+    cat: Catalog,
+    criteria: Criteria,
+    snapshot: Snapshot | None,
+    filtered: _Filtered,
+    comp: _Composition,
+    verdict: QualificationVerdict,
+) -> RecipeResult:
+    """Driver-state notes, metadata, and the finalised (memoised) recipe."""
     state = gpu_driver_state(snapshot)
     verdict.gpu_driver_state = state
-    notes = _driver_state_notes(cat, criteria, refs, state, value, selected_profile, verdict)
-    overridden = notes is not refs
-    refs = notes
+    refs = _driver_state_notes(cat, criteria, comp.refs, state, comp.value, comp.selected, verdict)
+    overridden = refs is not comp.refs
+    merged = filtered.merged
     metadata = stamp_metadata(
         merged.applied,
-        excludedOverlays=excluded,
-        constraintWarnings=warnings,
+        excludedOverlays=filtered.excluded,
+        constraintWarnings=filtered.warnings,
         gpuDriverState=state,
-        selectedProfile=selected_profile,
+        selectedProfile=comp.selected,
     )
-    verdict.recipe = finalize(
+    return finalize(
         cat,
         criteria,
         refs,
-        constraints,
-        validation,
+        comp.constraints,
+        comp.validation,
         metadata,
-        api_version=API_PROFILE if selected_profile is not None else "aicr.run/v1",
-        memo_key=(id(merged), value_name, overridden),
+        api_version=API_PROFILE if comp.selected is not None else "aicr.run/v1",
+        memo_key=(id(merged), comp.value_name, overridden),
     )
 
 
