@@ -24,7 +24,7 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy --strict core
+	$(VENV)/bin/mypy --strict core screens aicr_tui
 	$(VENV)/bin/lint-imports
 
 unit: $(STAMP)

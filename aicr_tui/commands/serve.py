@@ -106,7 +106,7 @@ def _make_guarded_server_class() -> type:
     from aiohttp import web
     from textual_serve.server import Server
 
-    class GuardedServer(Server):  # type: ignore[misc]
+    class GuardedServer(Server):
         def __init__(
             self,
             command: str,
@@ -196,7 +196,11 @@ def _make_guarded_server_class() -> type:
             response: web.StreamResponse = await super().handle_index(request)
             return response
 
-        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        # The refusal is a plain 503 response (aiohttp accepts any StreamResponse from a
+        # handler); textual-serve annotates its own handler with the WebSocketResponse.
+        async def handle_websocket(  # type: ignore[override]
+            self, request: web.Request
+        ) -> web.StreamResponse:
             if self.sessions >= self.max_sessions:
                 return web.Response(
                     status=503,
