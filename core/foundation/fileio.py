@@ -236,17 +236,29 @@ def _check_file_target(path: str, what: str) -> os.stat_result | None:
     return info
 
 
+FIFO_READER_WAIT_S = 2.0
+
+
 def _open_special(path: str, info: os.stat_result, what: str) -> int:
-    """Open a FIFO or character device for writing without ever blocking: a FIFO with no
-    reader is refused up front (``ENXIO``) instead of hanging."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        if exc.errno == errno.ENXIO and stat.S_ISFIFO(info.st_mode):
-            raise invalid(
-                f"{what} {_shown_path(path)} is a FIFO with no reader; start the reader first"
-            ) from exc
-        raise output_error(path, exc, what) from exc
+    """Open a FIFO or character device for writing without ever blocking: a FIFO whose
+    reader has not opened it within ``FIFO_READER_WAIT_S`` is refused instead of hanging."""
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            break
+        except OSError as exc:
+            if exc.errno == errno.ENXIO and stat.S_ISFIFO(info.st_mode):
+                # A reader started alongside us (`-o fifo & cat fifo`) gets a moment to
+                # open its end; then the run stops instead of hanging.
+                if time.monotonic() < deadline:
+                    time.sleep(0.01)
+                    continue
+                raise invalid(
+                    f"{what} {_shown_path(path)} is a FIFO with no reader "
+                    f"(waited {FIFO_READER_WAIT_S:g}s); start the reader first"
+                ) from exc
+            raise output_error(path, exc, what) from exc
     if stat.S_ISFIFO(info.st_mode):
         import fcntl
 

@@ -1,5 +1,5 @@
 """Every OS error at the output boundary is one stderr line naming the path and the cause,
-exit 2, never ``[INTERNAL]``; a FIFO with no reader is refused at once (never a hang); a
+exit 2, never ``[INTERNAL]``; a FIFO whose reader does not come within 2 s is refused (never a hang); a
 trailing slash means a directory.
 
 Full and read-only disks are real where the kernel lets an unprivileged user namespace mount
@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +73,13 @@ def test_dev_null_still_works_and_is_no_bundle_directory(recipe_file: Path) -> N
     )
 
 
-def test_fifo_without_reader_is_refused_at_once(tmp_path: Path) -> None:
+def test_fifo_without_reader_is_refused_not_a_hang(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
+    started = time.monotonic()
     proc = run_cli(*RECIPE_ARGS, "-o", str(fifo), timeout=60)
     _one_line(proc, str(fifo), "FIFO with no reader")
+    assert time.monotonic() - started < 30  # a bounded wait for a reader, never a hang
 
 
 def test_fifo_with_a_reader_receives_the_output(tmp_path: Path) -> None:
