@@ -76,6 +76,8 @@ class BundlePreviewScreen(Screen[Path | None]):
         Binding("v", "show_tab('values')", "Values", id="bundle.values"),
         Binding("m", "show_tab('manifests')", "Manifests", id="bundle.manifests"),
         Binding("c", "show_tab('checks')", "Checks", id="bundle.checks"),
+        Binding("d", "cycle_deployer", "Deployer", id="bundle.deployer"),
+        Binding("f", "show_tab('files')", "Files", id="bundle.files"),
         Binding("escape", "back", "Back", id="bundle.back"),
     ]
 
@@ -92,6 +94,16 @@ class BundlePreviewScreen(Screen[Path | None]):
             "Bundle: show manifests",
             "Rendered manifests of the selected component",
             "show_tab('manifests')",
+        ),
+        (
+            "Bundle: next deployer",
+            "helm → helmfile → argocd → argocd-helm → flux (the layout written)",
+            "cycle_deployer",
+        ),
+        (
+            "Bundle: show files",
+            "Every file of the bundle and its entry point",
+            "show_tab('files')",
         ),
         (
             "Bundle: show checks",
@@ -114,11 +126,13 @@ class BundlePreviewScreen(Screen[Path | None]):
         default_output: Path,
         overrides: str = "",
         base_dir: Path | None = None,
+        deployer: str = "helm",
         name: str | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id)
         self.recipe = recipe
+        self.deployer = deployer
         self.default_output = Path(default_output)
         self.base_dir = base_dir
         self.initial_overrides = overrides
@@ -129,9 +143,10 @@ class BundlePreviewScreen(Screen[Path | None]):
         self.written_to: Path | None = None
         self.writing = False
         self._debounce: Timer | None = None
-        self._feedback_cache: dict[tuple[str, str], list[Any]] = {}
+        self._feedback_cache: dict[tuple[str, str, str], list[Any]] = {}
         self.values_text = ""  # what the Values tab shows (YAML, highlighted on screen)
         self.manifests_text = ""
+        self.files_text = ""  # what the Files tab shows: the file list, then the entry point
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -159,6 +174,9 @@ class BundlePreviewScreen(Screen[Path | None]):
                 with TabPane("Checks", id="checks"):
                     with VerticalScroll(id="checks-scroll"):
                         yield Static("", id="checks-view", markup=False)
+                with TabPane("Files", id="files"):
+                    with VerticalScroll(id="files-scroll"):
+                        yield Static("", id="files-view", markup=False)
         yield Static("", id="bundle-status", markup=False)
         yield Footer()
 
@@ -192,22 +210,30 @@ class BundlePreviewScreen(Screen[Path | None]):
     )
     def _plan_worker(self, text: str, generation: int) -> None:
         from core.bundler import check_override_entry, plan_bundle
+        from core.bundler.deployers.config import deployer_config
 
         recipe = self.recipe
         base_dir = self.base_dir
+        deployer = deployer_config(self.deployer)
 
         def planner(overrides: Any, tolerations: list[Any] | None) -> Any:
-            return plan_bundle(recipe, overrides, accelerated_tolerations=tolerations)
+            return plan_bundle(
+                recipe, overrides, accelerated_tolerations=tolerations, deployer=deployer
+            )
 
         cache = self._feedback_cache
 
         def checker(kind: str, entry: str) -> list[Any]:
             # An unchanged line keeps its verdict; --set-file reads a file that may change.
             if kind == "set-file":
-                return check_override_entry(recipe, kind, entry, base_dir=base_dir)
-            key = (kind, entry)
+                return check_override_entry(
+                    recipe, kind, entry, base_dir=base_dir, deployer=deployer
+                )
+            key = (deployer.name, kind, entry)
             if key not in cache:
-                cache[key] = check_override_entry(recipe, kind, entry, base_dir=base_dir)
+                cache[key] = check_override_entry(
+                    recipe, kind, entry, base_dir=base_dir, deployer=deployer
+                )
             return cache[key]
 
         result = preview(text, planner, checker=checker, base_dir=base_dir, generation=generation)
@@ -222,6 +248,7 @@ class BundlePreviewScreen(Screen[Path | None]):
             self._paint_selection()
             self._paint_feedback()
             self._paint_checks()
+            self._paint_files()
             self._paint_status()
             self._paint_banner()
 
@@ -244,9 +271,39 @@ class BundlePreviewScreen(Screen[Path | None]):
         profile = getattr(getattr(self.recipe, "metadata", None), "selectedProfile", None)
         if profile is not None:
             parts.append(f"{profile.name}={profile.value}")
+        parts.append(f"deployer {self.deployer} (d: next)")
         if self.plan is not None:
             parts.append(f"{len(self.plan.components)} components")
         self.query_one("#bundle-banner", Static).update(" · ".join(p for p in parts if p))
+
+    def _paint_files(self) -> None:
+        """Every file the deployer writes, then its entry point as it will be written."""
+        view = self.query_one("#files-view", Static)
+        plan = self.plan
+        if plan is None:
+            self.files_text = ""
+            view.update(Text("no plan — see Checks", style="dim"))
+            return
+        files = plan.files
+        entry = getattr(plan, "entrypoint", "")
+        listing = "".join(
+            f"# {path}  ({len(files[path])} bytes){'  <- entry point' if path == entry else ''}\n"
+            for path in files
+        )
+        body = files.get(entry, b"").decode("utf-8", "replace") if entry else ""
+        self.files_text = f"{listing}\n# --- {entry} ---\n{body}"
+        if entry.endswith(".sh"):
+            view.update(
+                Syntax(
+                    self.files_text,
+                    "bash",
+                    theme=SYNTAX_THEME,
+                    word_wrap=False,
+                    background_color="default",
+                )
+            )
+        else:
+            view.update(_yaml_view(self.files_text))
 
     def _paint_tree(self) -> None:
         tree: Tree[tuple[str, str, str]] = self.query_one("#components", Tree)
@@ -475,6 +532,15 @@ class BundlePreviewScreen(Screen[Path | None]):
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#bundle-tabs", TabbedContent).active = tab
 
+    def action_cycle_deployer(self) -> None:
+        """Preview (and write) the next layout: helm, helmfile, argocd, argocd-helm, flux."""
+        from core.bundler.deployers.config import DEPLOYERS
+
+        self.deployer = DEPLOYERS[(DEPLOYERS.index(self.deployer) + 1) % len(DEPLOYERS)]
+        self.written_to = None
+        self._paint_banner()
+        self._replan()
+
     def action_edit_overrides(self) -> None:
         self.action_show_tab("overrides")
         self.query_one("#overrides-editor", TextArea).focus()
@@ -489,7 +555,7 @@ class BundlePreviewScreen(Screen[Path | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letter keys belong to the editor while it has focus.
-        if action in ("write", "edit_overrides", "show_tab"):
+        if action in ("write", "edit_overrides", "show_tab", "cycle_deployer"):
             try:
                 editor = self.query_one("#overrides-editor", TextArea)
             except Exception:

@@ -657,8 +657,12 @@ def check_override_entry(
     *,
     catalog: Catalog | None = None,
     base_dir: Path | None = None,
+    deployer: DeployerConfig | None = None,
 ) -> list[Feedback]:
-    """Feedback on ONE override entry: parse errors, refusals, lock/policy verdicts, warnings."""
+    """Feedback on ONE override entry: parse errors, refusals, lock/policy verdicts, warnings.
+
+    ``deployer`` is the layout being previewed (``deployer:`` options and ``--dynamic`` are
+    judged against it)."""
     from core.foundation.errors import AicrError
 
     try:
@@ -678,13 +682,21 @@ def check_override_entry(
     keyed = [Toleration(key="aicr-tui.check/placeholder", operator="Exists", effect="NoSchedule")]
     try:
         baseline = plan_bundle(
-            recipe, BundleOverrides(), accelerated_tolerations=keyed, catalog=catalog
+            recipe,
+            BundleOverrides(),
+            accelerated_tolerations=keyed,
+            catalog=catalog,
+            deployer=deployer,
         )
     except AicrError as err:
         return [Feedback("error", f"the recipe itself cannot be bundled: {err.render()}")]
     try:
         plan = plan_bundle(
-            recipe, BundleOverrides(**buckets), accelerated_tolerations=keyed, catalog=catalog
+            recipe,
+            BundleOverrides(**buckets),
+            accelerated_tolerations=keyed,
+            catalog=catalog,
+            deployer=deployer,
         )
     except AicrError as err:
         return [Feedback("error", err.render())]
