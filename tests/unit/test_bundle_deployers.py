@@ -527,6 +527,20 @@ def test_upstream_flag_refusals(kwargs: dict[str, Any], message: str) -> None:
         deployer_config(**kwargs)
 
 
+def test_a_missing_repo_is_a_warning_naming_the_placeholder() -> None:
+    for name, placeholder in (
+        ("argocd", "git.example.invalid"),
+        ("flux", "registry.example.invalid"),
+    ):
+        p = plan(demo_recipe("oke-oci"), deployer=deployer_config(name))
+        (warning,) = [w for w in p.warnings if w.startswith("--repo is not set")]
+        assert placeholder in warning
+        assert any(placeholder in data.decode() for data in p.files.values())
+    assert not any(
+        "--repo" in w for w in plan(demo_recipe("oke-oci"), deployer=config("argocd")).warnings
+    )
+
+
 def test_repo_is_ignored_with_a_warning_for_argocd_helm() -> None:
     cfg = deployer_config("argocd-helm", repo=GIT)
     assert cfg.repo == "" and "ignored" in cfg.warnings[0]

@@ -166,6 +166,16 @@ def deployer_config(
     elif name in ("helm", "helmfile") and repo:
         warnings.append(f"--repo is not used by --deployer {name}")
         repo = ""
+    elif name == "argocd" and not repo:
+        warnings.append(
+            f"--repo is not set: the Applications point at {REPO_PLACEHOLDER}; regenerate with "
+            "--repo <the Git repository you push the bundle to>"
+        )
+    elif name == "flux" and not repo:
+        warnings.append(
+            f"--repo is not set: the bundle's OCIRepository points at {OCI_PLACEHOLDER}; "
+            "regenerate with --repo oci://<registry>/<repository> you push the bundle to"
+        )
     return DeployerConfig(
         name=name,
         repo=_repo(repo, name),
