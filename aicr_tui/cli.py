@@ -7,6 +7,7 @@ line that names a subcommand registers (imports) only that one.
 
 Every failure is one line on stderr and an exit code: 2 for invalid input (argparse
 errors included), the upstream code table for structured errors, never a traceback.
+Warnings print only when the command succeeds; notes that are not warnings need ``-v``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ COMMANDS: dict[str, str] = {
     "validate": "aicr_tui.commands.validate",
     "serve": "aicr_tui.commands.serve",
 }
+
+
+VERBOSE_HELP = "also print notes that are not warnings (derived criteria, files written)"
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -63,11 +67,17 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "--demo", action="store_true", help="open the wizard on the shipped sample captures"
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND")
     for name, module_path in COMMANDS.items():
         if named is not None and name != named:
             continue
         importlib.import_module(module_path).register(sub)
+    for command in sub.choices.values():
+        # SUPPRESS: a subcommand's default must not reset `aicr-tui -v recipe …`.
+        command.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP
+        )
     return parser
 
 
@@ -93,11 +103,13 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from aicr_tui.commands._common import drop_warnings, flush_warnings, set_verbose
     from core.foundation.errors import AicrError
 
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(words)
     args = parser.parse_args(words)
+    set_verbose(bool(getattr(args, "verbose", False)))
     if args.version:
         from core import __version__
 
@@ -112,17 +124,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":  # a server: its own process handling
             return int(module.run(args))
         with _sigterm_unwinds():
-            return int(module.run(args))
+            code = int(module.run(args))
+        flush_warnings()
+        return code
     except AicrError as err:
+        drop_warnings()
         sys.stderr.write(f"aicr-tui: error: {err.render()}\n")
         return err.exit_code
     except KeyboardInterrupt:
+        drop_warnings()
         sys.stderr.write("aicr-tui: interrupted\n")
         return 130
     except Terminated:
+        drop_warnings()
         sys.stderr.write("aicr-tui: terminated\n")
         return 143
     except OSError as exc:  # an OS error no boundary named: the environment's, not a bug
+        drop_warnings()
         from core.foundation.fileio import describe_os_error
 
         sys.stderr.write(f"aicr-tui: error: [INVALID_REQUEST] {describe_os_error(exc)}\n")
@@ -130,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # last line of defence: one line, never a traceback
+        drop_warnings()
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())
         sys.stderr.write(f"aicr-tui: error: [INTERNAL] unexpected failure: {detail}\n")
         return 1

@@ -1,8 +1,11 @@
 """Step 1, capture: load provider dumps or fetch them live; show pools, modes and readings.
 
-Loading runs in a thread worker (the same ``capture_offline`` call as ``aicr-tui snapshot``)
-and reports back with a message. A bad file shows the CLI's one-line message inline and
-leaves the previous capture untouched.
+Loading runs in a thread worker through ``core.services.capture`` (the calls the CLI
+makes) and reports back with a message. An opened file's kind comes from its content: a
+snapshot replaces the capture, a provider dump for the capture's service is added to it
+(``c`` starts over with only that file), any other dump starts a new capture. Criteria the
+user has not chosen follow the capture's snapshot. A bad file shows the CLI's one-line
+message inline and leaves the previous capture untouched.
 """
 
 from __future__ import annotations
@@ -42,12 +45,29 @@ class SnapshotOnly:
 
 
 class CaptureLoaded(Message):
-    def __init__(self, result: Any, files: dict[str, str], label: str, sample: str | None) -> None:
+    def __init__(
+        self,
+        result: Any,
+        files: dict[str, str],
+        label: str,
+        sample: str | None,
+        *,
+        note: str = "",
+        change: str = "new",
+        opened: str = "",
+        criteria: dict[str, Any] | None = None,
+        derived: tuple[str, ...] = (),
+    ) -> None:
         super().__init__()
         self.result = result
         self.files = files
         self.label = label
         self.sample = sample
+        self.note = note  # what the opened file did to the capture
+        self.change = change
+        self.opened = opened
+        self.criteria = criteria or {}  # criteria filled from the snapshot (user choices kept)
+        self.derived = derived
 
 
 class CaptureFailed(Message):
@@ -83,6 +103,7 @@ class CaptureScreen(Screen[None]):
     TITLE = "1 Capture"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "open_path", "Open file", id="capture.open"),
+        Binding("c", "only_last", "Only this file", id="capture.only"),
         Binding("t", "browse", "Browse", id="capture.browse", show=False),
         Binding("F", "fetch_live", "Fetch live", id="capture.fetch", key_display="F"),
         Binding("x", "cancel_live", "Cancel fetch", id="capture.cancel", show=False),
@@ -144,6 +165,34 @@ class CaptureScreen(Screen[None]):
         options.focus()
 
     # -- actions ------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "only_last":
+            # Only offered while the last opened dump was added to an existing capture.
+            return self.state.last_change == "added"
+        return True
+
+    def action_only_last(self) -> None:
+        """Start a new capture with only the file that was just added to the old one."""
+        path = self.state.last_opened
+        if self.state.last_change != "added" or not path:
+            return
+        from core.services.capture import read_capture_kind
+
+        try:
+            kind = read_capture_kind(path)
+        except Exception as exc:
+            self.post_message(CaptureFailed(error_line(exc)))
+            return
+        self._status(f"Loading {Path(path).name} alone…")
+        self._load(
+            {kind: path},
+            Path(path).name,
+            None,
+            note=f"New capture with only {Path(path).name}",
+            change="new",
+            given=self._given(),
+        )
+
     # Dialogs are imported when first used: they pull in Input, Select and DirectoryTree,
     # which the first screen does not need (cold start budget).
     def action_open_path(self) -> None:
@@ -196,13 +245,14 @@ class CaptureScreen(Screen[None]):
             if v
         }
         self.state.criteria = dict(sample.criteria)
+        self.state.user_criteria = set()  # a sample is a fresh start
         self.state.profile_value = None
         self._status(f"Loading {sample.title}…")
-        self._load(files, sample.title, sample.key)
+        self._load(files, sample.title, sample.key, given={})
 
     def load_files(self, files: dict[str, str], label: str) -> None:
         self._status(f"Loading {label}…")
-        self._load(files, label, None)
+        self._load(files, label, None, given=self._given())
 
     @on(OptionList.OptionSelected, "#capture-samples")
     def _sample_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -210,23 +260,57 @@ class CaptureScreen(Screen[None]):
         if sample is not None:
             self.load_sample(sample)
 
-    def _opened(self, result: tuple[str, str] | None) -> None:
-        if result is None:
+    def _opened(self, path: str | None) -> None:
+        if not path:
             return
-        kind, path = result
-        self._add_file(kind, path)
+        self.open_file(path)
 
     def _browsed(self, path: str | None) -> None:
         if path is None:
             return
-        from screens.widgets.wizard_dialogs import OpenCaptureModal
+        self.open_file(path)
 
-        self.app.push_screen(OpenCaptureModal(path), self._opened)
+    def open_file(self, path: str) -> None:
+        """Open one file: its kind comes from its content (core.services.capture)."""
+        self._status(f"Opening {Path(path).name}…")
+        self._open(path, dict(self.state.capture_files), self.state.snapshot, self._given())
 
-    def _add_file(self, kind: str, path: str) -> None:
-        files = dict(self.state.capture_files)
-        files[kind] = path
-        self.load_files(files, Path(path).name)
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="capture",
+        description="Recognise an opened file and load the capture it makes",
+    )
+    def _open(self, path: str, files: dict[str, str], snapshot: Any, given: dict[str, str]) -> None:
+        services = self.wizard.services
+        try:
+            opened = services.open_file(path, files, snapshot)
+            new_files = dict(opened.capture.files)
+            result = services.load_capture(new_files)
+            criteria, derived = services.derive_criteria(result.snapshot, given)
+        except Exception as exc:  # shown inline; the previous capture stays
+            self.post_message(CaptureFailed(error_line(exc)))
+            return
+        label = " + ".join(Path(new_files[k]).name for k in sorted(new_files))
+        self.post_message(
+            CaptureLoaded(
+                result,
+                new_files,
+                label,
+                None,
+                note=opened.describe(),
+                change=opened.change,
+                opened=path,
+                criteria=criteria,
+                derived=derived,
+            )
+        )
+
+    def _given(self) -> dict[str, str]:
+        """The criteria the user chose (main thread): they win over the capture's."""
+        state = self.state
+        return {f: state.criteria[f] for f in state.user_criteria if state.criteria.get(f)}
 
     @work(
         thread=True,
@@ -235,21 +319,35 @@ class CaptureScreen(Screen[None]):
         group="capture",
         description="Project provider dumps into a snapshot",
     )
-    def _load(self, files: dict[str, str], label: str, sample: str | None) -> None:
+    def _load(
+        self,
+        files: dict[str, str],
+        label: str,
+        sample: str | None,
+        *,
+        note: str = "",
+        change: str = "new",
+        given: dict[str, str] | None = None,
+    ) -> None:
         services = self.wizard.services
         try:
-            base = services.load_snapshot(files["snapshot"]) if files.get("snapshot") else None
-            dumps = {k: files.get(k) for k in ("aks_pools", "oke_addons", "legacy_daemonset")}
-            if any(dumps.values()):
-                result = services.capture_offline(**dumps, base=base)
-            elif base is not None:
-                result = SnapshotOnly(base)
-            else:
-                raise ValueError("nothing to load")
+            result = services.load_capture(files)
+            criteria, derived = services.derive_criteria(result.snapshot, given or {})
         except Exception as exc:  # shown inline; the previous capture stays
             self.post_message(CaptureFailed(error_line(exc)))
             return
-        self.post_message(CaptureLoaded(result, files, label, sample))
+        self.post_message(
+            CaptureLoaded(
+                result,
+                files,
+                label,
+                sample,
+                note=note or f"Loaded {label}",
+                change=change,
+                criteria=criteria,
+                derived=derived,
+            )
+        )
 
     @work(
         thread=True,
@@ -258,7 +356,7 @@ class CaptureScreen(Screen[None]):
         group="capture",
         description="Fetch a live capture",
     )
-    def _fetch(self, request: LiveRequest, cancel: threading.Event) -> None:
+    def _fetch(self, request: LiveRequest, cancel: threading.Event, given: dict[str, str]) -> None:
         def progress(text: str) -> None:
             self.post_message(LiveProgress(text))
 
@@ -272,7 +370,23 @@ class CaptureScreen(Screen[None]):
             return
         if not hasattr(result, "projections"):
             result = SnapshotOnly(result)
-        self.post_message(CaptureLoaded(result, {}, "live capture", None))
+        try:
+            criteria, derived = self.wizard.services.derive_criteria(result.snapshot, given)
+        except Exception as exc:
+            self.post_message(CaptureFailed(error_line(exc)))
+            return
+        self.post_message(
+            CaptureLoaded(
+                result,
+                {},
+                "live capture",
+                None,
+                note="Loaded the live capture: it replaces the previous capture",
+                change="replaced",
+                criteria=criteria,
+                derived=derived,
+            )
+        )
 
     def _fetch_requested(self, values: dict[str, str] | None) -> None:
         if values is None:
@@ -289,7 +403,7 @@ class CaptureScreen(Screen[None]):
         self.state.kube_context = request.context
         self._cancel = threading.Event()
         self._status("Fetching live capture… (x cancels)")
-        self._fetch(request, self._cancel)
+        self._fetch(request, self._cancel, self._given())
 
     # -- results ------------------------------------------------------------------------
     @on(CaptureLoaded)
@@ -301,23 +415,26 @@ class CaptureScreen(Screen[None]):
         state.capture_files = dict(message.files)
         state.capture_label = message.label
         state.sample_key = message.sample
+        state.capture_note = message.note
+        state.last_change = message.change
+        state.last_opened = message.opened
         state.verdict = None
         state.recipe = None
         state.last_error = ""
-        if message.sample is None and state.snapshot is not None:
-            self._guess_service()
+        for dim in message.derived:
+            value = message.criteria.get(dim)
+            if value:
+                state.criteria[dim] = str(value)
+        state.derived = tuple(message.derived)
+        if message.sample is None:
+            state.profile_value = None
         self._cancel = None
         self._render_capture()
-        self._status(f"Loaded {message.label}. n: go to the recipe step")
+        self.refresh_bindings()
+        hint = "   c: only this file" if message.change == "added" else ""
+        self._status(f"{message.note}. n: recipe step{hint}")
         for warning in state.warnings:
             self.notify(warning, severity="warning", timeout=8)
-
-    def _guess_service(self) -> None:
-        snap = self.state.snapshot
-        if snap.subtype("K8s", "aks-gpu-pools") is not None:
-            self.state.criteria["service"] = "aks"
-        elif snap.subtype("K8s", "oke-addons") is not None:
-            self.state.criteria["service"] = "oke"
 
     @on(CaptureFailed)
     def _failed(self, message: CaptureFailed) -> None:

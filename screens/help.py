@@ -10,9 +10,38 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label, Static
 
+WIDGET_NAMES = {
+    "DataTable": "in a table",
+    "OptionList": "in the list",
+    "Input": "in a text field",
+    "TextArea": "in the editor",
+    "Select": "in a select",
+    "SelectOverlay": "in an open select",
+    "DirectoryTree": "in the file tree",
+    "Tree": "in the tree",
+    "RichLog": "in the log",
+    "TabbedContent": "on the tabs",
+    "Tabs": "on the tabs",
+    "VerticalScroll": "in a scrolled pane",
+}
+
+
+def where(node: Any, screen: Screen[Any]) -> str:
+    """Where a binding works, in words: this step, everywhere, or in which widget."""
+    from textual.app import App
+
+    if node is screen:
+        return "this step"
+    if isinstance(node, App):
+        return "everywhere"
+    for kind in type(node).__mro__:
+        if kind.__name__ in WIDGET_NAMES:
+            return WIDGET_NAMES[kind.__name__]
+    return "in the focused pane"
+
 
 class HelpScreen(ModalScreen[None]):
-    """A table of key, action and where the binding comes from."""
+    """A table of key, what it does, and where it works."""
 
     CSS_PATH = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -27,7 +56,8 @@ class HelpScreen(ModalScreen[None]):
 
     @classmethod
     def for_screen(cls, screen: Screen[Any]) -> HelpScreen:
-        """Collect the bindings of ``screen`` (focused widget, screen, app), one row per key."""
+        """Collect the bindings of ``screen`` (focused widget, screen, app), one row per key:
+        the key, what it does, and where it works (never a class name)."""
         rows: list[tuple[str, str, str]] = []
         seen: set[str] = set()
         app = screen.app
@@ -37,11 +67,17 @@ class HelpScreen(ModalScreen[None]):
                 continue
             seen.add(key)
             display = binding.key_display or app.get_key_display(binding)
-            owner = type(active.node).__name__
-            rows.append((display, binding.description, owner))
-        order = {"App": 2}
-        rows.sort(key=lambda r: (order.get(r[2], 0 if r[2] == type(screen).__name__ else 1), r[0]))
-        return cls(screen.title or type(screen).__name__, rows)
+            rows.append((display, binding.description, where(active.node, screen)))
+        # Keys the screen offers only in some states (check_action) are listed too.
+        for entry in getattr(screen, "BINDINGS", ()):
+            if not isinstance(entry, Binding) or not entry.description or entry.key in seen:
+                continue
+            seen.add(entry.key)
+            display = entry.key_display or app.get_key_display(entry)
+            rows.append((display, entry.description, "this step, when offered"))
+        order = {"everywhere": 2}
+        rows.sort(key=lambda r: (order.get(r[2], 0 if r[2].startswith("this step") else 1), r[0]))
+        return cls(screen.title or "this step", rows)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
@@ -51,7 +87,7 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("key", "action", "from")
+        table.add_columns("key", "what it does", "where")
         for row in self.rows:
             table.add_row(*row)
         table.focus()

@@ -38,14 +38,29 @@ DEFAULT_VALUE = "__default__"
 
 
 class VerdictReady(Message):
-    """A qualification finished for selection number ``seq``."""
+    """A qualification finished for selection number ``seq``.
 
-    def __init__(self, seq: int, verdict: Any, error: str, elapsed_ms: float) -> None:
+    ``qualifying`` lists the other profile values that qualify the same capture (what
+    ``s`` may switch to); ``notes`` say which criteria came from the snapshot.
+    """
+
+    def __init__(
+        self,
+        seq: int,
+        verdict: Any,
+        error: str,
+        elapsed_ms: float,
+        *,
+        qualifying: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+    ) -> None:
         super().__init__()
         self.seq = seq
         self.verdict = verdict
         self.error = error
         self.elapsed_ms = elapsed_ms
+        self.qualifying = qualifying
+        self.notes = notes
 
 
 class ChoicesReady(Message):
@@ -70,6 +85,20 @@ def profile_info(verdict: Any) -> tuple[str, list[str], str | None, str | None]:
     default = getattr(verdict, "profile_default", None)
     selected = getattr(verdict, "profile_value", None)
     return str(name), [str(v) for v in values], default, selected
+
+
+def finding_line(title: str, evidence: str) -> str:
+    """A guide finding as one line that names the state once: when the evidence restates
+    the title (``pools read Mixed (…)`` under "Pools read Mixed") only its detail in
+    parentheses is kept."""
+    if not evidence:
+        return title
+    head = " ".join(title.lower().split()[:3])
+    if evidence.lower().startswith(head):
+        start, end = evidence.find("("), evidence.find(")")
+        detail = evidence[start + 1 : end] if 0 <= start < end else ""
+        return f"{title} ({detail})" if detail else title
+    return f"{title} ({evidence})"
 
 
 def _cell(value: Any) -> str:
@@ -106,6 +135,7 @@ class RecipeScreen(Screen[None]):
         self.last_roundtrip_ms: float | None = None  # selection change -> verdict on screen
         self._asked_at = 0.0
         self._qualified_inputs: tuple[object, ...] | None = None
+        self._qualifying: tuple[str, ...] = ()
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     @property
@@ -221,12 +251,22 @@ class RecipeScreen(Screen[None]):
                     select.value = value
         finally:
             self.call_after_refresh(self._end_populating)
-        capture = self.query_one("#recipe-capture", Static)
-        label = self.state.capture_label or "none (criteria-only: constraints are recorded)"
-        capture.update(f"capture: {label}")
+        self._show_capture_line()
         inputs = self._inputs()
         if inputs != self._qualified_inputs:
             self.requalify()
+
+    def _show_capture_line(self) -> None:
+        """Which capture the verdict is against, and which criteria it filled in."""
+        state = self.state
+        label = state.capture_label or "none (criteria-only: constraints are recorded)"
+        lines = [f"capture: {label}"]
+        if state.derived:
+            lines.append("from the capture: " + ", ".join(state.derived))
+        for note in state.criteria_notes:
+            if note.startswith("no overlay covers"):
+                lines.append(note)
+        self.query_one("#recipe-capture", Static).update("\n".join(lines))
 
     def _inputs(self) -> tuple[object, ...]:
         """What a verdict depends on: the selection and which capture is loaded."""
@@ -253,6 +293,9 @@ class RecipeScreen(Screen[None]):
             if self.state.criteria.get(field) == value:
                 return
             self.state.criteria[field] = str(value)
+            # A value the user picks wins over the capture's from now on.
+            self.state.user_criteria.add(field)
+            self.state.derived = tuple(d for d in self.state.derived if d != field)
             if field == "service":
                 self.state.profile_value = None
         else:
@@ -263,7 +306,9 @@ class RecipeScreen(Screen[None]):
         self._qualified_inputs = self._inputs()
         self._asked_at = time.perf_counter()
         self._seq += 1
-        self._qualify(self._seq, dict(self._criteria()), self.state.profile_value)
+        derived = set(self.state.derived)
+        given = {k: v for k, v in self._criteria().items() if k not in derived}
+        self._qualify(self._seq, given, self.state.profile_value)
 
     def _criteria(self) -> dict[str, str]:
         return {k: v for k, v in self.state.criteria.items() if v and v != NO_PLATFORM}
@@ -275,20 +320,41 @@ class RecipeScreen(Screen[None]):
         group="verdict",
         description="Qualify the selection against the snapshot",
     )
-    def _qualify(self, seq: int, criteria: dict[str, str], profile: str | None) -> None:
+    def _qualify(self, seq: int, given: dict[str, str], profile: str | None) -> None:
+        """``given``: the criteria the user chose or kept; open ones follow the snapshot,
+        as ``aicr-tui recipe --snapshot`` derives them (one core call for both)."""
         from screens.capture import error_line
 
         started = time.perf_counter()
         selection = f"gpuStack={profile}" if profile else None
+        services = self.wizard.services
+        snapshot, warnings = self.state.snapshot, self.state.warnings
+        notes: tuple[str, ...] = ()
+        qualifying: list[str] = []
         try:
-            verdict = self.wizard.services.qualify(
-                criteria, selection, self.state.snapshot, self.state.warnings
-            )
+            result = services.qualify(given, selection, snapshot, warnings)
+            verdict = getattr(result, "verdict", result)
+            notes = tuple(getattr(result, "notes", ()) or ())
             error = ""
         except Exception as exc:
             verdict, error = None, error_line(exc)
         elapsed = (time.perf_counter() - started) * 1000
-        self.post_message(VerdictReady(seq, verdict, error, elapsed))
+        if verdict is not None and not error:
+            # `s` is offered only for a value that qualifies this same capture.
+            name, values, default, selected = profile_info(verdict)
+            current = selected or default
+            for other in values:
+                if other == current:
+                    continue
+                try:
+                    alt = services.qualify(given, f"{name}={other}", snapshot, warnings)
+                except Exception:
+                    continue
+                if bool(getattr(getattr(alt, "verdict", alt), "ok", False)):
+                    qualifying.append(other)
+        self.post_message(
+            VerdictReady(seq, verdict, error, elapsed, qualifying=tuple(qualifying), notes=notes)
+        )
 
     @on(VerdictReady)
     def _verdict(self, message: VerdictReady) -> None:
@@ -296,6 +362,10 @@ class RecipeScreen(Screen[None]):
             return  # a newer selection is on its way
         state = self.state
         state.verdict = message.verdict
+        state.criteria_notes = message.notes
+        self._qualifying = message.qualifying
+        self._show_capture_line()
+        self.refresh_bindings()
         ok = bool(getattr(message.verdict, "ok", False)) and not message.error
         state.recipe = getattr(message.verdict, "recipe", None) if ok else None
         state.last_error = message.error or verdict_error_text(message.verdict)
@@ -390,16 +460,16 @@ class RecipeScreen(Screen[None]):
         return self._trouble_text(False) if panel.display else ""
 
     def _trouble_text(self, ok: bool) -> str:
-        other = self._other_value()
+        other = self.switch_target()
         actions = ["l: load another capture", "r: recapture command", "g: guide"]
         if other:
-            actions.insert(0, f"s: switch to gpuStack={other}")
+            actions.insert(0, f"s: switch to gpuStack={other} (it qualifies)")
         lines = ["   ".join(actions)]
         if not ok and self.state.last_error:
             lines.append(self.state.last_error)
         shown = [f for f in self._findings if f.certainty == "shown"]
         for f in shown:
-            lines.append(f"{f.entry.title} ({f.evidence})")
+            lines.append(finding_line(f.entry.title, f.evidence))
             lines.append(f"  cause: {f.entry.cause}")
             lines.append(f"  remedy: {f.entry.remedy}")
         if not ok:
@@ -415,15 +485,28 @@ class RecipeScreen(Screen[None]):
 
     # -- actions ------------------------------------------------------------------------
     def _other_value(self) -> str | None:
+        """The other declared value (what the diff compares against)."""
         _, values, default, selected = profile_info(self.state.verdict)
         current = self.state.profile_value or selected or default
         others = [v for v in values if v != current]
         return others[0] if others else None
 
+    def switch_target(self) -> str | None:
+        """The value ``s`` switches to: only one that qualifies the current capture."""
+        return self._qualifying[0] if self._qualifying else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "switch_profile":
+            return self.switch_target() is not None
+        return True
+
     def action_switch_profile(self) -> None:
-        other = self._other_value()
+        other = self.switch_target()
         if other is None:
-            self.notify("This selection declares no other gpuStack value.", severity="warning")
+            self.notify(
+                "No other gpuStack value qualifies this capture: fix the cluster and recapture.",
+                severity="warning",
+            )
             return
         _, _, default, _ = profile_info(self.state.verdict)
         self.state.profile_value = None if other == default else other
@@ -493,12 +576,21 @@ class RecipeScreen(Screen[None]):
     def action_load_capture(self) -> None:
         self.wizard.show_capture()
 
+    def recapture_title(self) -> str:
+        """The recapture dialog's title, true to the verdict: a missing reading, a failing
+        one that needs a fix first, or a refresh."""
+        checks = verdict_checks(self.state.verdict)
+        failing = [c for c in checks if c.status not in ("passed", "deferred")]
+        if self.state.snapshot is None:
+            return "Capture a snapshot to verify this selection against"
+        if any(c.actual == "(no reading)" for c in failing):
+            return "Recapture the snapshot with the missing reading"
+        if failing:
+            return f"After fixing {failing[0].name}, recapture the snapshot"
+        return "Recapture the snapshot (refresh the readings)"
+
     def action_recapture(self) -> None:
-        self.app.push_screen(
-            TextModal(
-                "Recapture the snapshot with the missing reading", self.state.recapture_commands()
-            )
-        )
+        self.app.push_screen(TextModal(self.recapture_title(), self.state.recapture_commands()))
 
     def action_bundle(self) -> None:
         self.wizard.show_bundle()

@@ -1,7 +1,7 @@
 """Wizard state and the core calls the screens make, in one injectable place.
 
-``WizardServices`` holds the core entry points (capture, qualification, profile diff,
-live capture). The defaults import ``core`` lazily; tests and ``--demo`` pass their own
+``WizardServices`` holds the core entry points (open/load a capture and qualify through
+``core.services.capture``, as the CLI does; profile diff; live capture). The defaults import ``core`` lazily; tests and ``--demo`` pass their own
 through ``create_app(services=...)``. ``WizardState`` is what the user has built so far:
 the capture, the snapshot, the selection and the last verdict. Screens read and write it
 on the main thread only; workers hand results back in messages.
@@ -23,20 +23,23 @@ NO_PLATFORM = "any"
 
 
 # --------------------------------------------------------------------------- services
-def _default_capture(
-    *, aks_pools: str | None, oke_addons: str | None, legacy_daemonset: str | None, base: Any
-) -> Any:
-    from core.capture.capture import capture_offline
+def _default_open_file(path: str, files: dict[str, str], snapshot: Any) -> Any:
+    """Recognise an opened file and say what the capture becomes (core.services.capture)."""
+    from core.services.capture import Capture, open_capture_file
 
-    return capture_offline(
-        aks_pools=aks_pools, oke_addons=oke_addons, legacy_daemonset=legacy_daemonset, base=base
-    )
+    return open_capture_file(path, Capture(dict(files)), snapshot)
 
 
-def _default_load_snapshot(path: str) -> Any:
-    from core.documents.snapshot import load_snapshot
+def _default_load_capture(files: dict[str, str]) -> Any:
+    from core.services.capture import Capture, load_capture
 
-    return load_snapshot(path)
+    return load_capture(Capture(dict(files)))
+
+
+def _default_derive(snapshot: Any, given: dict[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    from core.services.capture import derive_criteria
+
+    return derive_criteria(snapshot, given)
 
 
 def _criteria(criteria: dict[str, str]) -> Any:
@@ -54,9 +57,12 @@ def _criteria(criteria: dict[str, str]) -> Any:
 def _default_qualify(
     criteria: dict[str, str], profile: str | None, snapshot: Any, warnings: Sequence[str]
 ) -> Any:
-    from core.recipe.qualification import qualify
+    """The selection qualified through core.services.capture, the call ``aicr-tui recipe``
+    makes: ``criteria`` holds what the user chose; open dimensions come from the snapshot.
+    Returns a ``SelectionVerdict`` (``.verdict``, ``.derived``, ``.relaxed``, ``.notes``)."""
+    from core.services.capture import qualify_selection
 
-    return qualify(_criteria(criteria), profile, snapshot, capture_warnings=warnings)
+    return qualify_selection(criteria, profile, snapshot, capture_warnings=warnings)
 
 
 def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
@@ -99,8 +105,11 @@ def _default_live_capture(
 class WizardServices:
     """The core calls the wizard makes; replace any of them to test a screen in isolation."""
 
-    capture_offline: Callable[..., Any] = _default_capture
-    load_snapshot: Callable[[str], Any] = _default_load_snapshot
+    open_file: Callable[[str, dict[str, str], Any], Any] = _default_open_file
+    load_capture: Callable[[dict[str, str]], Any] = _default_load_capture
+    derive_criteria: Callable[[Any, dict[str, str]], tuple[dict[str, Any], tuple[str, ...]]] = (
+        _default_derive
+    )
     qualify: Callable[[dict[str, str], str | None, Any, Sequence[str]], Any] = _default_qualify
     profile_value_diff: Callable[[dict[str, str], str, str], Any] = _default_diff
     criteria_values: Callable[[str], list[str]] = _default_criteria_values
@@ -401,7 +410,13 @@ class WizardState:
     snapshot: Any = None
     capture_label: str = ""
     capture_files: dict[str, str] = field(default_factory=dict)
+    capture_note: str = ""  # what the last opened file did to the capture
+    last_opened: str = ""  # that file, for "start a new capture with only this file"
+    last_change: str = ""  # "new" | "replaced" | "added"
     criteria: dict[str, str] = field(default_factory=lambda: dict(AKS_CRITERIA))
+    user_criteria: set[str] = field(default_factory=set)  # fields the user chose: they win
+    derived: tuple[str, ...] = ()  # fields filled from the capture's snapshot
+    criteria_notes: tuple[str, ...] = ()  # what the last qualification derived or dropped
     profile_value: str | None = None
     choices: dict[str, list[str]] = field(default_factory=dict)
     verdict: Any = None
@@ -411,7 +426,7 @@ class WizardState:
     kube_context: str | None = None
     output_dir: Path = field(default_factory=Path.cwd)
     bundle_dir: Path | None = None
-    replay_speed: float = 10.0
+    replay_speed: float | None = None  # None: the default pace (a replay lasts seconds)
 
     @property
     def rows(self) -> list[CaptureRow]:

@@ -1,8 +1,25 @@
-"""Helpers shared by the subcommands: output to ``-o`` or stdout, diagnostics to stderr."""
+"""Helpers shared by the subcommands: output to ``-o`` or stdout, diagnostics to stderr.
+
+Stderr policy: a failing command prints exactly one line (``aicr-tui: error: …``, written
+by ``aicr_tui.cli``), so warnings are held until the command succeeds and then printed;
+a failure drops them (``--explain`` and the reports carry the detail). Notes that are not
+warnings (what was derived, what was written) print only with ``-v``.
+"""
 
 from __future__ import annotations
 
 import sys
+
+_state: dict[str, bool] = {"verbose": False}
+_pending: list[str] = []
+
+
+def set_verbose(verbose: bool) -> None:
+    _state["verbose"] = verbose
+
+
+def verbose() -> bool:
+    return _state["verbose"]
 
 
 def emit(text: str, output: str | None) -> None:
@@ -24,8 +41,27 @@ def emit(text: str, output: str | None) -> None:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"aicr-tui: warning: {' '.join(message.split())}\n")
+    """A warning, printed when the command succeeds (a failure prints only its error)."""
+    _pending.append(f"aicr-tui: warning: {' '.join(message.split())}\n")
 
 
 def info(message: str) -> None:
-    sys.stderr.write(f"aicr-tui: {message}\n")
+    """A note that is not a warning: printed with ``-v`` only."""
+    if _state["verbose"]:
+        sys.stderr.write(f"aicr-tui: {' '.join(message.split())}\n")
+
+
+def done(message: str) -> None:
+    """The one-line result of a command that writes files elsewhere (always printed)."""
+    sys.stderr.write(f"aicr-tui: {' '.join(message.split())}\n")
+
+
+def flush_warnings() -> None:
+    """Print the held warnings (the command succeeded, or ran and reported its result)."""
+    while _pending:
+        sys.stderr.write(_pending.pop(0))
+    sys.stderr.flush()
+
+
+def drop_warnings() -> None:
+    _pending.clear()

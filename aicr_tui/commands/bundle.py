@@ -1,18 +1,23 @@
 """``aicr-tui bundle``: render a recipe into a deployable helm bundle directory.
 
 Every refusal (bad flag, unknown component, profile lock, allocation policy, a blocking
-bundle check) is one line on stderr and exit 2, with nothing written. Warnings go to
-stderr and into the bundle README. The bundle is staged in a temporary sibling directory
+bundle check) is one line on stderr and exit 2, with nothing written; several blocking
+checks are named in that line and listed one by one with ``--explain``. Warnings go to
+stderr (when the bundle is written) and into the bundle README. The bundle is staged in a temporary sibling directory
 and renamed into place; a non-empty output directory is only replaced with ``--force``.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aicr_tui.commands._common import info, warn
+from aicr_tui.commands._common import done, warn
+
+if TYPE_CHECKING:
+    from core.foundation.errors import AicrError
 
 
 def register(sub: Any) -> None:
@@ -137,13 +142,34 @@ def register(sub: Any) -> None:
         help="name of the bundle's OCIRepository (flux only; default aicr-bundle)",
     )
     parser.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="when blocking checks refuse the bundle, print each one (check, component, message) on stdout",
+    )
+
+
+def refusal(errors: Sequence[Any], *, explained: bool = False) -> AicrError:
+    """One error line for a refused plan: every blocking check named, the first one's
+    message in full, the rest behind ``--explain``."""
+    from core.foundation.errors import invalid
+
+    first = errors[0]
+    if len(errors) == 1:
+        return invalid(f"bundle refused by {first.check}", first.message)
+    names = ", ".join(dict.fromkeys(e.check for e in errors))
+    where = "listed above" if explained else "--explain lists each"
+    return invalid(
+        f"bundle refused by {len(errors)} blocking checks ({names}); first, {first.check}",
+        first.message,
+        remedy=f"fix every blocking check ({where})",
+    )
 
 
 def run(args: Any) -> int:
     from core.bundler import parse_overrides, plan_bundle, write_bundle
     from core.bundler.deployers.config import deployer_config
     from core.bundler.tolerations import parse_selectors, parse_tolerations
-    from core.foundation.errors import invalid
     from core.recipe.loading import load_recipe
 
     tolerations = parse_tolerations(args.accelerated_node_toleration)
@@ -177,13 +203,12 @@ def run(args: Any) -> int:
     for warning in plan.warnings:
         warn(warning)
     if plan.errors:
-        for extra in plan.errors[1:]:
-            sys.stderr.write(f"aicr-tui: blocking: {extra.render()}\n")
-        first = plan.errors[0]
-        more = f" (+{len(plan.errors) - 1} more above)" if len(plan.errors) > 1 else ""
-        raise invalid(f"bundle refused by {first.check}{more}", first.message)
+        if args.explain:
+            for blocking in plan.errors:
+                sys.stdout.write(f"blocking: {blocking.render()}\n")
+        raise refusal(plan.errors, explained=args.explain)
     result = write_bundle(plan, Path(args.output), force=args.force)
-    info(
+    done(
         f"wrote {len(result.files)} files to {result.out_dir} "
         f"({len(plan.components)} components, {plan.deployer} deployer); "
         f"start from {result.out_dir}/{plan.entrypoint} (see its README.md)"

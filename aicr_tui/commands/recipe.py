@@ -4,7 +4,7 @@ The selection comes from ``--profile`` or the declared default; ``--snapshot`` o
 verifies it. A refused qualification prints one line naming the constraint, the expected
 and the observed value and the remedy, exits 2 and writes nothing. ``--explain`` prints
 every constraint the verdict evaluated as a table (to stderr when the recipe goes to
-stdout).
+stdout, to stdout on a refusal, so stderr keeps its one line).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 from aicr_tui.commands._common import emit, info, warn
 
 if TYPE_CHECKING:
-    from core.documents.criteria import Criteria
-    from core.documents.snapshot import Snapshot
     from core.recipe.catalog import Catalog
     from core.recipe.qualification import QualificationVerdict
 
@@ -119,79 +117,42 @@ def register(sub: Any) -> None:
     )
 
 
-def load_inputs(args: argparse.Namespace) -> tuple[Catalog, Criteria, Snapshot | None, list[str]]:
-    """Catalog, criteria and snapshot from the flags.
-
-    Criteria the flags leave out are taken from the snapshot's fingerprint (service,
-    accelerator, OS; never intent or platform), as upstream does; flags always win. The
-    fourth value names the dimensions that came from the snapshot.
-    """
-    from core.documents.criteria import criteria_from_snapshot, parse_criteria
-    from core.recipe.catalog import load_catalog
-
-    catalog = load_catalog(external=args.data) if args.data else load_catalog()
-    snapshot = None
-    if args.snapshot:
-        from core.documents.snapshot import load_snapshot
-
-        snapshot = load_snapshot(args.snapshot)
-    given: dict[str, Any] = {
-        "service": args.service,
-        "accelerator": args.accelerator,
-        "intent": args.intent,
-        "os": args.os,
-        "platform": args.platform,
-    }
-    derived: list[str] = []
-    if snapshot is not None:
-        for dim, value in criteria_from_snapshot(snapshot).items():
-            if not given.get(dim):
-                given[dim] = value
-                derived.append(dim)
-        if derived:
-            info(
-                "criteria from the snapshot: "
-                + ", ".join(f"{d}={given[d]}" for d in derived)
-                + " (flags override)"
-            )
-    criteria = parse_criteria(**given, nodes=args.nodes, registered=catalog.registered)
-    return catalog, criteria, snapshot, derived
-
-
 def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationVerdict]:
-    """Qualify the flags' selection; a snapshot-derived dimension no overlay covers is
-    dropped once and the resolution retried (never one the user stated, and never when an
-    overlay was excluded by the snapshot's constraints)."""
-    from core.recipe.qualification import qualify
-    from core.recipe.resolver import CoverageError
+    """Qualify the flags' selection through the capture service (the wizard's call too):
+    criteria the flags leave out come from the snapshot's fingerprint, and a derived
+    dimension no overlay covers is dropped once (never one the user stated)."""
+    from core.recipe.catalog import load_catalog
+    from core.services.capture import qualify_selection
 
     capture_warnings: list[str] = []
     if getattr(args, "oke_addons", None):
         from core.capture.oke_addons import load_oke_addons
 
         capture_warnings = list(load_oke_addons(args.oke_addons).warnings)
-    catalog, criteria, snapshot, derived = load_inputs(args)
-    verdict = qualify(
-        criteria, args.profile, snapshot, catalog=catalog, capture_warnings=capture_warnings
+    catalog = load_catalog(external=args.data) if args.data else load_catalog()
+    snapshot = None
+    if args.snapshot:
+        from core.documents.snapshot import load_snapshot
+
+        snapshot = load_snapshot(args.snapshot)
+    given = {
+        "service": args.service,
+        "accelerator": args.accelerator,
+        "intent": args.intent,
+        "os": args.os,
+        "platform": args.platform,
+    }
+    result = qualify_selection(
+        given,
+        args.profile,
+        snapshot,
+        nodes=args.nodes,
+        catalog=catalog,
+        capture_warnings=capture_warnings,
     )
-    err = verdict.error
-    if isinstance(err, CoverageError) and not verdict.excluded_overlays:
-        relax = [d for d in err.dimensions if d in derived]
-        if relax and len(relax) == len(err.dimensions):
-            info(
-                "no overlay covers "
-                + ", ".join(f"{d}={criteria.value(d)}" for d in relax)
-                + " from the snapshot; resolving without it"
-            )
-            criteria = criteria.model_copy(update={d: "any" for d in relax})
-            verdict = qualify(
-                criteria,
-                args.profile,
-                snapshot,
-                catalog=catalog,
-                capture_warnings=capture_warnings,
-            )
-    return catalog, verdict
+    for note in result.notes:
+        info(note)
+    return catalog, result.verdict
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,8 +161,10 @@ def run(args: argparse.Namespace) -> int:
     _, verdict = qualify_from_args(args)
     to_stdout = not args.output or args.output == "-"
     if args.explain:
+        # stderr holds one line on a refusal; a stdout recipe keeps stdout for itself.
         table = format_verdict(verdict)
-        (sys.stderr if to_stdout else sys.stdout).write(table)
+        refused = verdict.error is not None
+        (sys.stderr if to_stdout and not refused else sys.stdout).write(table)
     if verdict.error is not None:
         raise verdict.error
     assert verdict.recipe is not None

@@ -15,44 +15,29 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Input, Label, Select, Static
-
-CAPTURE_KINDS: tuple[tuple[str, str], ...] = (
-    ("AKS node pools (az aks nodepool list -o json)", "aks_pools"),
-    ("OKE add-ons (oci ce cluster list-addons --all)", "oke_addons"),
-    ("OKE legacy DaemonSet (kubectl get daemonset -o json)", "legacy_daemonset"),
-    ("Snapshot (aicr-tui snapshot)", "snapshot"),
-)
+from textual.widgets import DirectoryTree, Input, Label, Static
 
 
-def guess_kind(path: str) -> str:
-    """The capture kind a file name suggests; the user can still change it."""
-    name = Path(path).name.lower()
-    if name.endswith((".yaml", ".yml")) or "snapshot" in name:
-        return "snapshot"
-    if "legacy" in name or "daemonset" in name:
-        return "legacy_daemonset"
-    if "addon" in name or "oke" in name:
-        return "oke_addons"
-    return "aks_pools"
-
-
-class OpenCaptureModal(ModalScreen[tuple[str, str] | None]):
-    """Ask for a path and what kind of capture it is; returns ``(kind, path)``."""
+class OpenCaptureModal(ModalScreen[str | None]):
+    """Ask for a path; returns it. What the file is comes from its content, not from here."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
     ]
 
-    def __init__(self, path: str = "", kind: str | None = None) -> None:
+    def __init__(self, path: str = "") -> None:
         super().__init__()
         self._path = path
-        self._kind = kind or (guess_kind(path) if path else "aks_pools")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="wizard-dialog"):
             yield Label("Open a capture file", classes="dialog-title")
-            yield Select(CAPTURE_KINDS, value=self._kind, allow_blank=False, id="open-kind")
+            yield Static(
+                "A snapshot replaces the capture; an az aks nodepool list, oci ce cluster "
+                "list-addons or kubectl get daemonsets dump is recognised from its content.",
+                classes="dialog-help",
+                markup=False,
+            )
             yield Input(self._path, placeholder="path to the file, then enter", id="open-path")
             yield Static("enter: load   esc: cancel", classes="dialog-hint")
 
@@ -64,8 +49,7 @@ class OpenCaptureModal(ModalScreen[tuple[str, str] | None]):
         path = event.value.strip()
         if not path:
             return
-        kind = self.query_one("#open-kind", Select).value
-        self.dismiss((str(kind), path))
+        self.dismiss(path)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

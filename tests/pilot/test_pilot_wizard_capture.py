@@ -82,7 +82,7 @@ async def test_bad_file_shows_the_cli_message_inline_and_changes_nothing(
 ):
     monkeypatch.chdir(tmp_path)
     bad = tmp_path / "p.json"
-    bad.write_text('{"value": []}')
+    bad.write_text('[{"name": 5, "vmSize": "Standard_ND96isr_H100_v5"}]')  # an AKS pool list
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -105,6 +105,23 @@ async def test_bad_file_shows_the_cli_message_inline_and_changes_nothing(
     assert app.state.last_error in result.stderr
 
 
+async def test_a_file_of_no_known_kind_names_every_kind_and_changes_nothing(tmp_path):
+    bad = tmp_path / "rest.json"
+    bad.write_text('{"value": []}')  # `az rest` shape, not `az aks nodepool list`
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "aks-install")
+        before = app.state.snapshot
+        app.screen.open_file(str(bad))
+        await settle(pilot)
+        shown = app.state.last_error
+        assert shown.startswith(f'[INVALID_REQUEST] cannot tell what "{bad}" holds')
+        for kind in ("Snapshot", "az aks nodepool list", "list-addons", "get daemonsets"):
+            assert kind in shown
+        assert app.state.snapshot is before
+
+
 async def test_open_a_dump_by_path_then_next(tmp_path):
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -116,6 +133,10 @@ async def test_open_a_dump_by_path_then_next(tmp_path):
         await settle(pilot)
         assert app.state.snapshot.reading("K8s", "aks-gpu-pools", "gpu-driver") == "Mixed"
         assert app.state.capture_label == "aks-pools-mixed.json"
+        status = str(app.screen.query_one("#capture-status").render())
+        assert (
+            "aks-pools-mixed.json (AKS node pools (az aks nodepool list)): a new capture" in status
+        )
         assert app.state.criteria["service"] == "aks"
         await pilot.press("n")
         await settle(pilot)
@@ -135,12 +156,11 @@ async def test_browse_picks_a_file_with_the_tree(tmp_path):
         assert str(tree.path) == str(CAPTURES)
         # the tree loads in its own long-lived worker: wait for the entries, not for workers
         await wait_until(pilot, lambda: len(tree.root.children) > 0)
-        # the first entry of the captures directory is aks-pools-install.json
+        # the first entry of the captures directory is aks-pools-install.json; picking it
+        # loads it (its kind comes from its content)
         await pilot.press("down", "enter")
-        await pilot.pause()
-        assert type(app.screen).__name__ == "OpenCaptureModal"
-        await pilot.press("enter")
         await settle(pilot)
+        assert isinstance(app.screen, CaptureScreen)
         assert app.state.snapshot.reading("K8s", "aks-gpu-pools", "gpu-driver") == "Install"
 
 

@@ -99,8 +99,14 @@ async def test_failing_then_passing_on_oke(tmp_path):
         # default oci-managed: the add-on is absent -> fails
         assert not state.verdict.ok
         assert "K8s.oke-addons.nvidia-gpu-plugin" in state.last_error
-        # operator-managed: the legacy DaemonSet is active -> still fails, now on the legacy reading
+        # operator-managed would fail too (the legacy DaemonSet is active), so `s` is not
+        # offered and does nothing
+        assert "s: switch" not in app.screen.trouble_text()
         await pilot.press("s")
+        await settle(pilot)
+        assert state.profile_value is None
+        # chosen in the select anyway: it fails, now on the legacy reading
+        app.screen.query_one("#sel-profile").value = "operator-managed"
         await settle(pilot)
         assert state.profile_value == "operator-managed"
         assert not state.verdict.ok

@@ -1,0 +1,102 @@
+"""Replaying a recorded validation run: what it is, how fast, and which one fits a recipe.
+
+The CLI (``validate --replay``) and the wizard's dashboard describe a replay with the same
+words and pace it the same way, so neither presents recorded events as a live run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.documents.recipe_result import RecipeResult
+    from core.validation.events import Event
+
+# A replay at the default pace lasts about this long, however long the recorded run took.
+DEFAULT_REPLAY_SECONDS = 3.0
+
+
+def default_replay_speed(
+    events: Sequence[Event], target_s: float = DEFAULT_REPLAY_SECONDS
+) -> float:
+    """The speed factor that plays ``events`` in about ``target_s`` seconds (never slower
+    than the recorded pace)."""
+    span = max((e.t for e in events), default=0.0)
+    return max(1.0, span / target_s) if target_s > 0 else 0.0
+
+
+def recorded_when(events: Sequence[Event]) -> str:
+    from core.validation.events import RunStarted
+
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    if started is None or not started.started_ms:
+        return "at an unknown time"
+    when = dt.datetime.fromtimestamp(started.started_ms / 1000, tz=dt.UTC)
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def recorded_recipe(events: Sequence[Event]) -> str:
+    from core.validation.events import RunStarted
+
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    return (started.recipe if started is not None else "") or "unknown"
+
+
+def replay_header(path: str | Path, events: Sequence[Event]) -> str:
+    """``replaying <file> (recorded <when>, recipe <name>)``: the first line of a replay."""
+    return (
+        f"replaying {Path(path).name} (recorded {recorded_when(events)}, "
+        f"recipe {recorded_recipe(events)}); nothing runs against a cluster"
+    )
+
+
+@dataclass(frozen=True)
+class RecordingChoice:
+    """The recording to show for a recipe, and whether it was recorded for that recipe."""
+
+    path: Path
+    matches: bool
+    recipe: str  # the recorded recipe's file name
+    recorded_for: str  # its criteria and profile value, for the "another recipe" notice
+
+
+def _selection_key(recipe: RecipeResult) -> tuple[str, ...]:
+    crit = recipe.criteria
+    profile = recipe.metadata.selectedProfile
+    value = profile.value if profile is not None else ""
+    return (crit.service, crit.accelerator, crit.os, crit.intent, crit.platform, value)
+
+
+def _describe_key(key: tuple[str, ...]) -> str:
+    names = ("service", "accelerator", "os", "intent", "platform", "gpuStack")
+    return ", ".join(f"{n}={v}" for n, v in zip(names, key, strict=True) if v and v != "any")
+
+
+def choose_recording(recordings: Sequence[Path], recipe: RecipeResult) -> RecordingChoice | None:
+    """The first recording whose recipe (the file its RunStarted names, beside it) has the
+    same criteria and profile value as ``recipe``; else the first recording, marked as not
+    matching. None when there is no readable recording."""
+    from core.documents.recipe_result import load_recipe
+    from core.foundation.errors import AicrError
+    from core.validation.recording import load_recording
+
+    want = _selection_key(recipe)
+    fallback: RecordingChoice | None = None
+    for path in recordings:
+        try:
+            events = load_recording(str(path))
+            name = recorded_recipe(events)
+            recorded = load_recipe(str(Path(path).parent / name))
+        except AicrError:
+            continue
+        key = _selection_key(recorded)
+        choice = RecordingChoice(Path(path), key == want, name, _describe_key(key))
+        if choice.matches:
+            return choice
+        if fallback is None:
+            fallback = choice
+    return fallback
