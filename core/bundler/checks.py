@@ -157,19 +157,34 @@ def check_driver_ownership_coherence(state: BundleState, component: str) -> Resu
         errors.append(f"{dra} nvidiaDriverRoot is {root!r}; expected an absolute path")
         return [], errors
     alias = _alias(state, dra)
+    fix = f"set --set {alias}:nvidiaDriverRoot={install_dir}"
+    selected = state.recipe.metadata.selectedProfile
+    if selected is not None and "nvidiaDriverRoot" in (selected.ownedPaths.get(dra) or ()):
+        # The profile lock refuses a --set of an owned path: the fix is the profile value.
+        label = f"{selected.name}={selected.value}"
+        if selected.value == "operator-managed":
+            fix = (
+                f"{dra} nvidiaDriverRoot is owned by profile {label}, which sets it: drop the "
+                "--set overrides of the driver paths"
+            )
+        else:
+            fix = (
+                f"{dra} nvidiaDriverRoot is owned by profile {label}, so --set cannot change it: "
+                "drop the --set overrides of the driver paths, or, for a GPU Operator-installed "
+                f"driver, regenerate with `aicr-tui recipe --profile {selected.name}=operator-managed`"
+            )
     if driver_on:
         if not declared:
             errors.append(
                 f"{component} installs the driver (driver.enabled=true) under {install_dir}, but "
                 f"{dra} nvidiaDriverRoot is not set and the chart default / cannot match: CDI "
-                f"spec generation fails and DRA pods stall in ContainerCreating; set --set "
-                f"{alias}:nvidiaDriverRoot={install_dir}"
+                f"spec generation fails and DRA pods stall in ContainerCreating; {fix}"
             )
         elif posixpath.normpath(root) != install_dir:
             errors.append(
                 f"{component} installs the driver (driver.enabled=true) under {install_dir}, but "
                 f'{dra} nvidiaDriverRoot is "{root}": CDI spec generation fails and DRA pods '
-                f"stall in ContainerCreating; set --set {alias}:nvidiaDriverRoot={install_dir}"
+                f"stall in ContainerCreating; {fix}"
             )
     elif declared and posixpath.normpath(root) == OPERATOR_INSTALL_DIR:
         errors.append(
