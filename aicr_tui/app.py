@@ -99,10 +99,7 @@ class AicrApp(App[int]):
     def show_bundle(self) -> None:
         recipe = self.state.recipe
         if recipe is None:
-            self.notify(
-                "No qualified recipe yet: pick a capture and a passing selection first.",
-                severity="warning",
-            )
+            self.notify(self.NO_RECIPE, severity="warning")
             return
         try:
             from screens.bundle_preview import BundlePreviewScreen
@@ -130,14 +127,37 @@ class AicrApp(App[int]):
         self.state.bundle_dir = message.out_dir
         self.notify(f"Bundle written to {message.out_dir}. esc then v: replay validation")
 
-    def show_validation(self, recording: Path | None = None) -> None:
-        """Replay a recorded run (the demo's, or the one named), else validate live.
+    NO_RECIPE = "No qualified recipe yet: pick a capture and a passing selection first."
 
-        A live run uses the qualified recipe and the current snapshot, and the kubeconfig
-        and context of the last live capture (the default kube config otherwise).
+    def show_validation(self, recording: Path | None = None) -> None:
+        """Replay a recorded run (the one named, or in the demo the one recorded for this
+        recipe), else validate live.
+
+        Without a qualified recipe ``v`` refuses as ``b`` does. The demo plays the recording
+        whose recipe has the selection's criteria and profile value; when none has, it plays
+        another and says plainly that the data was recorded for another recipe. A live run
+        uses the qualified recipe and the current snapshot, and the kubeconfig and context
+        of the last live capture (the default kube config otherwise).
         """
-        if recording is None and self.state.demo:
-            recording = next(iter(self.state.recordings), None)
+        note = ""
+        if recording is None:
+            if self.state.recipe is None:
+                self.notify(self.NO_RECIPE, severity="warning")
+                return
+            if self.state.demo and self.state.recordings:
+                from core.services.replay import choose_recording
+
+                choice = choose_recording(self.state.recordings, self.state.recipe)
+                if choice is None:
+                    self.notify("No readable demo recording to replay.", severity="error")
+                    return
+                recording = choice.path
+                if not choice.matches:
+                    note = (
+                        f"recorded demo data for another recipe ({choice.recorded_for}), "
+                        "not this selection"
+                    )
+                    self.notify(f"Showing {note}.", severity="warning", timeout=10)
         try:
             from screens.validate_dashboard import (
                 LiveRunSource,
@@ -151,7 +171,9 @@ class AicrApp(App[int]):
             return
         source: Any
         if recording is not None:
-            source = ReplaySource(recording, speed=self.state.replay_speed, label=recording.name)
+            source = ReplaySource(
+                recording, speed=self.state.replay_speed, label=recording.name, note=note
+            )
         elif self.state.recipe is not None:
             source = LiveRunSource(
                 self.state.recipe,

@@ -25,6 +25,8 @@ from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from screens.state import (
+    AKS_CRITERIA,
+    OKE_CRITERIA,
     DemoSample,
     LiveRequest,
     WizardState,
@@ -421,6 +423,15 @@ class CaptureScreen(Screen[None]):
         state.verdict = None
         state.recipe = None
         state.last_error = ""
+        if message.sample is None:
+            # A new capture: the service's defaults, then the user's choices, then what
+            # the snapshot names (nothing of an earlier capture survives).
+            service = state.criteria.get("service", "")
+            if "service" not in state.user_criteria:
+                service = str(message.criteria.get("service") or service)
+            criteria = dict(OKE_CRITERIA if service == "oke" else AKS_CRITERIA)
+            criteria.update({f: state.criteria[f] for f in state.user_criteria})
+            state.criteria = criteria
         for dim in message.derived:
             value = message.criteria.get(dim)
             if value:

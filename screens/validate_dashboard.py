@@ -117,22 +117,31 @@ class EventSource(Protocol):
 class ReplaySource:
     """A recorded run (``--record`` JSONL) replayed with its pacing scaled by ``speed``.
 
-    ``speed`` 1.0 is the original pacing, 10.0 ten times faster, 0 as fast as possible.
+    ``speed`` 1.0 is the original pacing, 10.0 ten times faster, 0 as fast as possible;
+    None paces it to last a few seconds, as ``validate --replay`` does by default.
+    ``note`` says what the recording is to the user (e.g. demo data for another recipe).
     """
 
     path: Path
-    speed: float = 1.0
+    speed: float | None = None
     label: str = field(default="replay", compare=False)
+    note: str = field(default="", compare=False)
 
     def describe(self) -> str:
-        pace = "no pacing" if self.speed == 0 else f"{self.speed:g}x"
-        return f"replay of {Path(self.path).name} ({pace})"
+        if self.speed is None:
+            pace = "paced to a few seconds"
+        else:
+            pace = "no pacing" if self.speed == 0 else f"{self.speed:g}x"
+        note = f"; {self.note}" if self.note else ""
+        return f"replay of {Path(self.path).name}, recorded, nothing runs ({pace}){note}"
 
     async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
+        from core.services.replay import default_replay_speed
         from core.validation.recording import load_recording, replay
 
         recorded = load_recording(self.path)
-        async for event in _published(lambda stream: replay(recorded, stream, speed=self.speed)):
+        speed = default_replay_speed(recorded) if self.speed is None else self.speed
+        async for event in _published(lambda stream: replay(recorded, stream, speed=speed)):
             yield event
 
 
@@ -536,7 +545,8 @@ class ValidationDashboardScreen(Screen[None]):
         describe = getattr(self.source, "describe", None)
         parts = [model.state, describe() if callable(describe) else self.source.label]
         if model.mode and model.mode not in parts[1]:
-            parts.append(model.mode)
+            replayed = isinstance(self.source, ReplaySource)
+            parts.append(f"recorded as a {model.mode} run" if replayed else model.mode)
         if model.error:
             parts.append(model.error)
         if model.run_id:

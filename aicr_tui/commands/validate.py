@@ -2,8 +2,10 @@
 
 Progress goes to stderr as it happens (a rich live table on a terminal, one plain line per
 event when piped); the CTRF JSON report goes to ``--output`` or stdout at the end, JUnit XML
-to ``--junit``, the event stream to ``--record``. ``--replay FILE`` re-emits a recording with
-its original pacing (``--replay-speed``) and rebuilds the same reports.
+to ``--junit``, the event stream to ``--record``. ``--replay FILE`` re-emits a recording (first line ``replaying <file> (recorded <when>,
+recipe <name>)``; the recorded run-level lines are marked ``recorded``, nothing runs against
+a cluster) and rebuilds the same reports; by default it is paced to last about three
+seconds, ``--replay-speed`` sets the factor (1 = as recorded, 0 = no pacing).
 
 Verdicts (core.validation.verdicts): passed, failed, not applicable (a documented rule
 exempts the gate), not measured (the check could not measure, and says why).
@@ -124,7 +126,10 @@ def register(sub: Any) -> None:
         "--replay-speed",
         type=float,
         metavar="X",
-        help="replay pacing factor (1 = original, 10 = ten times faster, 0 = no pacing)",
+        help=(
+            "replay pacing factor (1 = as recorded, 10 = ten times faster, 0 = no pacing; "
+            "default: whatever makes the replay last about 3 seconds)"
+        ),
     )
     out.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
 
@@ -137,13 +142,18 @@ def _dur(ms: int) -> str:
     return f"{s:.1f}s" if s < 60 else f"{int(s // 60)}m{int(s % 60):02d}s"
 
 
-def format_event(event: Event) -> str | None:
-    """One plain progress line for ``event`` (None for events shown only in the table)."""
+def format_event(event: Event, *, replay: bool = False) -> str | None:
+    """One plain progress line for ``event`` (None for events shown only in the table).
+
+    In a replay the run's own lines ("validating against the live cluster", "cleanup: …")
+    are marked as recorded, so nothing reads as an action happening now.
+    """
     from core.validation import events as ev
 
     if isinstance(event, ev.LogLine):
         if not event.check:
-            return f"[{event.phase or 'run'}] {event.line}"
+            mark = "recorded: " if replay else ""
+            return f"[{event.phase or 'run'}] {mark}{event.line}"
         return f"    {event.phase}/{event.check} | {event.line}"
     if isinstance(event, ev.Measurement):
         if event.phase == "readiness":
@@ -175,6 +185,11 @@ def format_event(event: Event) -> str | None:
             f"duration={_dur(event.duration_ms)}"
         )
     if isinstance(event, ev.RunStarted):
+        if replay:
+            return (
+                f"recorded run {event.run_id} (recorded as {event.mode}): "
+                f"phases {', '.join(event.phases)}"
+            )
         return f"validation run {event.run_id} ({event.mode}): phases {', '.join(event.phases)}"
     if isinstance(event, ev.RunFinished):
         verdict = {0: "passed", 2: "refused", 8: "failed"}.get(event.exit_code, "ended")
@@ -190,9 +205,9 @@ def format_event(event: Event) -> str | None:
     return None
 
 
-async def render_plain(sub: Subscription, out: TextIO) -> None:
+async def render_plain(sub: Subscription, out: TextIO, *, replay: bool = False) -> None:
     async for batch in sub.batches(256):
-        lines = [line for e in batch if (line := format_event(e)) is not None]
+        lines = [line for e in batch if (line := format_event(e, replay=replay)) is not None]
         if lines:
             out.write("\n".join(lines) + "\n")
             out.flush()
@@ -209,15 +224,16 @@ class LiveTable:
         "running": "cyan",
     }
 
-    def __init__(self) -> None:
+    def __init__(self, replay_title: str = "") -> None:
         self.rows: dict[tuple[str, str], list[str]] = {}
-        self.title = "aicr-tui validate"
+        self.replay_title = replay_title  # set for a replay: the title never says "live"
+        self.title = replay_title or "aicr-tui validate"
         self.footer = ""
 
     def apply(self, event: Event) -> None:
         from core.validation import events as ev
 
-        if isinstance(event, ev.RunStarted):
+        if isinstance(event, ev.RunStarted) and not self.replay_title:
             self.title = f"aicr-tui validate · run {event.run_id} · {event.mode}"
         elif isinstance(event, ev.PhaseStarted):
             for c in event.checks:
@@ -268,11 +284,11 @@ class LiveTable:
         return table
 
 
-async def render_live(sub: Subscription) -> None:
+async def render_live(sub: Subscription, title: str = "") -> None:
     from rich.console import Console
     from rich.live import Live
 
-    state = LiveTable()
+    state = LiveTable(title)
     console = Console(stderr=True)
     with Live(state.renderable(), console=console, refresh_per_second=8, transient=False) as live:
         async for batch in sub.batches(1024):
@@ -342,12 +358,18 @@ def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
 # -- run ---------------------------------------------------------------------------------
 
 
-async def _drive(args: argparse.Namespace, producer: Any, stream: EventStream) -> Any:
+async def _drive(
+    args: argparse.Namespace, producer: Any, stream: EventStream, replay_title: str = ""
+) -> Any:
     import asyncio
 
     live = sys.stderr.isatty() and not args.plain and os.environ.get("TERM") != "dumb"
     sub = stream.subscribe()  # before the producer starts, so no event is missed
-    renderer = asyncio.create_task(render_live(sub) if live else render_plain(sub, sys.stderr))
+    renderer = asyncio.create_task(
+        render_live(sub, replay_title)
+        if live
+        else render_plain(sub, sys.stderr, replay=bool(replay_title))
+    )
     try:
         result = await producer
     finally:
@@ -400,23 +422,26 @@ def _run_replay(args: argparse.Namespace) -> int:
     import asyncio
 
     from core.foundation.errors import invalid
+    from core.services.replay import default_replay_speed, replay_header
     from core.validation.events import RunFinished
     from core.validation.recording import load_recording, replay
     from core.validation.reports.ctrf import CtrfBuilder
     from core.validation.stream import EventStream
     from core.validation.verdicts import exit_code_for
 
-    speed = 1.0 if args.replay_speed is None else args.replay_speed
-    if speed < 0:
-        raise invalid(f"--replay-speed {speed:g} must be >= 0 (0 = no pacing)")
+    if args.replay_speed is not None and args.replay_speed < 0:
+        raise invalid(f"--replay-speed {args.replay_speed:g} must be >= 0 (0 = no pacing)")
     events = load_recording(args.replay)
     finished = [e for e in events if isinstance(e, RunFinished)]
     if not finished:
         raise invalid(f'recording "{args.replay}" has no RunFinished event; it is incomplete')
+    speed = default_replay_speed(events) if args.replay_speed is None else args.replay_speed
+    header = replay_header(args.replay, events)
     stream = EventStream()
     builder = CtrfBuilder()
     stream.add_sink(builder)
-    asyncio.run(_drive(args, replay(events, stream, speed=speed), stream))
+    sys.stderr.write(header + "\n")
+    asyncio.run(_drive(args, replay(events, stream, speed=speed), stream, header))
     _write_reports(args, builder.report())
     allow = True if args.allow_unmeasured else None
     report_unmeasured(events, allow)
