@@ -40,7 +40,20 @@ def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="serve the wizard to a browser with textual-serve")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    p.add_argument("--demo", action="store_true", help="serve the wizard on the shipped samples")
+    samples = p.add_mutually_exclusive_group()
+    samples.add_argument(
+        "--demo",
+        dest="demo",
+        action="store_true",
+        default=True,
+        help="list the shipped sample captures (the default)",
+    )
+    samples.add_argument(
+        "--no-demo",
+        dest="demo",
+        action="store_false",
+        help="start on an empty capture list (open files or fetch live only)",
+    )
     p.add_argument("--public-url", default=None, help="URL the browser reaches the server at")
     p.add_argument(
         "--max-sessions",

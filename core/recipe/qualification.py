@@ -389,7 +389,7 @@ def _qualify(
     verdict.excluded_overlays = filtered.excluded
     verdict.applied_overlays = list(filtered.merged.applied)
     verdict.checks = list(filtered.checks)
-    _require_declaration_survived(decl_source, filtered)
+    _require_declaration_survived(decl_source, filtered, decl)
     check_coverage(cat, criteria, filtered.merged.applied)
 
     merged = filtered.merged
@@ -470,16 +470,38 @@ def _overlay_holds(cand: Overlay, snapshot: Snapshot, out: _Filtered) -> bool:
     return not failed_here
 
 
-def _require_declaration_survived(decl_source: str | None, filtered: _Filtered) -> None:
+def _require_declaration_survived(
+    decl_source: str | None, filtered: _Filtered, decl: ProfileDeclaration | None = None
+) -> None:
     if decl_source is None or decl_source in filtered.merged.applied:
         return
     raise invalid(
-        f'profile declaration from overlay "{decl_source}" was removed by snapshot constraint '
-        f"filtering (excluded: {', '.join(e.name for e in filtered.excluded) or 'none'})",
+        _declaration_lost(decl, decl_source, filtered.checks),
         remedy=next(
             (c.remedy for c in filtered.checks if c.status is not CheckStatus.PASSED and c.remedy),
-            "fix the failing overlay constraint listed in the verdict and recapture",
+            "fix the failing overlay constraint listed by --explain and recapture",
         ),
+    )
+
+
+def _declaration_lost(
+    decl: ProfileDeclaration | None, source: str, checks: Sequence[QualificationCheck]
+) -> str:
+    """Which snapshot constraint excluded which overlay, so that the profile declaration
+    no longer applies: the words a user can act on."""
+    name = decl.name if decl is not None else "profile"
+    failed = [c for c in checks if c.kind == "overlay" and c.status is not CheckStatus.PASSED]
+    parts = []
+    for c in failed[:3]:
+        seen = "no reading" if c.actual is None else f"observed {c.actual}"
+        parts.append(
+            f'constraint {c.name} (expected {c.expected}, {seen}) excluded overlay "{c.source}"'
+        )
+    more = f" (+{len(failed) - 3} more, --explain lists them)" if len(failed) > 3 else ""
+    cause = "; ".join(parts) + more if parts else "the snapshot's constraints excluded its overlays"
+    return (
+        f"the snapshot cannot qualify this selection: {cause}, so the {name} profile that "
+        f'overlay "{source}" declares no longer applies'
     )
 
 

@@ -16,7 +16,9 @@ def test_defaults_bind_localhost_8000():
     server = serve.build_server(parse())
     assert server.host == "127.0.0.1"
     assert server.port == 8000
-    assert server.command == f"{sys.executable} -m aicr_tui"
+    # a browser session starts on the shipped samples, not on an empty list (issue 15)
+    assert server.command == f"{sys.executable} -m aicr_tui --demo"
+    assert serve.build_server(parse("--no-demo")).command == f"{sys.executable} -m aicr_tui"
 
 
 def test_demo_host_and_port_flags():

@@ -22,32 +22,39 @@ SAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "samples"
 CAPTURES = SAMPLES / "captures"
 SNAPSHOTS = SAMPLES / "snapshots"
 
-AKS_BASE: dict[str, dict[str, dict[str, Any]]] = {
-    "K8s": {
-        "server": {"version": "v1.34.2", "platform": "linux/amd64", "goVersion": "go1.24.6"},
-        "node": {
-            "kernel-version": "6.8.0-1059-azure",
-            "os-image": "Ubuntu 24.04.3 LTS",
-            "container-runtime-name": "containerd",
-            "container-runtime-version": "2.1.4",
-            "kubelet-version": "v1.34.2",
-            "provider": "azure",
+
+def aks_base(driver_loaded: bool) -> dict[str, dict[str, dict[str, Any]]]:
+    """The AKS node readings; ``driver_loaded`` False for pools created with
+    --gpu-driver none (no driver until the GPU Operator installs one)."""
+    return {
+        "K8s": {
+            "server": {"version": "v1.34.2", "platform": "linux/amd64", "goVersion": "go1.24.6"},
+            "node": {
+                "kernel-version": "6.8.0-1059-azure",
+                "os-image": "Ubuntu 24.04.3 LTS",
+                "container-runtime-name": "containerd",
+                "container-runtime-version": "2.1.4",
+                "kubelet-version": "v1.34.2",
+                "provider": "azure",
+            },
         },
-    },
-    "OS": {
-        "release": {"ID": "ubuntu", "VERSION_ID": "24.04"},
-        "sysctl": {"/proc/sys/kernel/osrelease": "6.8.0-1059-azure"},
-    },
-    "GPU": {
-        "hardware": {
-            "gpu-present": True,
-            "gpu-count": 8,
-            "driver-loaded": True,
-            "detection-source": "nfd",
-            "model": "NVIDIA H100 80GB HBM3",
-        }
-    },
-}
+        "OS": {
+            "release": {"ID": "ubuntu", "VERSION_ID": "24.04"},
+            "sysctl": {"/proc/sys/kernel/osrelease": "6.8.0-1059-azure"},
+        },
+        "GPU": {
+            "hardware": {
+                "gpu-present": True,
+                "gpu-count": 8,
+                "driver-loaded": driver_loaded,
+                "detection-source": "nfd",
+                "model": "NVIDIA H100 80GB HBM3",
+            }
+        },
+    }
+
+
+AKS_BASE = aks_base(True)
 
 
 def oke_base(driver_loaded: bool) -> dict[str, dict[str, dict[str, Any]]]:
@@ -87,7 +94,7 @@ SAMPLE_SPECS: dict[str, tuple[dict[str, dict[str, dict[str, Any]]], str, dict[st
         {"aks_pools": "aks-pools-install.json"},
     ),
     "aks-h100-none.yaml": (
-        AKS_BASE,
+        aks_base(False),
         "aks-gpupool1-31415926-vmss000000",
         {"aks_pools": "aks-pools-none.json"},
     ),

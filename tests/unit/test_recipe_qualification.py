@@ -158,9 +158,14 @@ def test_aks_old_cluster_removes_the_declaring_overlay() -> None:
     server.data["version"] = "v1.33.5"
     v = qualify(AKS, None, s)
     err = refused(v)
-    assert err.message.startswith(
-        'profile declaration from overlay "aks" was removed by snapshot constraint filtering'
+    # which constraint excluded what, in words a user can act on (issue 15)
+    assert err.message.startswith("the snapshot cannot qualify this selection: constraint ")
+    assert (
+        'constraint K8s.server.version (expected >= 1.34, observed v1.33.5) excluded overlay "'
+        in err.message
     )
+    assert 'the gpuStack profile that overlay "aks" declares no longer applies' in err.message
+    assert "filtering" not in err.message
     assert err.remedy is not None and "upgrade the cluster's Kubernetes version" in err.remedy
     failed = [c for c in v.checks if c.status == "failed"]
     assert failed and failed[0].name == "K8s.server.version" and failed[0].actual == "v1.33.5"
@@ -494,5 +499,6 @@ def test_provider_only_snapshot_refuses_with_a_recapture_remedy() -> None:
         ]
     )
     err = refused(qualify(AKS, None, s))
-    assert 'profile declaration from overlay "aks" was removed' in err.message
+    assert "constraint K8s.server.version (expected >= 1.34, no reading) excluded" in err.message
+    assert 'overlay "aks" declares no longer applies' in err.message
     assert err.remedy is not None and "--no-cluster" in err.remedy
