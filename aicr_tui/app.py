@@ -188,7 +188,7 @@ class AicrApp(App[int]):
                 severity="warning",
             )
             return
-        self.push_screen(ValidationDashboardScreen(source, report_dir=self.state.output_dir))
+        self.push_screen(ValidationDashboardScreen(source, report_dir=self.state.reports_dir))
 
     # -- actions ------------------------------------------------------------------------
     def action_help(self) -> None:

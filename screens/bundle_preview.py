@@ -79,6 +79,8 @@ class BundlePreviewScreen(Screen[Path | None]):
         Binding("d", "cycle_deployer", "Deployer", id="bundle.deployer"),
         Binding("f", "show_tab('files')", "Files", id="bundle.files"),
         Binding("escape", "back", "Back", id="bundle.back"),
+        Binding("f7", "select_overrides", "Select all", id="bundle.select_all", show=False),
+        Binding("f8", "clear_overrides", "Clear overrides", id="bundle.clear", show=False),
     ]
 
     COMMANDS = {ScreenActionsProvider}
@@ -110,6 +112,12 @@ class BundlePreviewScreen(Screen[Path | None]):
             "Blocking checks, rejected overrides, warnings, notes",
             "show_tab('checks')",
         ),
+        (
+            "Bundle: select all overrides",
+            "Select the whole overrides editor (f7)",
+            "select_overrides",
+        ),
+        ("Bundle: clear overrides", "Empty the overrides editor (f8)", "clear_overrides"),
     )
 
     class Written(Message):
@@ -413,7 +421,8 @@ class BundlePreviewScreen(Screen[Path | None]):
             return
         text = Text(
             "one per line: --set c:path=v · --set-json c:path=JSON · --set-file c:path=FILE"
-            " · --dynamic c:path · --accelerated-node-toleration key[=value]:Effect",
+            " · --dynamic c:path · --accelerated-node-toleration key[=value]:Effect"
+            " · f7 select all · f8 clear",
             style="dim",
         )
         if not result.lines:
@@ -543,7 +552,22 @@ class BundlePreviewScreen(Screen[Path | None]):
 
     def action_edit_overrides(self) -> None:
         self.action_show_tab("overrides")
-        self.query_one("#overrides-editor", TextArea).focus()
+        editor = self.query_one("#overrides-editor", TextArea)
+        editor.focus()
+        # Never on a comment line: typing there would turn the comment into a value.
+        if not editor.text.endswith("\n"):
+            editor.insert("\n", editor.document.end)
+        editor.move_cursor(editor.document.end)
+
+    def action_select_overrides(self) -> None:
+        self.action_edit_overrides()
+        self.query_one("#overrides-editor", TextArea).select_all()
+
+    def action_clear_overrides(self) -> None:
+        """Empty the editor (the plan re-runs with no overrides: the CLI's defaults)."""
+        editor = self.query_one("#overrides-editor", TextArea)
+        editor.text = ""
+        editor.focus()
 
     def action_back(self) -> None:
         editor = self.query_one("#overrides-editor", TextArea)

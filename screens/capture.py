@@ -116,6 +116,10 @@ class CaptureScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._cancel: threading.Event | None = None
+        self._filter_target = "capture-readings"
+
+    def _filter_placeholder(self) -> str:
+        return f"/ filter {self.FILTER_TARGETS[self._filter_target]} (esc clears)"
 
     @property
     def wizard(self) -> AicrApp:
@@ -133,7 +137,7 @@ class CaptureScreen(Screen[None]):
         yield Header()
         with Horizontal(id="capture-body"):
             with Vertical(id="capture-left"):
-                yield Static("Captures", classes="pane-title")
+                yield Static("Captures (enter loads)", classes="pane-title")
                 yield OptionList(id="capture-samples")
             with Vertical(id="capture-right"):
                 yield Static("", id="capture-label", classes="pane-title")
@@ -144,13 +148,13 @@ class CaptureScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "load provider dumps, or fetch them live"
+        self.sub_title = "enter loads a sample; o opens a file, F fetches live"
         pools = self.query_one("#capture-pools", DataTable)
         # The projected mode and the reading value lead: they are what a narrow terminal
         # must not scroll away.
         pools.add_columns("name", "projected mode", "size / state", "source")
         readings = self.query_one("#capture-readings", DataTable)
-        readings.add_columns("value", "reading")
+        readings.add_columns("reading", "value")  # the name first: it must never be cut
         options = self.query_one("#capture-samples", OptionList)
         for sample in self.state.samples:
             missing = sample.missing()
@@ -224,13 +228,25 @@ class CaptureScreen(Screen[None]):
     def action_next(self) -> None:
         self.wizard.show_recipe()
 
+    FILTER_TARGETS: ClassVar[dict[str, str]] = {
+        "capture-samples": "the capture list",
+        "capture-pools": "the pools and add-ons",
+        "capture-readings": "the readings",
+    }
+
     def action_filter(self) -> None:
+        """Filter the pane that has focus (the readings when none of the three has)."""
+        focused = self.focused.id if self.focused is not None else None
+        if focused in self.FILTER_TARGETS:
+            self._filter_target = str(focused)
         # Mounted on first use: an Input on the first screen costs cold-start time.
         bars = self.query(FilterBar)
         if bars:
+            bars.first().placeholder = self._filter_placeholder()
             bars.first().open()
             return
         bar = FilterBar(id="capture-filter")
+        bar.placeholder = self._filter_placeholder()
         self.mount(bar, before=self.query_one(Footer))
         self.call_after_refresh(bar.open)
 
@@ -472,6 +488,11 @@ class CaptureScreen(Screen[None]):
         if query is None:
             bars = self.query(FilterBar)
             query = bars.first().value if bars else ""
+        target = self._filter_target
+
+        def q(pane: str) -> str:
+            return query if pane == target else ""
+
         state = self.state
         label = self.query_one("#capture-label", Static)
         label.update(
@@ -480,12 +501,30 @@ class CaptureScreen(Screen[None]):
         pools = self.query_one("#capture-pools", DataTable)
         readings = self.query_one("#capture-readings", DataTable)
         with self.app.batch_update():
+            self._filter_samples(q("capture-samples"))
             pools.clear()
             for i, row in enumerate(state.rows):
                 cells = (row.name, row.mode, row.detail, row.source)
-                if matches(" ".join(cells), query):
+                if matches(" ".join(cells), q("capture-pools")):
                     pools.add_row(*cells, key=f"row-{i}")
             readings.clear()
             for path, value in snapshot_readings(state.snapshot):
-                if matches(f"{path} {value}", query):
-                    readings.add_row(value, path, key=path)
+                if matches(f"{path} {value}", q("capture-readings")):
+                    readings.add_row(path, value, key=path)
+
+    def _filter_samples(self, query: str) -> None:
+        """Show the samples whose title matches (all of them for an empty query)."""
+        options = self.query_one("#capture-samples", OptionList)
+        if not self.state.samples:
+            return
+        wanted = [s for s in self.state.samples if matches(s.title, query)]
+        shown = [o.id for o in options.options]
+        if shown == [s.key for s in wanted]:
+            return
+        options.clear_options()
+        for sample in wanted:
+            missing = sample.missing()
+            label = sample.title + (" (files missing)" if missing else "")
+            options.add_option(Option(label, id=sample.key, disabled=bool(missing)))
+        if wanted:
+            options.highlighted = 0

@@ -397,6 +397,19 @@ def verdict_error_text(verdict: Any) -> str:
     return str(render()) if callable(render) else str(err)
 
 
+def default_reports_dir() -> Path:
+    """Where the dashboard offers to save CTRF/JUnit reports: ``$AICR_TUI_REPORTS_DIR``,
+    else ``$XDG_STATE_HOME/aicr-tui/reports`` (``~/.local/state/aicr-tui/reports``); never
+    the directory the wizard was started in (often a checkout)."""
+    import os
+
+    explicit = os.environ.get("AICR_TUI_REPORTS_DIR")
+    if explicit:
+        return Path(explicit)
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "aicr-tui" / "reports"
+
+
 @dataclass
 class WizardState:
     """What the user has built so far; main-thread only."""
@@ -425,6 +438,7 @@ class WizardState:
     kubeconfig: str | None = None
     kube_context: str | None = None
     output_dir: Path = field(default_factory=Path.cwd)
+    reports_dir: Path = field(default_factory=lambda: default_reports_dir())
     bundle_dir: Path | None = None
     replay_speed: float | None = None  # None: the default pace (a replay lasts seconds)
 

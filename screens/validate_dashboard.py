@@ -814,6 +814,8 @@ class ValidationDashboardScreen(Screen[None]):
             with self._report_lock:
                 report = self._report.report()
             text = render_ctrf(report) if kind == "CTRF" else render_junit(report)
+            if path.parent == self.report_dir:
+                path.parent.mkdir(parents=True, exist_ok=True)  # the default reports dir
             atomic_write_text(path, text)
         except AicrError as err:
             self.post_message(ReportFailed(kind, err.render()))

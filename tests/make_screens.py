@@ -69,6 +69,7 @@ async def walk(size: tuple[int, int], out: Path, work: Path) -> list[Path]:
     """Run the demo at ``size`` and save one SVG per step; returns the files written."""
     app = create_app(demo=True)
     app.state.output_dir = work
+    app.state.reports_dir = work / "reports"
     app.state.replay_speed = 0.0
     written: list[Path] = []
     tag = f"{size[0]}x{size[1]}"

@@ -73,7 +73,8 @@ class PathPromptModal(ModalScreen[Path | None]):
             yield Label(self._title, classes="dialog-title")
             if self._help:
                 yield Static(self._help, classes="dialog-body", markup=False)
-            yield Input(value=str(self._default), id="path-input")
+            # Not pre-selected: one stray key must not replace the whole path.
+            yield Input(value=str(self._default), id="path-input", select_on_focus=False)
             yield Static("", id="path-error", classes="dialog-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")

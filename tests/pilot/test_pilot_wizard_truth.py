@@ -65,7 +65,7 @@ async def open_and_qualify(pilot, path: str) -> dict:  # type: ignore[no-untyped
         assert Path(file).name in label
     readings = screen.query_one("#capture-readings")
     shown = {
-        readings.get_row_at(i)[1]: readings.get_row_at(i)[0] for i in range(readings.row_count)
+        readings.get_row_at(i)[0]: readings.get_row_at(i)[1] for i in range(readings.row_count)
     }
     driver = reading(state.snapshot, *DRIVER)
     assert shown.get("K8s.aks-gpu-pools.gpu-driver") == driver
@@ -236,3 +236,36 @@ async def test_v_plays_the_recording_of_this_recipe_or_says_it_is_another(tmp_pa
         assert "recorded demo data for another recipe" in screen.source.note
         assert "service=aks" in screen.source.note
         assert "another recipe" in screen.source.describe()
+
+
+async def test_slash_filters_the_pane_that_has_focus(tmp_path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pick_sample(pilot, "oke-active")
+        samples = app.screen.query_one("#capture-samples")
+        readings = app.screen.query_one("#capture-readings")
+        total = readings.row_count
+        samples.focus()
+        await pilot.press("slash", *"legacy")
+        await settle(pilot)
+        assert [o.id for o in samples.options] == ["oke-legacy-active"]
+        assert readings.row_count == total  # not the readings
+        await pilot.press("escape")
+        await settle(pilot)
+        assert samples.option_count == len(app.state.samples)
+        readings.focus()
+        await pilot.press("slash", *"nvidia-gpu-plugin")
+        await settle(pilot)
+        assert readings.row_count == 1
+        assert samples.option_count == len(app.state.samples)
+
+
+def test_reports_go_to_the_documented_reports_dir(monkeypatch, tmp_path) -> None:
+    from screens.state import default_reports_dir
+
+    monkeypatch.delenv("AICR_TUI_REPORTS_DIR", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert default_reports_dir() == tmp_path / "state" / "aicr-tui" / "reports"
+    monkeypatch.setenv("AICR_TUI_REPORTS_DIR", str(tmp_path / "mine"))
+    assert default_reports_dir() == tmp_path / "mine"

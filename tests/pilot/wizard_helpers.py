@@ -15,6 +15,7 @@ def demo_app(tmp_path: Path | None = None) -> AicrApp:
     app.state.replay_speed = 0.0  # replay the recorded run as fast as it can be applied
     if tmp_path is not None:
         app.state.output_dir = tmp_path
+        app.state.reports_dir = tmp_path / "reports"
     return app
 
 
