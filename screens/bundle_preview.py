@@ -186,7 +186,7 @@ class BundlePreviewScreen(Screen[Path | None]):
                     with VerticalScroll(id="files-scroll"):
                         yield Static("", id="files-view", markup=False)
         yield Static("", id="bundle-status", markup=False)
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self._paint_banner()
@@ -493,14 +493,15 @@ class BundlePreviewScreen(Screen[Path | None]):
             parts.append(f"✗ {len(plan.errors)} blocking")
         if rejected:
             parts.append(f"✗ {rejected} override line{'s' if rejected != 1 else ''} rejected")
-        if blocked:
+        if self.written_to is not None and not blocked:
+            # The written path leads (and wraps if it must): it is what the user needs next.
+            parts.append(f"✓ written to {self.written_to}")
+        elif blocked:
             parts.append("write disabled")
         else:
             parts.append(f"✓ ready · w writes {self.default_output}")
         if plan.warnings:
             parts.append(f"{len(plan.warnings)} warnings")
-        if self.written_to is not None:
-            parts.append(f"written to {self.written_to}")
         status.update(" · ".join(parts))
         status.set_class(blocked, "-blocked")
         status.set_class(not blocked, "-ready")

@@ -134,7 +134,7 @@ class CaptureScreen(Screen[None]):
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="◆")
         with Horizontal(id="capture-body"):
             with Vertical(id="capture-left"):
                 yield Static("Captures (enter loads)", classes="pane-title")
@@ -145,7 +145,7 @@ class CaptureScreen(Screen[None]):
                 yield Static("Readings", classes="pane-title")
                 yield DataTable(id="capture-readings", cursor_type="row")
         yield Static("", id="capture-status", markup=False)
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.sub_title = "enter loads a sample; o opens a file, F fetches live"

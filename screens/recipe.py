@@ -115,13 +115,14 @@ class RecipeScreen(Screen[None]):
     CSS_PATH = "recipe.tcss"
     TITLE = "2 Recipe"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "switch_profile", "Switch gpuStack", id="recipe.switch"),
+        # Short words: the whole footer fits 80 columns; ? spells each one out.
+        Binding("s", "switch_profile", "Switch", id="recipe.switch"),
         Binding("b", "bundle", "Bundle", id="recipe.bundle"),
         Binding("v", "validate", "Validate", id="recipe.validate"),
-        Binding("d", "toggle_diff", "Profile diff", id="recipe.diff"),
-        Binding("l", "load_capture", "Load capture", id="recipe.load"),
-        Binding("r", "recapture", "Recapture cmd", id="recipe.recapture"),
-        Binding("escape", "back", "Back", id="recipe.back"),
+        Binding("d", "toggle_diff", "Diff", id="recipe.diff"),
+        Binding("l", "load_capture", "Load", id="recipe.load"),
+        Binding("r", "recapture", "Recapture", id="recipe.recapture"),
+        Binding("escape", "back", "Back", id="recipe.back", show=False),
         Binding("g", "guide", "Guide", id="recipe.guide", show=False),
         Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/", show=False),
     ]
@@ -151,7 +152,7 @@ class RecipeScreen(Screen[None]):
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="◆")
         with Vertical(id="recipe-body"):
             with Horizontal(id="recipe-top"):
                 with Vertical(id="recipe-form"):
@@ -182,7 +183,7 @@ class RecipeScreen(Screen[None]):
                 yield Static("", id="diff-title", markup=False)
                 yield DataTable(id="diff-table", cursor_type="row")
         yield FilterBar(id="recipe-filter")
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def _choices(self, field: str) -> list[tuple[str, str]]:
         """The select's options: the catalog's values once loaded, else the current value."""
@@ -222,8 +223,11 @@ class RecipeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "selection and live qualification"
-        self.query_one("#recipe-checks", DataTable).add_columns(
-            "status", "expected", "observed", "constraint", "from"
+        # The constraint name first: at 80 columns a value may be cut, never the name.
+        # Two lines per constraint, so that at 80 columns neither the name nor its values
+        # are cut: the name, then status, expected ("want"), observed ("got"), source.
+        self.query_one("#recipe-checks", DataTable).add_column(
+            "constraint / status: want, got · from", key="check"
         )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
@@ -279,8 +283,8 @@ class RecipeScreen(Screen[None]):
     # -- qualification ------------------------------------------------------------------
     @on(Select.Changed)
     def _changed(self, event: Select.Changed) -> None:
-        if self._populating:
-            return
+        if self._populating or event.value != event.select.value:
+            return  # ours (set_options picks a first option before the real one), or stale
         select_id = event.select.id or ""
         value = event.value
         if select_id == "sel-profile":
@@ -423,9 +427,14 @@ class RecipeScreen(Screen[None]):
         with self.app.batch_update():
             table.clear()
             for i, check in enumerate(verdict_checks(verdict)):
-                cells = (check.status, check.expected, check.actual, check.name, check.source)
+                cells = (check.name, check.status, check.expected, check.actual, check.source)
                 if matches(" ".join(cells), query):
-                    table.add_row(*cells, key=f"check-{i}")
+                    table.add_row(
+                        f"{check.name}\n{check.status}: want {check.expected}, "
+                        f"got {check.actual} · {check.source}",
+                        key=f"check-{i}",
+                        height=2,
+                    )
 
     def _render_trouble(self, ok: bool) -> None:
         from core.recipe.troubleshooting import DiagnosisContext, diagnose
@@ -569,9 +578,12 @@ class RecipeScreen(Screen[None]):
         current, _, other = message.title.partition("  ->  ")
         with self.app.batch_update():
             table.clear(columns=True)
-            table.add_columns("component:path", f"now ({current})", f"with {other}")
+            # Two lines per value, so neither the path nor the target value is cut at 80x24.
+            table.add_column(f"component:path / now ({current}) -> with {other}", key="change")
             for i, (component, path, before, after) in enumerate(message.rows):
-                table.add_row(f"{component}:{path}", before, after, key=f"diff-{i}")
+                table.add_row(
+                    f"{component}:{path}\n  {before}  ->  {after}", key=f"diff-{i}", height=2
+                )
 
     def action_load_capture(self) -> None:
         self.wizard.show_capture()

@@ -306,13 +306,20 @@ def capture_rows(projections: Any) -> list[CaptureRow]:
                 mode = p.mode if p.is_gpu and p.mode is not None else "(not a GPU pool)"
                 rows.append(CaptureRow(source or "AKS pools", p.name, p.vm_size, mode))
         elif addons is not None:
-            for a in addons:
-                rows.append(CaptureRow(source or "OKE add-ons", a.name, a.lifecycle_state, ""))
+            # One row per add-on; the GPU plugin's row carries the reading, next to its
+            # lifecycle state (both in the column that stays visible at 80x24).
             sub = getattr(proj, "subtype", None)
-            if sub is not None:
-                reading = sub.data.get("nvidia-gpu-plugin", "")
+            reading = str(sub.data.get("nvidia-gpu-plugin", "")) if sub is not None else ""
+            plugin_seen = False
+            for a in addons:
+                mode = f"({a.lifecycle_state})"
+                if a.name.casefold() == "nvidiagpuplugin" and not plugin_seen:
+                    plugin_seen = True
+                    mode = f"{reading} ({a.lifecycle_state})" if reading else mode
+                rows.append(CaptureRow(source or "OKE add-ons", a.name, a.lifecycle_state, mode))
+            if not plugin_seen and sub is not None:
                 rows.append(
-                    CaptureRow(source or "OKE add-ons", "NvidiaGpuPlugin", "reading", str(reading))
+                    CaptureRow(source or "OKE add-ons", "NvidiaGpuPlugin", "not listed", reading)
                 )
         else:
             sub = getattr(proj, "subtype", None)

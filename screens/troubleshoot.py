@@ -42,13 +42,13 @@ class TroubleshootScreen(Screen[None]):
         self.current: GuideEntry | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="◆")
         with Horizontal(id="guide-body"):
             yield OptionList(id="guide-list")
             with VerticalScroll(id="guide-detail"):
                 yield Static("", id="guide-text", markup=False)
         yield FilterBar(id="guide-filter")
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.sub_title = "symptoms, causes and remedies from the AKS and OKE briefs"

@@ -333,7 +333,7 @@ class ValidationDashboardScreen(Screen[None]):
                 yield Static("gates", id="gates-title", markup=False)
                 yield Static("", id="gates", markup=False)
         yield Static("", id="summary", markup=False)
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#checks", DataTable)
