@@ -80,8 +80,8 @@ def choose_recording(recordings: Sequence[Path], recipe: RecipeResult) -> Record
     """The first recording whose recipe (the file its RunStarted names, beside it) has the
     same criteria and profile value as ``recipe``; else the first recording, marked as not
     matching. None when there is no readable recording."""
-    from core.documents.recipe_result import load_recipe
     from core.foundation.errors import AicrError
+    from core.recipe.loading import load_recipe
     from core.validation.recording import load_recording
 
     want = _selection_key(recipe)
