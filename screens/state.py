@@ -315,7 +315,7 @@ def capture_rows(projections: Any) -> list[CaptureRow]:
                 mode = f"({a.lifecycle_state})"
                 if a.name.casefold() == "nvidiagpuplugin" and not plugin_seen:
                     plugin_seen = True
-                    mode = f"{reading} ({a.lifecycle_state})" if reading else mode
+                    mode = reading or mode  # installed / addon-<state> names the state
                 rows.append(CaptureRow(source or "OKE add-ons", a.name, a.lifecycle_state, mode))
             if not plugin_seen and sub is not None:
                 rows.append(
@@ -327,7 +327,7 @@ def capture_rows(projections: Any) -> list[CaptureRow]:
                 rows.append(
                     CaptureRow(
                         source or "legacy DaemonSet",
-                        "kube-system/nvidia-gpu-device-plugin",
+                        "nvidia-gpu-device-plugin",  # kube-system; short, so modes stay visible
                         str(sub.data.get("daemonset", "")),
                         str(sub.data.get("nvidia-gpu-device-plugin", "")),
                     )

@@ -37,6 +37,7 @@ async def check_filter(pilot):
     await pick_sample(pilot, "aks-install")
     table = app.screen.query_one("#capture-readings")
     total = table.row_count
+    table.focus()  # `/` filters the pane that has focus
     await pilot.press("slash")
     await type_text(pilot, "gpu-dr")
     await pilot.pause()
