@@ -67,7 +67,8 @@ def render(ctx: DeployContext) -> DeployOutput:
                 out.put(f"{folder}/manifests/{mname}", comp.manifests[mname])
             path = f"./{folder}/manifests"
             entry = {
-                "path": f"{folder}/manifests",
+                # a manifest-only component's values sit in its folder, like a chart's
+                "path": folder if unit.kind == "local" else f"{folder}/manifests",
                 "manifest": [f"{folder}/manifests/{m}" for m in sorted(comp.manifests)],
             }
         kustomizations.append(_flux_kustomization(unit, cfg, path))
