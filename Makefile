@@ -1,5 +1,5 @@
 # One entry point for people and CI. `make run` and `make test` create .venv when it is
-# missing and install the project (with its test extras) into it first.
+# missing and install the project (with its test and verify extras) into it first.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test,verify]'
 	@touch $(STAMP)
 
 run: $(STAMP)

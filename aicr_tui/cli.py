@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "recipe": "aicr_tui.commands.recipe",
     "query": "aicr_tui.commands.query",
     "bundle": "aicr_tui.commands.bundle",
+    "verify": "aicr_tui.commands.verify",
     "validate": "aicr_tui.commands.validate",
     "serve": "aicr_tui.commands.serve",
 }

@@ -141,12 +141,29 @@ def register(sub: Any) -> None:
         metavar="NAME",
         help="name of the bundle's OCIRepository (flux only; default aicr-bundle)",
     )
+    parser.add_argument(
+        "--storage-class",
+        metavar="NAME",
+        default=None,
+        help="StorageClass for the PVCs the recipe asks for (the registry's storageClassPaths, "
+        "e.g. Prometheus); an explicit --set of the same path wins",
+    )
     parser.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     parser.add_argument(
         "--explain",
         action="store_true",
         help="when blocking checks refuse the bundle, print each one (check, component, message) on stdout",
     )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="before writing, render every chart with Helm and check the values (as aicr-tui "
+        "verify does); findings exit 8 and write nothing",
+    )
+    from aicr_tui.commands.verify import add_chart_flags
+
+    add_chart_flags(parser)
+
 
 
 def refusal(errors: Sequence[Any], *, explained: bool = False) -> AicrError:
@@ -199,6 +216,7 @@ def run(args: Any) -> int:
         system_tolerations=system_tolerations,
         system_node_selector=system_selector,
         deployer=deployer,
+        storage_class=args.storage_class,
     )
     for warning in plan.warnings:
         warn(warning)
@@ -207,7 +225,28 @@ def run(args: Any) -> int:
             for blocking in plan.errors:
                 sys.stdout.write(f"blocking: {blocking.render()}\n")
         raise refusal(plan.errors, explained=args.explain)
+    report = None
+    if args.verify:
+        from aicr_tui.commands.verify import chart_dirs
+        from core.verify.analysis import Verifier
+        from core.verify.api import _stand_ins, plan_input
+
+        verifier = Verifier(
+            chart_dirs(args.charts), stand_ins=_stand_ins(None), pull_timeout=args.pull_timeout
+        )
+        report = verifier.verify(plan_input(plan))
+        sys.stdout.write(report.render_text())
+        if report.findings:
+            info(f"bundle not written: verify reported {len(report.findings)} finding(s)")
+            return report.exit_code
+    elif args.charts:
+        raise invalid("--charts needs --verify")
     result = write_bundle(plan, Path(args.output), force=args.force)
+    if report is not None:
+        from aicr_tui.commands.verify import write_report
+        from core.verify.api import REPORT_NAME
+
+        write_report(report, result.out_dir / REPORT_NAME)
     done(
         f"wrote {len(result.files)} files to {result.out_dir} "
         f"({len(plan.components)} components, {plan.deployer} deployer); "

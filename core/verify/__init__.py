@@ -1,0 +1,1 @@
+"""Verify: render bundles with a real Helm engine and report what the charts would do."""

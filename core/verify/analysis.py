@@ -1,0 +1,446 @@
+"""Render each step's pinned chart with the bundle's values and report what would go wrong.
+
+Per chart step, in this order: the chart's ``kubeVersion`` against the recipe's floor,
+``values.schema.json``, the render itself (template errors), values the chart does not
+define that change nothing when removed (rendered with and without them), values whose
+type differs from the chart's default, then every rendered object and manifest: custom
+resources need a CRD installed by an earlier step or by the same chart, built-in kinds must
+be valid against the Kubernetes 1.34 schemas, custom resources against their CRD's schema.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from core.verify import kubeschema, kubeversion
+from core.verify.model import (
+    CHART_SOURCE,
+    INVALID_OBJECT,
+    KUBE_VERSION,
+    MISSING_CRD,
+    NOT_RENDERABLE,
+    SCHEMA,
+    TEMPLATE,
+    TYPE_MISMATCH,
+    UNDEFINED_VALUE,
+    ComponentReport,
+    Finding,
+    VerifyComponent,
+    VerifyInput,
+    VerifyReport,
+)
+from core.verify.sources import PULL_TIMEOUT_SECONDS, ChartSource, find_local, pulled
+
+StandIns = Callable[[str], tuple[str, str] | None]
+_MAX_SINGLE_RENDERS = 40
+
+
+def _documents(text: str, where: str) -> Iterator[dict[str, Any]]:
+    from core.verify import helm
+
+    for chunk in _split_documents(text):
+        if not chunk.strip():
+            continue
+        try:
+            doc = helm.parse_document(chunk)
+        except helm.RenderError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if doc:
+            if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+                yield from (i for i in doc["items"] if isinstance(i, dict))
+            else:
+                yield doc
+
+
+# Helm's own manifest separator (releaseutil): "---" at a line start, whatever follows it
+# on the line ("---# comment" included).
+_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+
+# API groups a real cluster serves but Helm's offline capability set leaves out (it lists
+# client-go's scheme only): a chart asking `.Capabilities.APIVersions.Has
+# "apiregistration.k8s.io/v1"` falls back to a version 1.34 no longer serves, while on a
+# cluster it picks the served one. Such objects are checked as that served version.
+_OFFLINE_CAPABILITY_GAPS = {"apiregistration.k8s.io": "v1"}
+
+
+def _split_documents(text: str) -> list[str]:
+    return _SEPARATOR.split(text)
+
+
+def _ref(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return f"{obj.get('kind', '?')}/{meta.get('name', '?')}" if meta else str(obj.get("kind"))
+
+
+def _is_test_hook(obj: dict[str, Any]) -> bool:
+    meta = obj.get("metadata")
+    notes = meta.get("annotations") if isinstance(meta, dict) else None
+    hook = notes.get("helm.sh/hook", "") if isinstance(notes, dict) else ""
+    return isinstance(hook, str) and "test" in hook.split(",")
+
+
+# ------------------------------------------------------------------- value checks
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    return type(value).__name__
+
+
+def _undefined_paths(values: Any, defaults: Any, raw: Any, prefix: str = "") -> list[str]:
+    """Shallowest dotted paths of ``values`` that neither the coalesced defaults nor the
+    chart's own values.yaml define. Free-form maps (empty or null by default) and lists
+    define everything under them."""
+    out: list[str] = []
+    if not isinstance(values, dict):
+        return out
+    for key, value in values.items():
+        path = f"{prefix}{key}"
+        in_defaults = isinstance(defaults, dict) and key in defaults
+        in_raw = isinstance(raw, dict) and key in raw
+        if not in_defaults and not in_raw:
+            out.append(path)
+            continue
+        d = defaults.get(key) if isinstance(defaults, dict) else None
+        r = raw.get(key) if isinstance(raw, dict) else None
+        if not isinstance(value, dict):
+            continue
+        if (not isinstance(d, dict) or not d) and (not isinstance(r, dict) or not r):
+            continue  # a free-form map (or a non-map default the type check reports)
+        out += _undefined_paths(value, d if isinstance(d, dict) else {}, r, f"{path}.")
+    return out
+
+
+def _mismatches(values: Any, defaults: Any, prefix: str = "") -> list[tuple[str, str, str]]:
+    out: list[tuple[str, str, str]] = []
+    if not isinstance(values, dict) or not isinstance(defaults, dict):
+        return out
+    for key, value in values.items():
+        if key not in defaults:
+            continue
+        path = f"{prefix}{key}"
+        default = defaults[key]
+        if value is None or default is None:
+            continue
+        a, b = _kind(value), _kind(default)
+        if a != b:
+            out.append((path, a, b))
+        elif a == "map":
+            out += _mismatches(value, default, f"{path}.")
+    return out
+
+
+def _without(values: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+    trimmed = copy.deepcopy(values)
+    for path in paths:
+        node: Any = trimmed
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(parts[-1], None)
+    return trimmed
+
+
+def _leaf_summary(values: dict[str, Any], path: str) -> str:
+    node: Any = values
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    text = json.dumps(node, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -------------------------------------------------------------------- the verifier
+class _Crds:
+    def __init__(self) -> None:
+        self.kinds: dict[tuple[str, str], str] = {}
+        self.schemas = kubeschema.CrdSchemas()
+
+    def add(self, obj: dict[str, Any], origin: str) -> None:
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        group = str(spec.get("group", ""))
+        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        kind = str(names.get("kind", ""))
+        if group and kind:
+            self.kinds.setdefault((group, kind), origin)
+            self.schemas.add_crd(obj)
+
+    def add_text(self, text: str, origin: str) -> None:
+        for doc in _documents(text, origin):
+            if doc.get("kind") == "CustomResourceDefinition":
+                self.add(doc, origin)
+
+
+class Verifier:
+    def __init__(
+        self,
+        chart_dirs: list[Path] | None,
+        *,
+        stand_ins: StandIns | None = None,
+        pull_timeout: float = PULL_TIMEOUT_SECONDS,
+    ) -> None:
+        self.chart_dirs = list(chart_dirs or [])
+        self.stand_ins = stand_ins or (lambda _name: None)
+        self.pull_timeout = pull_timeout
+        self._object_cache: dict[str, list[str]] = {}
+
+    # -- chart sources
+    def source(self, comp: VerifyComponent) -> ChartSource:
+        chart = comp.chart.rsplit("/", 1)[-1] or comp.name
+        if self.chart_dirs:
+            return find_local(
+                self.chart_dirs, comp.name, chart, comp.version, self.stand_ins(comp.name)
+            )
+        return pulled(chart, comp.source, comp.version, timeout=self.pull_timeout)
+
+    def verify(self, data: VerifyInput) -> VerifyReport:
+        from core.verify import helm
+
+        helm.require_engine()
+        crds = _Crds()
+        for comp in data.cluster_provided:
+            if not comp.has_chart:
+                continue
+            src = self.source(comp)
+            if src.kind == "chart" and src.path is not None:
+                for text in helm.load_chart(src.path).crds:
+                    crds.add_text(text, f"{comp.name} (cluster-provided)")
+        reports = [self._component(comp, data, crds) for comp in data.components]
+        return VerifyReport(reports, kubeschema.KUBERNETES_VERSION, helm.engine_version())
+
+    def _component(self, comp: VerifyComponent, data: VerifyInput, crds: _Crds) -> ComponentReport:
+        from core.verify import helm
+
+        report = ComponentReport(comp.name, comp.folder, "manifest-only")
+        objects: list[tuple[dict[str, Any], str]] = []
+        local_crds = _Crds()
+        if comp.has_chart:
+            src = self.source(comp)
+            report.chart = f"{comp.chart} {comp.version}"
+            report.source = src.label
+            if src.kind == "missing":
+                report.status = "chart missing"
+                report.findings.append(
+                    Finding(comp.name, CHART_SOURCE, f"chart {comp.chart} {comp.version}: {src.label}")
+                )
+                return report
+            if src.kind == "values-only":
+                report.status = NOT_RENDERABLE
+                report.note = "the chart's templates are not available, so nothing was checked"
+                if src.stand_in:
+                    report.note += f"; stand-in: {src.stand_in}"
+                return report
+            assert src.path is not None
+            chart = helm.load_chart(src.path)
+            report.status = "verified"
+            if src.stand_in:
+                report.status = "verified against stand-in"
+                report.note = src.stand_in
+            elif chart.version.lstrip("v") != comp.version.lstrip("v"):
+                report.findings.append(
+                    Finding(
+                        comp.name,
+                        CHART_SOURCE,
+                        f"{src.label} is chart version {chart.version}, the bundle pins {comp.version}",
+                    )
+                )
+            report.findings += self._chart_checks(comp, chart, data, objects, local_crds)
+        for name in sorted(comp.manifests):
+            try:
+                docs = list(_documents(comp.manifests[name], f"{comp.folder}/manifests/{name}"))
+            except Exception as exc:
+                report.findings.append(
+                    Finding(comp.name, INVALID_OBJECT, f"manifests/{name}: {exc}", name)
+                )
+                continue
+            objects += [(d, f"manifests/{name}") for d in docs]
+        for obj, _where in objects:
+            if obj.get("kind") == "CustomResourceDefinition":
+                local_crds.add(obj, comp.name)
+        report.findings += self._object_checks(comp, objects, crds, local_crds)
+        report.objects = len(objects)
+        for (group, kind), origin in local_crds.kinds.items():
+            crds.kinds.setdefault((group, kind), origin)
+        for key, schema in local_crds.schemas._raw.items():
+            crds.schemas._raw.setdefault(key, schema)
+        return report
+
+    def _chart_checks(
+        self,
+        comp: VerifyComponent,
+        chart: Any,
+        data: VerifyInput,
+        objects: list[tuple[dict[str, Any], str]],
+        local_crds: _Crds,
+    ) -> list[Finding]:
+        from core.verify import helm
+
+        out: list[Finding] = []
+        name = comp.name
+        if chart.kube_version:
+            floor = kubeversion.recipe_floor(data.kubernetes_constraint)
+            if floor is None:
+                out.append(
+                    Finding(
+                        name,
+                        KUBE_VERSION,
+                        f"chart requires Kubernetes {chart.kube_version} but the recipe sets no "
+                        "K8s.server.version lower bound",
+                    )
+                )
+            else:
+                ok = kubeversion.satisfies(chart.kube_version, floor)
+                if ok is False:
+                    out.append(
+                        Finding(
+                            name,
+                            KUBE_VERSION,
+                            f"chart requires Kubernetes {chart.kube_version}; the recipe admits "
+                            f"{data.kubernetes_constraint} (K8s.server.version)",
+                        )
+                    )
+        for text in chart.crds:
+            local_crds.add_text(text, name)
+        values = comp.values
+        schema = chart.schema_errors(values)
+        if schema:
+            out.append(Finding(name, SCHEMA, schema))
+        try:
+            base = chart.render(values, release=name, namespace=comp.namespace)
+        except helm.RenderError as exc:
+            if not schema or str(exc) not in schema and schema not in str(exc):
+                out.append(Finding(name, TEMPLATE, str(exc)))
+            return out
+        raw = chart.raw_values
+        undefined = _undefined_paths(values, chart.defaults, raw)
+        if undefined:
+            out += self._inert(comp, chart, values, undefined, base)
+        for path, got, want in _mismatches(values, _coalesced_with_raw(chart.defaults, raw)):
+            out.append(
+                Finding(
+                    name,
+                    TYPE_MISMATCH,
+                    f"{path} is a {got} ({_leaf_summary(values, path)}); the chart's default is a {want}",
+                    path,
+                )
+            )
+        for template in sorted(base):
+            if not template.endswith((".yaml", ".yml", ".tpl", ".json")) or "/tests/" in template:
+                continue
+            try:
+                docs = list(_documents(base[template], template))
+            except Exception as exc:
+                out.append(Finding(name, TEMPLATE, f"{template} renders invalid YAML: {exc}"))
+                continue
+            objects += [(d, template) for d in docs if not _is_test_hook(d)]
+        return out
+
+    def _inert(
+        self,
+        comp: VerifyComponent,
+        chart: Any,
+        values: dict[str, Any],
+        undefined: list[str],
+        base: dict[str, str],
+    ) -> list[Finding]:
+        from core.verify import helm
+
+        def same(paths: list[str]) -> bool:
+            try:
+                return bool(
+                    chart.render(_without(values, paths), release=comp.name, namespace=comp.namespace)
+                    == base
+                )
+            except helm.RenderError:
+                return False
+
+        if same(undefined):
+            inert = list(undefined)
+        else:
+            inert = [p for p in undefined[:_MAX_SINGLE_RENDERS] if same([p])]
+        return [
+            Finding(
+                comp.name,
+                UNDEFINED_VALUE,
+                f"{p} ({_leaf_summary(values, p)}) is not a value chart {chart.name} "
+                f"{chart.version} defines, and removing it changes nothing it renders",
+                p,
+            )
+            for p in inert
+        ]
+
+    def _object_checks(
+        self,
+        comp: VerifyComponent,
+        objects: list[tuple[dict[str, Any], str]],
+        crds: _Crds,
+        local: _Crds,
+    ) -> list[Finding]:
+        out: list[Finding] = []
+        for obj, where in objects:
+            api = str(obj.get("apiVersion", ""))
+            kind = str(obj.get("kind", ""))
+            if not api or not kind:
+                out.append(Finding(comp.name, INVALID_OBJECT, f"{where}: object without apiVersion/kind"))
+                continue
+            key = json.dumps(obj, sort_keys=True, default=str)
+            group = api.rpartition("/")[0]
+            if group in _OFFLINE_CAPABILITY_GAPS and not kubeschema.is_builtin(api, kind):
+                obj = {**obj, "apiVersion": f"{group}/{_OFFLINE_CAPABILITY_GAPS[group]}"}
+                api = str(obj["apiVersion"])
+            if kubeschema.is_builtin(api, kind):
+                errors = self._object_cache.get(key)
+                if errors is None:
+                    errors = kubeschema.validate_builtin(obj)
+                    self._object_cache[key] = errors
+                out += [
+                    Finding(comp.name, INVALID_OBJECT, f"{_ref(obj)} ({where}): {e}", _ref(obj))
+                    for e in errors
+                ]
+                continue
+            origin = local.kinds.get((group, kind)) or crds.kinds.get((group, kind))
+            if origin is None:
+                out.append(
+                    Finding(
+                        comp.name,
+                        MISSING_CRD,
+                        f"{_ref(obj)} ({api}, {where}): no earlier step and not this chart "
+                        f"installs the CRD for {kind}.{group or 'core'}",
+                        _ref(obj),
+                    )
+                )
+                continue
+            schemas = local.schemas if (group, kind) in local.kinds else crds.schemas
+            errs = schemas.validate(obj)
+            if errs is None and schemas is local.schemas:
+                errs = crds.schemas.validate(obj)
+            out += [
+                Finding(comp.name, INVALID_OBJECT, f"{_ref(obj)} ({where}): {e}", _ref(obj))
+                for e in errs or []
+            ]
+        return out
+
+
+def _coalesced_with_raw(defaults: Any, raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        return defaults
+    if not isinstance(defaults, dict):
+        return raw
+    merged = dict(raw)
+    for key, value in defaults.items():
+        merged[key] = _coalesced_with_raw(value, raw.get(key)) if key in raw else value
+    return merged

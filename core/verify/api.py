@@ -1,0 +1,222 @@
+"""The verification calls the CLI and the wizard make.
+
+``verify_plan(plan, charts=…)`` checks a bundle before it is written (``bundle --verify``,
+the wizard's preview); ``verify_bundle_dir(path, charts=…)`` reads a written bundle
+(``aicr-tui verify``): ``bundle-info.yaml`` for the steps in order, ``recipe.yaml`` for each
+step's chart, pin and the Kubernetes constraint, each folder's ``values.yaml`` (with
+``cluster-values.yaml`` on top, as ``install.sh`` passes it) and ``manifests/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.errors import invalid
+from core.verify.analysis import Verifier
+from core.verify.model import VerifyComponent, VerifyInput, VerifyReport
+
+if TYPE_CHECKING:
+    from core.bundler.model import BundlePlan
+    from core.catalog import Catalog
+    from core.recipe_result import RecipeResult
+
+REPORT_NAME = "verify-report.json"
+
+
+def _stand_ins(catalog: Catalog | None) -> Any:
+    if catalog is None:
+        from core.catalog import load_catalog
+
+        catalog = load_catalog()
+
+    def lookup(name: str) -> tuple[str, str] | None:
+        entry = catalog.registry.get(name)
+        helm = entry.helm if entry is not None else None
+        extra = getattr(helm, "model_extra", None) or {}
+        stand_in = extra.get("verifyStandIn")
+        if isinstance(stand_in, dict) and stand_in.get("source"):
+            source = str(stand_in["source"])
+            reason = str(stand_in.get("reason") or "")
+            return source, f"{source}: {reason}" if reason else source
+        return None
+
+    return lookup
+
+
+def kubernetes_constraint(recipe: RecipeResult) -> str:
+    for c in recipe.constraints:
+        if c.name == "K8s.server.version":
+            return str(c.value)
+    return ""
+
+
+def _cluster_provided(recipe: RecipeResult, rendered: set[str], user_skipped: set[str]) -> list[VerifyComponent]:
+    out: list[VerifyComponent] = []
+    for ref in recipe.componentRefs:
+        if ref.name in rendered or ref.name in user_skipped or ref.enabled:
+            continue
+        out.append(
+            VerifyComponent(
+                name=ref.name,
+                folder="(cluster)",
+                namespace=ref.namespace or ref.name,
+                chart=ref.chart or ref.name,
+                source=ref.source,
+                version=ref.version,
+                values={},
+                manifests={},
+            )
+        )
+    return out
+
+
+def plan_input(plan: BundlePlan) -> VerifyInput:
+    from core.values import copy_tree
+
+    comps: list[VerifyComponent] = []
+    for c in plan.components:
+        values = copy_tree(c.values)
+        if c.cluster_values:
+            _overlay(values, c.cluster_values)
+        comps.append(
+            VerifyComponent(
+                name=c.name,
+                folder=c.folder,
+                namespace=c.namespace,
+                chart=c.chart,
+                source=c.source,
+                version=c.version,
+                values=values,
+                manifests=dict(c.manifests),
+            )
+        )
+    user_skipped = {
+        n for n, why in plan.skipped.items() if not why.startswith("the recipe disables it")
+    }
+    rendered = {c.name for c in plan.components}
+    return VerifyInput(
+        comps,
+        kubernetes_constraint(plan.recipe),
+        _cluster_provided(plan.recipe, rendered, user_skipped),
+    )
+
+
+def _overlay(base: dict[str, Any], top: dict[str, Any]) -> None:
+    """Helm's coalescing of a later -f file: maps merge, everything else replaces."""
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _overlay(base[key], value)
+        else:
+            base[key] = value
+
+
+def verify_plan(
+    plan: BundlePlan,
+    *,
+    charts: list[Path] | None = None,
+    catalog: Catalog | None = None,
+    verifier: Verifier | None = None,
+) -> VerifyReport:
+    verifier = verifier or Verifier(charts, stand_ins=_stand_ins(catalog))
+    return verifier.verify(plan_input(plan))
+
+
+# --------------------------------------------------------------- a written bundle
+def _read_yaml(path: Path, what: str) -> Any:
+    from core.fileio import read_document
+    from core.yamlio import load_yaml_plain
+
+    return load_yaml_plain(read_document(path, what), str(path))
+
+
+def bundle_input(bundle: Path) -> VerifyInput:
+    from core.recipe_result import load_recipe
+
+    if not bundle.is_dir():
+        raise invalid(f"{bundle} is not a bundle directory", "expected the output of aicr-tui bundle")
+    info_path = bundle / "bundle-info.yaml"
+    if not info_path.is_file():
+        raise invalid(f"{bundle} is not a bundle directory", "it has no bundle-info.yaml")
+    info = _read_yaml(info_path, "bundle-info.yaml")
+    releases = (info.get("layout") or {}).get("releases") if isinstance(info, dict) else None
+    if not isinstance(releases, list) or not releases:
+        raise invalid(f"{info_path}: expected layout.releases, a list of the bundle's steps")
+    recipe = load_recipe(str(bundle / "recipe.yaml"))
+    refs = {ref.name: ref for ref in recipe.componentRefs}
+    comps: list[VerifyComponent] = []
+    for rel in releases:
+        if not isinstance(rel, dict):
+            raise invalid(f"{info_path}: layout.releases entries must be maps")
+        name = str(rel.get("component") or "")
+        folder = str(rel.get("path") or "")
+        ref = refs.get(name)
+        if ref is None:
+            raise invalid(f"{info_path}: release {name!r} is not a component of recipe.yaml")
+        if not folder or "/" in folder or folder.startswith(".") or not (bundle / folder).is_dir():
+            raise invalid(f"{info_path}: release {name} names a missing folder {folder!r}")
+        values_path = bundle / folder / "values.yaml"
+        values = _read_yaml(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
+        if values is None:
+            values = {}
+        if not isinstance(values, dict):
+            raise invalid(f"{values_path}: expected a map of chart values")
+        cluster_path = bundle / folder / "cluster-values.yaml"
+        if cluster_path.is_file():
+            cluster = _read_yaml(cluster_path, f"{folder}/cluster-values.yaml")
+            if isinstance(cluster, dict):
+                _overlay(values, cluster)
+        manifests: dict[str, str] = {}
+        mdir = bundle / folder / "manifests"
+        if mdir.is_dir():
+            from core.fileio import read_document
+
+            for f in sorted(mdir.iterdir()):
+                if f.is_file() and f.suffix in (".yaml", ".yml"):
+                    manifests[f.name] = read_document(f, f"{folder}/manifests/{f.name}")
+        comps.append(
+            VerifyComponent(
+                name=name,
+                folder=folder,
+                namespace=str(rel.get("namespace") or ref.namespace or name),
+                chart=ref.chart or name,
+                source=ref.source,
+                version=ref.version,
+                values=values,
+                manifests=manifests,
+            )
+        )
+    settings = ((info.get("build") or {}).get("settings") or {}) if isinstance(info, dict) else {}
+    user_skipped = _user_skipped(recipe, settings.get("set") or [])
+    rendered = {c.name for c in comps}
+    return VerifyInput(comps, kubernetes_constraint(recipe), _cluster_provided(recipe, rendered, user_skipped))
+
+
+def _user_skipped(recipe: RecipeResult, sets: list[Any]) -> set[str]:
+    """Components dropped with ``--set C:enabled=false`` (recorded in bundle-info)."""
+    from core.catalog import load_catalog
+
+    registry = load_catalog().registry
+    out: set[str] = set()
+    for entry in sets:
+        text = str(entry)
+        text = text.split(" ", 1)[-1] if text.startswith("--set ") else text
+        key, _, rest = text.partition(":")
+        if rest.split("=", 1)[0] != "enabled":
+            continue
+        for ref in recipe.componentRefs:
+            reg = registry.get(ref.name)
+            aliases = reg.valueOverrideKeys if reg is not None else []
+            if key == ref.name or key in aliases:
+                out.add(ref.name)
+    return out
+
+
+def verify_bundle_dir(
+    bundle: Path,
+    *,
+    charts: list[Path] | None = None,
+    catalog: Catalog | None = None,
+) -> VerifyReport:
+    data = bundle_input(bundle)
+    return Verifier(charts, stand_ins=_stand_ins(catalog)).verify(data)
