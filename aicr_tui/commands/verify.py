@@ -46,7 +46,9 @@ def register(sub: Any) -> None:
             "Kubernetes 1.34 schemas. Exit 0 clean, 8 findings, 2 bad input."
         ),
     )
-    parser.add_argument("bundle", metavar="BUNDLE_DIR", help="a directory written by aicr-tui bundle")
+    parser.add_argument(
+        "bundle", metavar="BUNDLE_DIR", help="a directory written by aicr-tui bundle"
+    )
     add_chart_flags(parser)
     parser.add_argument(
         "--report",
@@ -57,7 +59,7 @@ def register(sub: Any) -> None:
 
 
 def chart_dirs(values: list[str]) -> list[Path]:
-    from core.errors import invalid
+    from core.foundation.errors import invalid
 
     out: list[Path] = []
     for text in values:
@@ -69,19 +71,21 @@ def chart_dirs(values: list[str]) -> list[Path]:
 
 
 def write_report(report: Any, target: Path) -> None:
-    from core.fileio import atomic_write_text
-    from core.yamlio import dump_json
+    from core.foundation.fileio import atomic_write_text
+    from core.foundation.yamlio import dump_json
 
     atomic_write_text(target, dump_json(report.to_json()))
 
 
 def run(args: Any) -> int:
-    from core.errors import invalid
+    from core.foundation.errors import invalid
     from core.verify.analysis import Verifier
     from core.verify.api import REPORT_NAME, _stand_ins, bundle_input
 
     if args.pull_timeout <= 0:
-        raise invalid(f"--pull-timeout {args.pull_timeout:g}: expected a positive number of seconds")
+        raise invalid(
+            f"--pull-timeout {args.pull_timeout:g}: expected a positive number of seconds"
+        )
     charts = chart_dirs(args.charts)
     bundle = Path(args.bundle)
     data = bundle_input(bundle)

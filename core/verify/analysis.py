@@ -235,7 +235,9 @@ class Verifier:
             if src.kind == "missing":
                 report.status = "chart missing"
                 report.findings.append(
-                    Finding(comp.name, CHART_SOURCE, f"chart {comp.chart} {comp.version}: {src.label}")
+                    Finding(
+                        comp.name, CHART_SOURCE, f"chart {comp.chart} {comp.version}: {src.label}"
+                    )
                 )
                 return report
             if src.kind == "values-only":
@@ -362,7 +364,9 @@ class Verifier:
         def same(paths: list[str]) -> bool:
             try:
                 return bool(
-                    chart.render(_without(values, paths), release=comp.name, namespace=comp.namespace)
+                    chart.render(
+                        _without(values, paths), release=comp.name, namespace=comp.namespace
+                    )
                     == base
                 )
             except helm.RenderError:
@@ -395,7 +399,9 @@ class Verifier:
             api = str(obj.get("apiVersion", ""))
             kind = str(obj.get("kind", ""))
             if not api or not kind:
-                out.append(Finding(comp.name, INVALID_OBJECT, f"{where}: object without apiVersion/kind"))
+                out.append(
+                    Finding(comp.name, INVALID_OBJECT, f"{where}: object without apiVersion/kind")
+                )
                 continue
             key = json.dumps(obj, sort_keys=True, default=str)
             group = api.rpartition("/")[0]

@@ -12,21 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.errors import invalid
+from core.foundation.errors import invalid
 from core.verify.analysis import Verifier
 from core.verify.model import VerifyComponent, VerifyInput, VerifyReport
 
 if TYPE_CHECKING:
     from core.bundler.model import BundlePlan
-    from core.catalog import Catalog
-    from core.recipe_result import RecipeResult
+    from core.documents.recipe_result import RecipeResult
+    from core.recipe.catalog import Catalog
 
 REPORT_NAME = "verify-report.json"
 
 
 def _stand_ins(catalog: Catalog | None) -> Any:
     if catalog is None:
-        from core.catalog import load_catalog
+        from core.recipe.catalog import load_catalog
 
         catalog = load_catalog()
 
@@ -51,7 +51,9 @@ def kubernetes_constraint(recipe: RecipeResult) -> str:
     return ""
 
 
-def _cluster_provided(recipe: RecipeResult, rendered: set[str], user_skipped: set[str]) -> list[VerifyComponent]:
+def _cluster_provided(
+    recipe: RecipeResult, rendered: set[str], user_skipped: set[str]
+) -> list[VerifyComponent]:
     out: list[VerifyComponent] = []
     for ref in recipe.componentRefs:
         if ref.name in rendered or ref.name in user_skipped or ref.enabled:
@@ -72,7 +74,7 @@ def _cluster_provided(recipe: RecipeResult, rendered: set[str], user_skipped: se
 
 
 def plan_input(plan: BundlePlan) -> VerifyInput:
-    from core.values import copy_tree
+    from core.recipe.values import copy_tree
 
     comps: list[VerifyComponent] = []
     for c in plan.components:
@@ -124,17 +126,19 @@ def verify_plan(
 
 # --------------------------------------------------------------- a written bundle
 def _read_yaml(path: Path, what: str) -> Any:
-    from core.fileio import read_document
-    from core.yamlio import load_yaml_plain
+    from core.foundation.fileio import read_document
+    from core.foundation.yamlio import load_yaml_plain
 
     return load_yaml_plain(read_document(path, what), str(path))
 
 
 def bundle_input(bundle: Path) -> VerifyInput:
-    from core.recipe_result import load_recipe
+    from core.documents.recipe_result import load_recipe
 
     if not bundle.is_dir():
-        raise invalid(f"{bundle} is not a bundle directory", "expected the output of aicr-tui bundle")
+        raise invalid(
+            f"{bundle} is not a bundle directory", "expected the output of aicr-tui bundle"
+        )
     info_path = bundle / "bundle-info.yaml"
     if not info_path.is_file():
         raise invalid(f"{bundle} is not a bundle directory", "it has no bundle-info.yaml")
@@ -169,7 +173,7 @@ def bundle_input(bundle: Path) -> VerifyInput:
         manifests: dict[str, str] = {}
         mdir = bundle / folder / "manifests"
         if mdir.is_dir():
-            from core.fileio import read_document
+            from core.foundation.fileio import read_document
 
             for f in sorted(mdir.iterdir()):
                 if f.is_file() and f.suffix in (".yaml", ".yml"):
@@ -189,12 +193,14 @@ def bundle_input(bundle: Path) -> VerifyInput:
     settings = ((info.get("build") or {}).get("settings") or {}) if isinstance(info, dict) else {}
     user_skipped = _user_skipped(recipe, settings.get("set") or [])
     rendered = {c.name for c in comps}
-    return VerifyInput(comps, kubernetes_constraint(recipe), _cluster_provided(recipe, rendered, user_skipped))
+    return VerifyInput(
+        comps, kubernetes_constraint(recipe), _cluster_provided(recipe, rendered, user_skipped)
+    )
 
 
 def _user_skipped(recipe: RecipeResult, sets: list[Any]) -> set[str]:
     """Components dropped with ``--set C:enabled=false`` (recorded in bundle-info)."""
-    from core.catalog import load_catalog
+    from core.recipe.catalog import load_catalog
 
     registry = load_catalog().registry
     out: set[str] = set()

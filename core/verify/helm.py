@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.errors import AicrError, ErrorCode, invalid
+from core.foundation.errors import AicrError, ErrorCode, invalid
 
 INSTALL_HINT = "pip install 'aicr-tui[verify]'"
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-_CLAUSE = re.compile(r"^(>=|=>|<=|=<|!=|>|<|=|~>|~|\^)?\s*v?(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:[-+]\S*)?$")
+_CLAUSE = re.compile(
+    r"^(>=|=>|<=|=<|!=|>|<|=|~>|~|\^)?\s*v?(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:[-+]\S*)?$"
+)
 
 
 def _split(constraint: str) -> list[list[str]]:
