@@ -74,6 +74,7 @@ def plan_bundle(
     workload_selector: dict[str, str] | None = None,
     system_tolerations: list[Toleration] | None = None,
     system_node_selector: dict[str, str] | None = None,
+    storage_class: str | None = None,
     catalog: Catalog | None = None,
     deployer: DeployerConfig | None = None,
 ) -> BundlePlan:
@@ -83,11 +84,16 @@ def plan_bundle(
     wildcard ``{operator: Exists}``, for the accelerated and the system paths alike.
     ``deployer`` (from :func:`~core.bundler.deployers.config.deployer_config`) picks the
     layout; ``--set deployer:<key>=<value>`` entries are taken out of ``overrides`` here.
+    ``storage_class`` (``--storage-class``) is written at each rendered component's
+    registry ``storageClassPaths`` unless ``--set`` names the same path; it must be a
+    DNS-1123 subdomain, as a StorageClass name is.
     """
     if catalog is None:
         from core.recipe.catalog import load_catalog
 
         catalog = load_catalog()
+    if storage_class is not None:
+        _check_storage_class(storage_class)
     overrides, options = split_deployer_options(overrides or BundleOverrides())
     config = with_options(deployer or DeployerConfig(), options)
     if config.name == "argocd" and overrides.dynamic:
@@ -131,6 +137,7 @@ def plan_bundle(
         workload_selector=dict(workload_selector or {}),
         system_tolerations=[t.to_values() for t in (system_tolerations or [WILDCARD])],
         system_selector=dict(system_node_selector or {}),
+        storage_class=storage_class or "",
     )
     state.warnings.extend(config.warnings)
     policy.apply_override_policy(state)
@@ -369,6 +376,24 @@ def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, 
         selectors(scheduling.accelerated.nodeSelectorPaths, state.accelerated_selector)
         tolerations(scheduling.accelerated.tolerationPaths, state.injected_tolerations)
     selectors(entry.workload_selector_paths, state.workload_selector)
+    if state.storage_class:
+        for path in entry.storageClassPaths:
+            if path not in set_paths and mode(path) != "opt-out":
+                _force_set(values, path, state.storage_class)
+
+
+def _check_storage_class(name: str) -> None:
+    if not name.strip():
+        raise invalid("--storage-class must not be blank", "expected a StorageClass name")
+    try:
+        from core.foundation import names
+    except ImportError:  # the name grammars land with the bundle-security work
+        return
+    names.NameRule(
+        "StorageClass name",
+        "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)",
+        names.is_dns1123_subdomain,
+    ).check(name, "--storage-class")
 
 
 def _check_required_selectors(state: BundleState) -> None:
@@ -380,7 +405,12 @@ def _check_required_selectors(state: BundleState) -> None:
             continue
         for group, flag in ((scheduling.system, "--system-node-selector"),
                             (scheduling.accelerated, "--accelerated-node-selector")):  # fmt: skip
-            if group is None or not group.requireNodeSelector:
+            if group is None:
+                continue
+            required = group.requireNodeSelector or (
+                group.requireNodeSelectorIfStorageClassSet and bool(state.storage_class)
+            )
+            if not required:
                 continue
             for dyn in state.dynamic_paths(name):
                 hit = next((p for p in group.nodeSelectorPaths if paths_intersect(p, dyn)), None)
@@ -574,6 +604,7 @@ def _settings(state: BundleState) -> dict[str, Any]:
         else [],
         "systemNodeSelector": dict(state.system_selector),
         "workloadSelector": dict(state.workload_selector),
+        "storageClass": state.storage_class,
         "set": [e.display() for e in o.sets],
         "setJson": [e.display() for e in o.set_json],
         "setFile": [e.display() for e in o.set_file],

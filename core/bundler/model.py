@@ -108,6 +108,8 @@ class BundleState:
     workload_selector: dict[str, str]
     system_tolerations: list[dict[str, Any]] = field(default_factory=list)
     system_selector: dict[str, str] = field(default_factory=dict)
+    storage_class: str = ""
+    """``--storage-class``: written at every registry storageClassPaths entry ("" = none)."""
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[BlockingError] = field(default_factory=list)

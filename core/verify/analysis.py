@@ -101,15 +101,22 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _undefined_paths(values: Any, defaults: Any, raw: Any, prefix: str = "") -> list[str]:
+Path = tuple[str, ...]
+
+
+def _dotted(path: Path) -> str:
+    return ".".join(path)
+
+
+def _undefined_paths(values: Any, defaults: Any, raw: Any, prefix: Path = ()) -> list[Path]:
     """Shallowest dotted paths of ``values`` that neither the coalesced defaults nor the
     chart's own values.yaml define. Free-form maps (empty or null by default) and lists
     define everything under them."""
-    out: list[str] = []
+    out: list[Path] = []
     if not isinstance(values, dict):
         return out
     for key, value in values.items():
-        path = f"{prefix}{key}"
+        path = (*prefix, key)
         in_defaults = isinstance(defaults, dict) and key in defaults
         in_raw = isinstance(raw, dict) and key in raw
         if not in_defaults and not in_raw:
@@ -121,18 +128,18 @@ def _undefined_paths(values: Any, defaults: Any, raw: Any, prefix: str = "") -> 
             continue
         if (not isinstance(d, dict) or not d) and (not isinstance(r, dict) or not r):
             continue  # a free-form map (or a non-map default the type check reports)
-        out += _undefined_paths(value, d if isinstance(d, dict) else {}, r, f"{path}.")
+        out += _undefined_paths(value, d if isinstance(d, dict) else {}, r, path)
     return out
 
 
-def _mismatches(values: Any, defaults: Any, prefix: str = "") -> list[tuple[str, str, str]]:
-    out: list[tuple[str, str, str]] = []
+def _mismatches(values: Any, defaults: Any, prefix: Path = ()) -> list[tuple[Path, str, str]]:
+    out: list[tuple[Path, str, str]] = []
     if not isinstance(values, dict) or not isinstance(defaults, dict):
         return out
     for key, value in values.items():
         if key not in defaults:
             continue
-        path = f"{prefix}{key}"
+        path = (*prefix, key)
         default = defaults[key]
         if value is None or default is None:
             continue
@@ -140,15 +147,14 @@ def _mismatches(values: Any, defaults: Any, prefix: str = "") -> list[tuple[str,
         if a != b:
             out.append((path, a, b))
         elif a == "map":
-            out += _mismatches(value, default, f"{path}.")
+            out += _mismatches(value, default, path)
     return out
 
 
-def _without(values: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+def _without(values: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
     trimmed = copy.deepcopy(values)
-    for path in paths:
+    for parts in paths:
         node: Any = trimmed
-        parts = path.split(".")
         for part in parts[:-1]:
             node = node.get(part) if isinstance(node, dict) else None
         if isinstance(node, dict):
@@ -156,9 +162,9 @@ def _without(values: dict[str, Any], paths: list[str]) -> dict[str, Any]:
     return trimmed
 
 
-def _leaf_summary(values: dict[str, Any], path: str) -> str:
+def _leaf_summary(values: dict[str, Any], path: Path) -> str:
     node: Any = values
-    for part in path.split("."):
+    for part in path:
         node = node.get(part) if isinstance(node, dict) else None
     text = json.dumps(node, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -336,8 +342,9 @@ class Verifier:
                 Finding(
                     name,
                     TYPE_MISMATCH,
-                    f"{path} is a {got} ({_leaf_summary(values, path)}); the chart's default is a {want}",
-                    path,
+                    f"{_dotted(path)} is a {got} ({_leaf_summary(values, path)}); "
+                    f"the chart's default is a {want}",
+                    _dotted(path),
                 )
             )
         for template in sorted(base):
@@ -356,12 +363,12 @@ class Verifier:
         comp: VerifyComponent,
         chart: Any,
         values: dict[str, Any],
-        undefined: list[str],
+        undefined: list[Path],
         base: dict[str, str],
     ) -> list[Finding]:
         from core.verify import helm
 
-        def same(paths: list[str]) -> bool:
+        def same(paths: list[Path]) -> bool:
             try:
                 return bool(
                     chart.render(
@@ -380,9 +387,9 @@ class Verifier:
             Finding(
                 comp.name,
                 UNDEFINED_VALUE,
-                f"{p} ({_leaf_summary(values, p)}) is not a value chart {chart.name} "
+                f"{_dotted(p)} ({_leaf_summary(values, p)}) is not a value chart {chart.name} "
                 f"{chart.version} defines, and removing it changes nothing it renders",
-                p,
+                _dotted(p),
             )
             for p in inert
         ]
