@@ -148,7 +148,7 @@ def plan_bundle(
     for name, ref in declared.items():
         if not ref.enabled:
             continue
-        base = resolve_component_values(catalog, ref)
+        base = resolve_component_values(catalog, ref, keep_nulls=True)
         base.pop("enabled", None)
         state.recipe_values[name] = base
         if name in rendered:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from core.bundler import shell
 from core.bundler.model import BundleState, ComponentPlan
@@ -37,8 +40,48 @@ def cached_yaml(data: Any) -> str:
     return text
 
 
+# Plain scalars Helm's YAML 1.1 reader (go-yaml v2 under sigs.k8s.io/yaml) turns into
+# something other than the string written: booleans (yes/no/on/off/y/n in any case
+# spelling it knows), nulls, base-prefixed and underscored integers, sexagesimal numbers
+# (1:30), floats, .inf/.nan, and the "=" value and "<<" merge indicators. The YAML 1.2
+# emitter leaves them plain, so every such string is double-quoted in values files.
+_YAML11_WORDS = frozenset(
+    "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
+    "null Null NULL ~ = <<".split()
+)
+_YAML11_NUMBER = re.compile(
+    r"^[-+]?(?:\.?[0-9][0-9a-fA-F_]*(?:[.:][0-9a-fA-F_]*)*(?:[eE][-+]?[0-9]+)?"
+    r"|0[xXoObB][0-9a-fA-F_]+|\.(?:inf|Inf|INF|nan|NaN|NAN))$"
+)
+
+
+def yaml11_ambiguous(text: str) -> bool:
+    return text == "" or text in _YAML11_WORDS or _YAML11_NUMBER.match(text) is not None
+
+
+def _helm_safe(value: Any) -> Any:
+    if isinstance(value, str):
+        return DoubleQuotedScalarString(value) if yaml11_ambiguous(value) else value
+    if isinstance(value, dict):
+        return {_helm_safe(k): _helm_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_helm_safe(v) for v in value]
+    return value
+
+
 def values_yaml(values: dict[str, Any]) -> str:
-    return cached_yaml(values) if values else "{}\n"
+    """A chart values file: strings Helm would read as another type are quoted, and a
+    ``null`` stays (Helm deletes that chart default)."""
+    if not values:
+        return "{}\n"
+    key = "values\0" + json.dumps(values, ensure_ascii=False, allow_nan=True, default=str)
+    text = _DUMPED.get(key)
+    if text is None:
+        text = dump_yaml(_helm_safe(values))
+        if len(_DUMPED) >= _DUMPED_MAX:
+            _DUMPED.clear()
+        _DUMPED[key] = text
+    return text
 
 
 def cluster_values_yaml(values: dict[str, Any]) -> str:

@@ -84,23 +84,34 @@ def delete_path(values: dict[str, Any], path: str) -> bool:
 # touches and shares untouched subtrees with its inputs. Treat catalog trees and merge
 # results as read-only; call copy_tree before editing one in place.
 def deep_merge(
-    base: Mapping[str, Any], override: Mapping[str, Any], *, delete_nulls: bool = False
+    base: Mapping[str, Any],
+    override: Mapping[str, Any],
+    *,
+    delete_nulls: bool = False,
+    keep_nulls: bool = False,
 ) -> dict[str, Any]:
     """Merge ``override`` over ``base``: maps recurse, anything else replaces.
 
     Lists are never merged element-wise. With ``delete_nulls`` a ``null`` in ``override``
     removes the key (value resolution); without it the ``null`` is kept (recipe merges,
-    where it acts as a delete later).
+    where it acts as a delete later). ``keep_nulls`` (with ``delete_nulls``, for chart
+    values): the ``null`` still replaces whatever lower layers set but stays in the tree
+    as ``null``, which is how Helm is told to delete the chart's own default.
     """
     out = dict(base)
     for key, value in override.items():
         if value is None and delete_nulls:
-            out.pop(key, None)
+            if keep_nulls:
+                out[key] = None
+            else:
+                out.pop(key, None)
             continue
         current = out.get(key)
         if isinstance(value, Mapping) and isinstance(current, Mapping):
-            out[key] = deep_merge(current, value, delete_nulls=delete_nulls)
-        elif isinstance(value, Mapping) and delete_nulls:
+            out[key] = deep_merge(
+                current, value, delete_nulls=delete_nulls, keep_nulls=keep_nulls
+            )
+        elif isinstance(value, Mapping) and delete_nulls and not keep_nulls:
             out[key] = _drop_nulls(value)
         else:
             out[key] = value

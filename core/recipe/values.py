@@ -11,12 +11,16 @@ if TYPE_CHECKING:
     from core.recipe.catalog import Catalog
 
 
-def resolve_component_values(catalog: Catalog, ref: ComponentRef) -> dict[str, Any]:
+def resolve_component_values(
+    catalog: Catalog, ref: ComponentRef, *, keep_nulls: bool = False
+) -> dict[str, Any]:
     """A component's values: base values.yaml < valuesFile < inline overrides.
 
     Without a valuesFile and without overrides the result is ``{}`` (values are never
-    discovered by name alone). ``null`` deletes a key at every layer. The returned tree is
-    an independent copy the caller may edit.
+    discovered by name alone). ``null`` deletes a key at every layer; with ``keep_nulls``
+    (the bundler's chart values) it is kept as ``null`` so Helm deletes the chart default
+    too (a recipe's ``controller.affinity.nodeAffinity: null``). The returned tree is an
+    independent copy the caller may edit.
     """
     if not ref.valuesFile and not ref.overrides:
         return {}
@@ -28,8 +32,13 @@ def resolve_component_values(catalog: Catalog, ref: ComponentRef) -> dict[str, A
         if catalog.has_file(base_rel):
             merged = deep_merge(merged, catalog.read_values_file(base_rel), delete_nulls=True)
         if ref.valuesFile:
-            merged = deep_merge(merged, catalog.read_values_file(ref.valuesFile), delete_nulls=True)
+            merged = deep_merge(
+                merged,
+                catalog.read_values_file(ref.valuesFile),
+                delete_nulls=True,
+                keep_nulls=keep_nulls,
+            )
     if ref.overrides:
-        merged = deep_merge(merged, ref.overrides, delete_nulls=True)
+        merged = deep_merge(merged, ref.overrides, delete_nulls=True, keep_nulls=keep_nulls)
     result: dict[str, Any] = copy_tree(merged)
     return result

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -57,10 +56,6 @@ def _documents(text: str, where: str) -> Iterator[dict[str, Any]]:
                 yield doc
 
 
-# Helm's own manifest separator (releaseutil): "---" at a line start, whatever follows it
-# on the line ("---# comment" included).
-_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
-
 # API groups a real cluster serves but Helm's offline capability set leaves out (it lists
 # client-go's scheme only): a chart asking `.Capabilities.APIVersions.Has
 # "apiregistration.k8s.io/v1"` falls back to a version 1.34 no longer serves, while on a
@@ -69,7 +64,19 @@ _OFFLINE_CAPABILITY_GAPS = {"apiregistration.k8s.io": "v1"}
 
 
 def _split_documents(text: str) -> list[str]:
-    return _SEPARATOR.split(text)
+    """Helm's manifest separator (releaseutil): a line starting with ``---``, whatever
+    follows on it (``---# comment`` starts the next document with that comment)."""
+    out: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("---"):
+            out.append("".join(current))
+            rest = line[3:].lstrip()
+            current = [rest] if rest else []
+            continue
+        current.append(line)
+    out.append("".join(current))
+    return out
 
 
 def _ref(obj: dict[str, Any]) -> str:
@@ -186,9 +193,17 @@ class _Crds:
             self.schemas.add_crd(obj)
 
     def add_text(self, text: str, origin: str) -> None:
-        for doc in _documents(text, origin):
-            if doc.get("kind") == "CustomResourceDefinition":
-                self.add(doc, origin)
+        docs = _CRD_TEXTS.get(text)
+        if docs is None:
+            docs = [d for d in _documents(text, origin) if d.get("kind") == "CustomResourceDefinition"]
+            if len(_CRD_TEXTS) > 1024:
+                _CRD_TEXTS.clear()
+            _CRD_TEXTS[text] = docs
+        for doc in docs:
+            self.add(doc, origin)
+
+
+_CRD_TEXTS: dict[str, list[dict[str, Any]]] = {}
 
 
 class Verifier:
@@ -203,6 +218,7 @@ class Verifier:
         self.stand_ins = stand_ins or (lambda _name: None)
         self.pull_timeout = pull_timeout
         self._object_cache: dict[str, list[str]] = {}
+        self._component_cache: dict[str, tuple[ComponentReport, dict[Any, str], dict[Any, Any]]] = {}
 
     # -- chart sources
     def source(self, comp: VerifyComponent) -> ChartSource:
@@ -225,8 +241,56 @@ class Verifier:
             if src.kind == "chart" and src.path is not None:
                 for text in helm.load_chart(src.path).crds:
                     crds.add_text(text, f"{comp.name} (cluster-provided)")
-        reports = [self._component(comp, data, crds) for comp in data.components]
+        reports = [self._cached_component(comp, data, crds) for comp in data.components]
         return VerifyReport(reports, kubeschema.KUBERNETES_VERSION, helm.engine_version())
+
+    def _cached_component(
+        self, comp: VerifyComponent, data: VerifyInput, crds: _Crds
+    ) -> ComponentReport:
+        """A step's report depends only on the step, the recipe's Kubernetes floor and the
+        CRDs earlier steps installed: the same chart with the same values is rendered and
+        checked once per verifier (the catalog test verifies a hundred bundles)."""
+        key = json.dumps(
+            [
+                comp.name,
+                comp.folder,
+                comp.chart,
+                comp.source,
+                comp.version,
+                comp.namespace,
+                comp.values,
+                comp.manifests,
+                data.kubernetes_constraint,
+                sorted(map(list, crds.kinds)),
+            ],
+            sort_keys=True,
+            default=str,
+        )
+        hit = self._component_cache.get(key)
+        if hit is None:
+            before = dict(crds.kinds)
+            before_schemas = dict(crds.schemas._raw)
+            report = self._component(comp, data, crds)
+            added = {k: v for k, v in crds.kinds.items() if k not in before}
+            schemas = {k: v for k, v in crds.schemas._raw.items() if k not in before_schemas}
+            hit = (report, added, schemas)
+            self._component_cache[key] = hit
+        else:
+            for k, v in hit[1].items():
+                crds.kinds.setdefault(k, v)
+            for k, v in hit[2].items():
+                crds.schemas._raw.setdefault(k, v)
+        report = hit[0]
+        return ComponentReport(
+            report.name,
+            report.folder,
+            report.status,
+            report.chart,
+            report.source,
+            report.note,
+            report.objects,
+            list(report.findings),
+        )
 
     def _component(self, comp: VerifyComponent, data: VerifyInput, crds: _Crds) -> ComponentReport:
         from core.verify import helm

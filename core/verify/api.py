@@ -73,14 +73,28 @@ def _cluster_provided(
     return out
 
 
-def plan_input(plan: BundlePlan) -> VerifyInput:
-    from core.recipe.values import copy_tree
+def _helm_read(data: bytes | None, where: str) -> dict[str, Any]:
+    """A values file as Helm reads it (Go's YAML 1.1 reader), not as written in Python."""
+    from core.verify import helm
 
+    if not data:
+        return {}
+    try:
+        doc = helm.parse_document(data.decode("utf-8"))
+    except (helm.RenderError, UnicodeDecodeError) as exc:
+        raise invalid(f"{where} is not a values file Helm can read", str(exc)) from None
+    return doc or {}
+
+
+def plan_input(plan: BundlePlan) -> VerifyInput:
+    """The plan's steps with the values Helm will read from the files the plan writes."""
     comps: list[VerifyComponent] = []
     for c in plan.components:
-        values = copy_tree(c.values)
-        if c.cluster_values:
-            _overlay(values, c.cluster_values)
+        where = f"{c.folder}/values.yaml"
+        values = _helm_read(plan.files.get(where), where)
+        if c.cluster_values is not None:
+            cwhere = f"{c.folder}/cluster-values.yaml"
+            _overlay(values, _helm_read(plan.files.get(cwhere), cwhere))
         comps.append(
             VerifyComponent(
                 name=c.name,
@@ -132,6 +146,12 @@ def _read_yaml(path: Path, what: str) -> Any:
     return load_yaml_plain(read_document(path, what), str(path))
 
 
+def _read_values(path: Path, what: str) -> dict[str, Any]:
+    from core.foundation.fileio import read_document
+
+    return _helm_read(read_document(path, what).encode("utf-8"), str(path))
+
+
 def bundle_input(bundle: Path) -> VerifyInput:
     from core.documents.recipe_result import load_recipe
 
@@ -160,16 +180,12 @@ def bundle_input(bundle: Path) -> VerifyInput:
         if not folder or "/" in folder or folder.startswith(".") or not (bundle / folder).is_dir():
             raise invalid(f"{info_path}: release {name} names a missing folder {folder!r}")
         values_path = bundle / folder / "values.yaml"
-        values = _read_yaml(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
-        if values is None:
-            values = {}
-        if not isinstance(values, dict):
-            raise invalid(f"{values_path}: expected a map of chart values")
+        values = (
+            _read_values(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
+        )
         cluster_path = bundle / folder / "cluster-values.yaml"
         if cluster_path.is_file():
-            cluster = _read_yaml(cluster_path, f"{folder}/cluster-values.yaml")
-            if isinstance(cluster, dict):
-                _overlay(values, cluster)
+            _overlay(values, _read_values(cluster_path, f"{folder}/cluster-values.yaml"))
         manifests: dict[str, str] = {}
         mdir = bundle / folder / "manifests"
         if mdir.is_dir():

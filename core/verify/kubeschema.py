@@ -150,6 +150,16 @@ def _pruned(obj: Any, schema: Any, path: str, out: list[str]) -> None:
             _pruned(value, items, f"{path}[{i}]", out)
 
 
+def _without_nulls(value: Any) -> Any:
+    """The API server prunes ``null`` from custom resources before validating them (a
+    field that is not nullable simply stays unset), so nulls are never errors here."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 class CrdSchemas:
     """Schemas of the CRDs a bundle installs, by (group, version, kind)."""
 
@@ -183,6 +193,7 @@ class CrdSchemas:
         if validator is None:
             validator = jsonschema.Draft7Validator(_openapi_to_jsonschema(raw))
             self._validators[key] = validator
+        obj = _without_nulls(obj)
         errors = sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
         out = [_message(e) for e in errors[:5]]
         pruned: list[str] = []
