@@ -386,7 +386,7 @@ def _check_storage_class(name: str) -> None:
     if not name.strip():
         raise invalid("--storage-class must not be blank", "expected a StorageClass name")
     try:
-        from core.foundation import names
+        from core.foundation import names  # type: ignore[attr-defined,unused-ignore]
     except ImportError:  # the name grammars land with the bundle-security work
         return
     names.NameRule(

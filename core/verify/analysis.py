@@ -108,18 +108,20 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-Path = tuple[str, ...]
+ValuePath = tuple[str, ...]
 
 
-def _dotted(path: Path) -> str:
+def _dotted(path: ValuePath) -> str:
     return ".".join(path)
 
 
-def _undefined_paths(values: Any, defaults: Any, raw: Any, prefix: Path = ()) -> list[Path]:
+def _undefined_paths(
+    values: Any, defaults: Any, raw: Any, prefix: ValuePath = ()
+) -> list[ValuePath]:
     """Shallowest dotted paths of ``values`` that neither the coalesced defaults nor the
     chart's own values.yaml define. Free-form maps (empty or null by default) and lists
     define everything under them."""
-    out: list[Path] = []
+    out: list[ValuePath] = []
     if not isinstance(values, dict):
         return out
     for key, value in values.items():
@@ -139,8 +141,10 @@ def _undefined_paths(values: Any, defaults: Any, raw: Any, prefix: Path = ()) ->
     return out
 
 
-def _mismatches(values: Any, defaults: Any, prefix: Path = ()) -> list[tuple[Path, str, str]]:
-    out: list[tuple[Path, str, str]] = []
+def _mismatches(
+    values: Any, defaults: Any, prefix: ValuePath = ()
+) -> list[tuple[ValuePath, str, str]]:
+    out: list[tuple[ValuePath, str, str]] = []
     if not isinstance(values, dict) or not isinstance(defaults, dict):
         return out
     for key, value in values.items():
@@ -158,7 +162,7 @@ def _mismatches(values: Any, defaults: Any, prefix: Path = ()) -> list[tuple[Pat
     return out
 
 
-def _without(values: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
+def _without(values: dict[str, Any], paths: list[ValuePath]) -> dict[str, Any]:
     trimmed = copy.deepcopy(values)
     for parts in paths:
         node: Any = trimmed
@@ -169,7 +173,7 @@ def _without(values: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
     return trimmed
 
 
-def _leaf_summary(values: dict[str, Any], path: Path) -> str:
+def _leaf_summary(values: dict[str, Any], path: ValuePath) -> str:
     node: Any = values
     for part in path:
         node = node.get(part) if isinstance(node, dict) else None
@@ -184,9 +188,11 @@ class _Crds:
         self.schemas = kubeschema.CrdSchemas()
 
     def add(self, obj: dict[str, Any], origin: str) -> None:
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = obj.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        names = spec.get("names")
+        names = names if isinstance(names, dict) else {}
         group = str(spec.get("group", ""))
-        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
         kind = str(names.get("kind", ""))
         if group and kind:
             self.kinds.setdefault((group, kind), origin)
@@ -195,7 +201,9 @@ class _Crds:
     def add_text(self, text: str, origin: str) -> None:
         docs = _CRD_TEXTS.get(text)
         if docs is None:
-            docs = [d for d in _documents(text, origin) if d.get("kind") == "CustomResourceDefinition"]
+            docs = [
+                d for d in _documents(text, origin) if d.get("kind") == "CustomResourceDefinition"
+            ]
             if len(_CRD_TEXTS) > 1024:
                 _CRD_TEXTS.clear()
             _CRD_TEXTS[text] = docs
@@ -218,7 +226,9 @@ class Verifier:
         self.stand_ins = stand_ins or (lambda _name: None)
         self.pull_timeout = pull_timeout
         self._object_cache: dict[str, list[str]] = {}
-        self._component_cache: dict[str, tuple[ComponentReport, dict[Any, str], dict[Any, Any]]] = {}
+        self._component_cache: dict[
+            str, tuple[ComponentReport, dict[Any, str], dict[Any, Any]]
+        ] = {}
 
     # -- chart sources
     def source(self, comp: VerifyComponent) -> ChartSource:
@@ -427,12 +437,12 @@ class Verifier:
         comp: VerifyComponent,
         chart: Any,
         values: dict[str, Any],
-        undefined: list[Path],
+        undefined: list[ValuePath],
         base: dict[str, str],
     ) -> list[Finding]:
         from core.verify import helm
 
-        def same(paths: list[Path]) -> bool:
+        def same(paths: list[ValuePath]) -> bool:
             try:
                 return bool(
                     chart.render(

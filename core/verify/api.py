@@ -180,9 +180,7 @@ def bundle_input(bundle: Path) -> VerifyInput:
         if not folder or "/" in folder or folder.startswith(".") or not (bundle / folder).is_dir():
             raise invalid(f"{info_path}: release {name} names a missing folder {folder!r}")
         values_path = bundle / folder / "values.yaml"
-        values = (
-            _read_values(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
-        )
+        values = _read_values(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
         cluster_path = bundle / folder / "cluster-values.yaml"
         if cluster_path.is_file():
             _overlay(values, _read_values(cluster_path, f"{folder}/cluster-values.yaml"))

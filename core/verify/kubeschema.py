@@ -51,7 +51,7 @@ def _schema_file(api_version: str, kind: str) -> str:
 
 @lru_cache(maxsize=512)
 def _builtin_validator(api_version: str, kind: str) -> Any:
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]
     from referencing import Registry, Resource
 
     root = _schema_root()

@@ -8,6 +8,8 @@ the product briefs pin (AKS and OKE gpuStack tables, baseline values, bundle che
 
 from __future__ import annotations
 
+import json
+
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,12 @@ THE_MANIFESTS = (
     "components/nodewright-customizations/manifests/tuning.yaml",
     "components/kgateway/manifests/inference-gateway.yaml",
     "components/kgateway-crds/manifests/gateway-api-crds.yaml",
+    # Issue 13: the chart stopped rendering the NicClusterPolicy in 24.10.
+    "components/network-operator/manifests/nic-cluster-policy-aks.yaml",
 )
+
+
+NIC_POLICY = "components/network-operator/manifests/nic-cluster-policy-aks.yaml"
 
 
 def _load(path: Path) -> Any:
@@ -471,7 +478,8 @@ OKE_TABLE = {
     "gpu-operator:driver.enabled": (False, True),
     "gpu-operator:toolkit.enabled": (False, True),
     "gpu-operator:devicePlugin.enabled": (False, True),
-    "gpu-operator:driver.useOpenKernelModules": (False, True),
+    # The chart's key; upstream's declaration names the no-op useOpenKernelModules.
+    "gpu-operator:driver.kernelModuleType": ("auto", "open"),
     "gpu-operator:hostPaths.driverInstallDir": ("/run/nvidia/driver", "/run/nvidia/driver"),
     "nvidia-dra-driver-gpu:nvidiaDriverRoot": ("/", "/run/nvidia/driver"),
     "nvsentinel:labeler.assumeDriverInstalled": (True, False),
@@ -527,7 +535,8 @@ def test_family_constraints() -> None:
         )
 
     assert floor("aks") == ">= 1.34"
-    assert floor("oke") == ">= 1.28"
+    # Issue 13: the DRA driver chart every OKE recipe ships requires >= 1.32.
+    assert floor("oke") == ">= 1.32"
     assert floor("gb200-oke-ol-training") == ">= 1.34"
     for leaf in leaves():
         if "aks" in chain(leaf) and leaf != "monitoring-hpa":
@@ -560,13 +569,14 @@ def test_gpu_operator_aks_values(rel: str) -> None:
         "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS": "true",
     }
     if rel == "values-aks-training.yaml":
-        assert v["cdi.enabled"] is True and v["cdi.default"] is False
+        # cdi.default left the chart (issue 13): only cdi.enabled remains.
+        assert v["cdi.enabled"] is True and "cdi.default" not in v
         assert {"name": "WITH_WORKLOAD", "value": "false"} in v["validator.plugin.env"]
 
 
 def test_gpu_operator_oke_values_keep_host_mofed_out_of_gpu_pods() -> None:
     v = flatten(values_file("components/gpu-operator/values-oke.yaml"))
-    assert v["cdi.enabled"] is True and v["cdi.default"] is False
+    assert v["cdi.enabled"] is True and "cdi.default" not in v
     assert v["driver.enabled"] is False and v["toolkit.enabled"] is False
     env = {e["name"]: e["value"] for e in v["devicePlugin.env"]}
     assert env["MOFED_ENABLED"] == "false"
@@ -576,11 +586,21 @@ def test_gpu_operator_oke_values_keep_host_mofed_out_of_gpu_pods() -> None:
 
 
 def test_network_operator_oke_deploys_no_ofed_driver() -> None:
-    v = values_file("components/network-operator/values-oke.yaml")
-    assert v["deployCR"] is False
-    assert v.get("ofedDriver", {}).get("deploy", False) is False
-    aks = values_file("components/network-operator/values-aks.yaml")
-    assert aks["deployCR"] is True and aks["ofedDriver"]["deploy"] is True
+    """Since chart 24.10 the NicClusterPolicy is a manifest (issue 13): AKS ships one with
+    the OFED driver container and the shared HCA pool, OKE (host MOFED) ships none, and
+    neither values file carries the keys the chart stopped reading."""
+    dead = {"deployCR", "ofedDriver", "rdmaSharedDevicePlugin", "nvIpam", "secondaryNetwork"}
+    for rel in ("values-oke.yaml", "values-aks.yaml", "values.yaml"):
+        assert not dead & set(values_file(f"components/network-operator/{rel}")), rel
+    oke = {r["name"]: r for r in component_refs(overlays()["oke"])}
+    assert not oke["network-operator"].get("manifestFiles")
+    policy = _load(RECIPES / NIC_POLICY)
+    assert policy["kind"] == "NicClusterPolicy"
+    assert policy["spec"]["ofedDriver"]["image"] == "doca-driver"
+    config = json.loads(policy["spec"]["rdmaSharedDevicePlugin"]["config"])
+    pool = config["configList"][0]
+    assert pool["resourceName"] == "hca_shared_devices_a"
+    assert pool["selectors"] == {"vendors": ["15b3"], "linkTypes": ["infiniband"]}
 
 
 def test_dra_driver_production_default() -> None:
@@ -596,7 +616,7 @@ def test_aks_overlay_wiring() -> None:
     assert refs["gpu-operator"]["valuesFile"] == "components/gpu-operator/values-aks.yaml"
     assert "network-operator" in refs["gpu-operator"]["dependencyRefs"]
     assert refs["gpu-operator"]["manifestFiles"] == [THE_MANIFESTS[0]]
-    assert refs["network-operator"]["manifestFiles"] == [THE_MANIFESTS[1]]
+    assert refs["network-operator"]["manifestFiles"] == [NIC_POLICY, THE_MANIFESTS[1]]
     train = {r["name"]: r for r in component_refs(overlays()["aks-training"])}
     assert train["gpu-operator"]["valuesFile"].endswith("values-aks-training.yaml")
 

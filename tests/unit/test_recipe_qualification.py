@@ -463,7 +463,7 @@ def test_oke_owned_paths_and_advertiser() -> None:
         "gpu-operator": [
             "devicePlugin.enabled",
             "driver.enabled",
-            "driver.useOpenKernelModules",
+            "driver.kernelModuleType",
             "enabled",
             "hostPaths.driverInstallDir",
             "toolkit.enabled",
