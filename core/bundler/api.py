@@ -385,10 +385,8 @@ def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, 
 def _check_storage_class(name: str) -> None:
     if not name.strip():
         raise invalid("--storage-class must not be blank", "expected a StorageClass name")
-    try:
-        from core.foundation import names  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:  # the name grammars land with the bundle-security work
-        return
+    from core.foundation import names
+
     names.NameRule(
         "StorageClass name",
         "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)",

@@ -90,8 +90,13 @@ def plan_input(plan: BundlePlan) -> VerifyInput:
     """The plan's steps with the values Helm will read from the files the plan writes."""
     comps: list[VerifyComponent] = []
     for c in plan.components:
+        from core.bundler.render import values_yaml
+
         where = f"{c.folder}/values.yaml"
-        values = _helm_read(plan.files.get(where), where)
+        # The file the plan writes; a layout that keeps values elsewhere (GitOps
+        # deployers) is read from the same serialisation.
+        written = plan.files.get(where) or values_yaml(c.values).encode("utf-8")
+        values = _helm_read(written, where)
         if c.cluster_values is not None:
             cwhere = f"{c.folder}/cluster-values.yaml"
             _overlay(values, _helm_read(plan.files.get(cwhere), cwhere))

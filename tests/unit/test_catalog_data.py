@@ -9,7 +9,6 @@ the product briefs pin (AKS and OKE gpuStack tables, baseline values, bundle che
 from __future__ import annotations
 
 import json
-
 from functools import cache
 from pathlib import Path
 from typing import Any
