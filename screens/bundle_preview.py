@@ -5,7 +5,11 @@ the bundle (``plan_bundle``) in a thread worker and shows, per editor line, whet
 bundler accepts it, accepts it with a warning, or rejects it with the message the CLI
 would print. Blocking checks keep the write action disabled. Writing asks for the output
 directory, confirms before replacing a non-empty one, and runs ``write_bundle`` in a
-thread worker.
+thread worker. The Charts tab renders every step's pinned chart with the plan's values
+through Helm's own engine (``core.verify``, the same check as ``aicr-tui verify``) in a
+thread worker after each plan, and lists the findings per component before anything is
+written. Chart sources: ``verify_charts`` or ``$AICR_TUI_CHARTS`` (directories separated
+by ``:``), else Helm pulls the pins into the cache.
 """
 
 from __future__ import annotations
@@ -53,6 +57,16 @@ class PlanReady(Message):
         self.result = result
 
 
+class VerifyReady(Message):
+    """A chart verification finished (posted from the verify thread)."""
+
+    def __init__(self, generation: int, text: str, findings: int) -> None:
+        super().__init__()
+        self.generation = generation
+        self.text = text
+        self.findings = findings
+
+
 class BundleWriteFinished(Message):
     def __init__(self, out_dir: Path, files: int, error: str = "") -> None:
         super().__init__()
@@ -78,6 +92,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         Binding("c", "show_tab('checks')", "Checks", id="bundle.checks"),
         Binding("d", "cycle_deployer", "Deployer", id="bundle.deployer"),
         Binding("f", "show_tab('files')", "Files", id="bundle.files"),
+        Binding("k", "show_tab('charts')", "Charts", id="bundle.charts"),
         Binding("escape", "back", "Back", id="bundle.back"),
         Binding("f7", "select_overrides", "Select all", id="bundle.select_all", show=False),
         Binding("f8", "clear_overrides", "Clear overrides", id="bundle.clear", show=False),
@@ -118,6 +133,11 @@ class BundlePreviewScreen(Screen[Path | None]):
             "select_overrides",
         ),
         ("Bundle: clear overrides", "Empty the overrides editor (f8)", "clear_overrides"),
+        (
+            "Bundle: show chart findings",
+            "Every chart rendered with Helm: values it ignores, schema, CRDs, Kubernetes 1.34",
+            "show_tab('charts')",
+        ),
     )
 
     class Written(Message):
@@ -135,6 +155,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         overrides: str = "",
         base_dir: Path | None = None,
         deployer: str = "helm",
+        verify_charts: list[Path] | None = None,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
@@ -152,6 +173,9 @@ class BundlePreviewScreen(Screen[Path | None]):
         self.writing = False
         self._debounce: Timer | None = None
         self._feedback_cache: dict[tuple[str, str, str], list[Any]] = {}
+        self.verify_charts = verify_charts
+        self._verifier: Any = None
+        self.charts_text = ""  # what the Charts tab shows (the verify report)
         self.values_text = ""  # what the Values tab shows (YAML, highlighted on screen)
         self.manifests_text = ""
         self.files_text = ""  # what the Files tab shows: the file list, then the entry point
@@ -185,6 +209,9 @@ class BundlePreviewScreen(Screen[Path | None]):
                 with TabPane("Files", id="files"):
                     with VerticalScroll(id="files-scroll"):
                         yield Static("", id="files-view", markup=False)
+                with TabPane("Charts", id="charts"):
+                    with VerticalScroll(id="charts-scroll"):
+                        yield Static("rendering the charts…", id="charts-view", markup=False)
         yield Static("", id="bundle-status", markup=False)
         yield Footer(show_command_palette=False)
 
@@ -259,6 +286,56 @@ class BundlePreviewScreen(Screen[Path | None]):
             self._paint_files()
             self._paint_status()
             self._paint_banner()
+        plan = self.plan
+        if plan is not None and not plan.errors:
+            self._verify_worker(plan, message.result.generation)
+        else:
+            self._show_charts("not verified: the plan has blocking errors (see Checks)")
+
+    # ---------------------------------------------------------- chart verify
+    def _chart_dirs(self) -> list[Path]:
+        import os
+
+        if self.verify_charts is not None:
+            return list(self.verify_charts)
+        env = os.environ.get("AICR_TUI_CHARTS", "")
+        return [Path(p) for p in env.split(os.pathsep) if p]
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="bundle-verify",
+        description="render the charts with Helm",
+    )
+    def _verify_worker(self, plan: Any, generation: int) -> None:
+        from core.foundation.errors import AicrError
+
+        try:
+            if self._verifier is None:
+                from core.verify.analysis import Verifier
+                from core.verify.api import _stand_ins
+
+                self._verifier = Verifier(self._chart_dirs(), stand_ins=_stand_ins(None))
+            from core.verify.api import plan_input
+
+            report = self._verifier.verify(plan_input(plan))
+        except AicrError as err:
+            self.post_message(VerifyReady(generation, f"not verified: {err.render()}", 0))
+            return
+        self.post_message(VerifyReady(generation, report.render_text(), len(report.findings)))
+
+    def on_verify_ready(self, message: VerifyReady) -> None:
+        if message.generation != self.generation:
+            return
+        self._show_charts(message.text, message.findings)
+
+    def _show_charts(self, text: str, findings: int = 0) -> None:
+        from core.foundation.textsafe import safe_text
+
+        self.charts_text = safe_text(text, multiline=True)
+        style = "yellow" if findings else ""
+        self.query_one("#charts-view", Static).update(Text(self.charts_text, style=style))
 
     # --------------------------------------------------------------- painting
     @property
