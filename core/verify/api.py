@@ -182,7 +182,9 @@ def bundle_input(bundle: Path) -> VerifyInput:
         ref = refs.get(name)
         if ref is None:
             raise invalid(f"{info_path}: release {name!r} is not a component of recipe.yaml")
-        if not folder or "/" in folder or folder.startswith(".") or not (bundle / folder).is_dir():
+        parts = folder.split("/")
+        bad = any(not p or p.startswith(".") for p in parts)
+        if not folder or bad or not (bundle / folder).is_dir():
             raise invalid(f"{info_path}: release {name} names a missing folder {folder!r}")
         values_path = bundle / folder / "values.yaml"
         values = _read_values(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
