@@ -20,8 +20,9 @@ CRDS = Path(__file__).resolve().parents[1] / "data" / "crds"
 K8S_VERSION = "1.34.0"
 KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-# Custom resources of the catalog's own operators (checked by their own tests).
-FOREIGN_GROUPS = ("skyhook.nvidia.com/",)
+# Custom resources of the catalog's own operators (checked by their own tests; the
+# NicClusterPolicy against the network-operator chart's own CRD in tests/verify).
+FOREIGN_GROUPS = ("skyhook.nvidia.com/", "mellanox.com/")
 
 
 @cache
