@@ -108,9 +108,7 @@ def deep_merge(
             continue
         current = out.get(key)
         if isinstance(value, Mapping) and isinstance(current, Mapping):
-            out[key] = deep_merge(
-                current, value, delete_nulls=delete_nulls, keep_nulls=keep_nulls
-            )
+            out[key] = deep_merge(current, value, delete_nulls=delete_nulls, keep_nulls=keep_nulls)
         elif isinstance(value, Mapping) and delete_nulls and not keep_nulls:
             out[key] = _drop_nulls(value)
         else:

@@ -158,7 +158,7 @@ def _read_values(path: Path, what: str) -> dict[str, Any]:
 
 
 def bundle_input(bundle: Path) -> VerifyInput:
-    from core.documents.recipe_result import load_recipe
+    from core.recipe.loading import load_recipe
 
     if not bundle.is_dir():
         raise invalid(
