@@ -9,6 +9,7 @@ warnings (what was derived, what was written) print only with ``-v``.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 _state: dict[str, bool] = {"verbose": False}
 _pending: list[str] = []
@@ -65,3 +66,21 @@ def flush_warnings() -> None:
 
 def drop_warnings() -> None:
     _pending.clear()
+
+
+def add_chart_flags(parser: Any) -> None:
+    parser.add_argument(
+        "--charts",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="chart sources: <component>-<version>/ chart trees or .tgz (repeatable); "
+        "default: pull each pin with Helm into the cache",
+    )
+    parser.add_argument(
+        "--pull-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="give up pulling one chart after this long (default 60)",
+    )

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aicr_tui.commands._common import done, warn
+from aicr_tui.commands._common import add_chart_flags, done, warn
 
 if TYPE_CHECKING:
     from core.foundation.errors import AicrError
@@ -160,8 +160,6 @@ def register(sub: Any) -> None:
         help="before writing, render every chart with Helm and check the values (as aicr-tui "
         "verify does); findings exit 8 and write nothing",
     )
-    from aicr_tui.commands.verify import add_chart_flags
-
     add_chart_flags(parser)
 
 
@@ -237,7 +235,7 @@ def run(args: Any) -> int:
         report = verifier.verify(plan_input(plan))
         sys.stdout.write(report.render_text())
         if report.findings:
-            info(f"bundle not written: verify reported {len(report.findings)} finding(s)")
+            done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
             return report.exit_code
     elif args.charts:
         raise invalid("--charts needs --verify")

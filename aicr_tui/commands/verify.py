@@ -13,25 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aicr_tui.commands._common import info
-
-
-def add_chart_flags(parser: Any) -> None:
-    parser.add_argument(
-        "--charts",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="chart sources: <component>-<version>/ chart trees or .tgz (repeatable); "
-        "default: pull each pin with Helm into the cache",
-    )
-    parser.add_argument(
-        "--pull-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="give up pulling one chart after this long (default 60)",
-    )
+from aicr_tui.commands._common import add_chart_flags, info
 
 
 def register(sub: Any) -> None:
