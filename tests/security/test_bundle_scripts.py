@@ -47,7 +47,7 @@ def _stubs(root: Path) -> tuple[dict[str, str], Path, Path]:
             "#!/bin/bash\n"
             f'if [ "$*" = "apply -f -" ]; then cat >/dev/null; fi\n'
             # API discovery: the custom kinds the catalog's manifests use are served
-            f'if [ "$1 $2" = "get --raw" ]; then echo \'{{"resources":[{{"kind":"Skyhook"}}]}}\'; fi\n'
+            f'if [ "$1 $2" = "get --raw" ]; then echo \'{{"resources":[{{"kind":"Skyhook"}},{{"kind":"NicClusterPolicy"}}]}}\'; fi\n'
             f"{{ printf '%s\\0' {tool} \"$@\"; printf '\\1\\0'; }} >> {quote(str(log))}\n"
         )
         stub.chmod(0o755)

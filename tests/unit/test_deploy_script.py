@@ -41,7 +41,7 @@ while IFS='|' read -r rtool match action arg; do
         exit 1
       fi
       touch "$STUB_DIR/served"
-      echo '{"kind":"APIResourceList","resources":[{"name":"skyhooks","kind":"Skyhook"}]}'
+      echo '{"kind":"APIResourceList","resources":[{"name":"skyhooks","kind":"Skyhook"},{"name":"nicclusterpolicies","kind":"NicClusterPolicy"}]}'
       exit 0 ;;
     needs-served)
       if [ ! -e "$STUB_DIR/served" ]; then
@@ -51,7 +51,7 @@ while IFS='|' read -r rtool match action arg; do
   esac
 done < "$STUB_DIR/rules"
 if [ "$1 $2" = "get --raw" ]; then
-  echo '{"kind":"APIResourceList","resources":[{"name":"skyhooks","kind":"Skyhook"}]}'
+  echo '{"kind":"APIResourceList","resources":[{"name":"skyhooks","kind":"Skyhook"},{"name":"nicclusterpolicies","kind":"NicClusterPolicy"}]}'
 fi
 exit 0
 """
@@ -177,7 +177,11 @@ def test_the_crd_race_is_waited_out_before_the_custom_resource(bundle, stubs) ->
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
     calls = stubs.calls()
-    polls = [i for i, c in enumerate(calls) if c[1:3] == ["get", "--raw"]]
+    polls = [
+        i
+        for i, c in enumerate(calls)
+        if c[1:3] == ["get", "--raw"] and "skyhook.nvidia.com" in c[3]
+    ]
     apply = next(
         i for i, c in enumerate(calls) if "006-nodewright-customizations/manifests/tuning.yaml" in c
     )
@@ -213,7 +217,7 @@ def test_resume_from_a_step(bundle, stubs) -> None:
     assert _upgrades(stubs.calls()) == [
         "gpu-operator", "kai-scheduler", "nvidia-dra-driver-gpu", "nvsentinel", "prometheus-adapter",
     ]  # fmt: skip
-    assert "[001] cert-manager: skipped (--from 007)" in proc.stdout
+    assert "[002] cert-manager: skipped (--from 007)" in proc.stdout
     for bad in ("999", "abc", "7x"):
         proc = stubs.run(bundle / "deploy.sh", f"--from={bad}")
         assert proc.returncode == 2 and "is not a step of this bundle" in proc.stderr
@@ -229,7 +233,7 @@ def test_dry_run_prints_every_command_and_runs_none(bundle, stubs) -> None:
     assert "+ kubectl get --raw /apis/skyhook.nvidia.com/v1alpha1" in printed
     assert any(ln.startswith("+ kubectl create namespace") for ln in printed)
     assert "+ kubectl apply -f -" in printed
-    assert "[001] cert-manager: dry run" in proc.stdout
+    assert "[002] cert-manager: dry run" in proc.stdout
 
 
 def test_no_wait_drops_helm_wait(bundle, stubs) -> None:
@@ -281,18 +285,22 @@ def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
     charted = [c.name for c in _bundle_plan().components if c.has_chart]
     assert removed == list(reversed(charted))
     assert "[007] gpu-operator: FAILED (exit 1)" in proc.stdout
-    assert "[001] cert-manager: removed" in proc.stdout
+    assert "[002] cert-manager: removed" in proc.stdout
     resumed = stubs.run(bundle / "undeploy.sh", "--from", "002")
     assert resumed.returncode == 0, resumed.stderr
     assert "[011] prometheus-adapter: skipped (--from 002)" in resumed.stdout
-    assert "[001] cert-manager: removed" in resumed.stdout
+    assert "[002] cert-manager: removed" in resumed.stdout
 
 
 def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:
     p = _bundle_plan(readiness=True)
     out = tmp_path / "ready"
     write_bundle(p, out)
-    assert (out / "002-cert-manager-readiness" / "Chart.yaml").is_file()
+    # cert-manager follows kube-prometheus-stack (issue 13); its readiness folder follows it
+    folders = sorted(d.name for d in out.iterdir() if d.is_dir())
+    cm = folders.index(next(f for f in folders if f.endswith("-cert-manager")))
+    assert folders[cm + 1].endswith("-cert-manager-readiness")
+    assert (out / folders[cm + 1] / "Chart.yaml").is_file()
     proc = stubs.run(out / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
     ups = _upgrades(stubs.calls())
