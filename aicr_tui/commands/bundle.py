@@ -163,7 +163,6 @@ def register(sub: Any) -> None:
     add_chart_flags(parser)
 
 
-
 def refusal(errors: Sequence[Any], *, explained: bool = False) -> AicrError:
     """One error line for a refused plan: every blocking check named, the first one's
     message in full, the rest behind ``--explain``."""
@@ -238,6 +237,8 @@ def run(args: Any) -> int:
             done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
             return report.exit_code
     elif args.charts:
+        from core.foundation.errors import invalid
+
         raise invalid("--charts needs --verify")
     result = write_bundle(plan, Path(args.output), force=args.force)
     if report is not None:
