@@ -424,10 +424,10 @@ def _run_replay(args: argparse.Namespace) -> int:
     from core.foundation.errors import invalid
     from core.services.replay import default_replay_speed, replay_header
     from core.validation.events import RunFinished
+    from core.validation.outcome import exit_code_for
     from core.validation.recording import load_recording, replay
     from core.validation.reports.ctrf import CtrfBuilder
     from core.validation.stream import EventStream
-    from core.validation.verdicts import exit_code_for
 
     if args.replay_speed is not None and args.replay_speed < 0:
         raise invalid(f"--replay-speed {args.replay_speed:g} must be >= 0 (0 = no pacing)")
@@ -450,7 +450,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 def report_unmeasured(events: list[Event], allow: bool | None = None) -> None:
     """One stderr line per declared check that was not measured, and why."""
-    from core.validation.verdicts import unmeasured_report
+    from core.validation.outcome import unmeasured_report
 
     for line in unmeasured_report(events, allow_unmeasured=allow):
         sys.stderr.write(line + "\n")

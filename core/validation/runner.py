@@ -52,6 +52,7 @@ from core.validation.events import (
     RunStarted,
 )
 from core.validation.executor import ClusterExecutor
+from core.validation.outcome import exit_code_for, unmeasured_checks
 from core.validation.readiness import evaluate_readiness, readiness_refusal
 from core.validation.recipe_view import RecipeView
 from core.validation.stream import EventStream
@@ -62,9 +63,7 @@ from core.validation.verdicts import (
     SKIP_REASON_WITHHELD,
     VERDICTS,
     empty_counts,
-    exit_code_for,
     phase_verdict,
-    unmeasured_checks,
 )
 
 CLUSTER_PHASES = ("deployment", "conformance", "performance")

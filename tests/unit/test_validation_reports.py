@@ -18,11 +18,11 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
+from core.validation.outcome import exit_code_for
 from core.validation.recording import Recorder, load_recording, parse_recording, replay
 from core.validation.reports.ctrf import CtrfBuilder, ctrf_from_events, render_ctrf
 from core.validation.reports.junit import render_junit
 from core.validation.stream import EventStream
-from core.validation.verdicts import exit_code_for
 from tests.simulated import DEMOS, SAMPLES, demo_recording
 
 PASSED = SAMPLES / "aks-h100-training-passed.jsonl"

@@ -5,13 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.validation.events import CheckFinished, Event, RunStarted
-from core.validation.verdicts import (
-    CTRF_STATUS,
-    VERDICTS,
-    exit_code_for,
-    phase_verdict,
-    unmeasured_report,
-)
+from core.validation.outcome import exit_code_for, unmeasured_report
+from core.validation.verdicts import CTRF_STATUS, VERDICTS, phase_verdict
 
 
 def counts(**kw: int) -> dict[str, int]:
