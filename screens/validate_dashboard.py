@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import on, work
@@ -35,6 +35,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
+from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event
 from core.validation.reports.ctrf import CtrfBuilder
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
@@ -48,6 +49,9 @@ from screens.widgets.validate_model import (
     DashboardModel,
     PhaseProgress,
 )
+
+if TYPE_CHECKING:
+    from core.services.validation import ValidationSession
 
 # An apply pass stops after this long so keys are read between passes; after a pass that
 # left a backlog the loop sleeps YIELD_S, after one that emptied the inbox DRAIN_INTERVAL_S.
@@ -162,38 +166,41 @@ class LiveRunSource:
     cleanup: bool = True
     data_dir: Path | None = None
     recipe_source: str = "recipe"
+    namespace: str = VALIDATION_NAMESPACE
+    skip_checks: tuple[str, ...] = ()
+    fail_fast: bool = False
+    allow_unmeasured: bool = False
     label: str = field(default="live", compare=False)
 
     def describe(self) -> str:
         return "live run, no cluster" if self.no_cluster else "live run"
 
-    async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
-        import os
+    def session(self) -> ValidationSession:
+        """The same validation session ``aicr-tui validate`` builds from its flags."""
+        from core.services.validation import ValidationSession
 
-        from core.validation.catalog import load_validator_catalog
-        from core.validation.policy import view_with_policy
-        from core.validation.runner import ValidationRequest, run_validation, select_phases
-
-        request = ValidationRequest(
-            # the #1327 policy is resolved before any cluster work, as the CLI does
-            recipe=view_with_policy(self.recipe, self.recipe_source),
+        return ValidationSession(
+            recipe=self.recipe,
+            recipe_source=self.recipe_source,
             snapshot=self.snapshot,
-            catalog=load_validator_catalog(self.data_dir),
-            phases=select_phases(list(self.phases)),
+            data_dir=self.data_dir,
+            phases=list(self.phases),
             no_cluster=self.no_cluster,
             cleanup=self.cleanup,
-            environ=dict(os.environ),
+            namespace=self.namespace,
+            skip_checks=self.skip_checks,
+            fail_fast=self.fail_fast,
+            allow_unmeasured=self.allow_unmeasured,
+            kubeconfig=self.kubeconfig,
+            context=self.context,
         )
-        kubeconfig, context = self.kubeconfig, self.context
 
-        def executor_factory() -> Any:
-            from core.validation.executor import KubernetesExecutor
+    async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
+        from core.services.validation import build_request, run_session
 
-            return KubernetesExecutor.from_kubeconfig(kubeconfig, context)
-
-        async for event in _published(
-            lambda stream: run_validation(request, stream, executor_factory)
-        ):
+        session = self.session()
+        request = build_request(session)
+        async for event in _published(lambda stream: run_session(session, stream, request=request)):
             yield event
 
 

@@ -26,6 +26,7 @@ from aicr_tui.commands._common import emit, warn
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
+    from core.services.validation import ValidationSession
     from core.validation.events import Event
     from core.validation.recipe_view import RecipeView
     from core.validation.stream import EventStream, Subscription
@@ -312,23 +313,13 @@ def _check_output_path(path: str | None, flag: str) -> None:
         raise invalid(f'{flag} directory "{parent}" does not exist')
 
 
-def resolved_view(result: Any, source: str, data: str | None = None) -> RecipeView:
-    """The recipe as checks see it, with its #1327 allocation policy resolved first: an
-    incoherent policy is an invalid request (exit 2) before any cluster work."""
-    from core.recipe.catalog import load_catalog
-    from core.validation.policy import view_with_policy
-
-    # --data may carry only validators/catalog.yaml; recipes come from it when it has a registry
-    external = data if data and os.path.isfile(os.path.join(data, "registry.yaml")) else None
-    catalog = load_catalog(external=external) if external else load_catalog()
-    return view_with_policy(result, source, catalog=catalog)
-
-
 def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
     from core.documents.snapshot import load_snapshot
     from core.foundation.errors import invalid
     from core.recipe.loading import load_recipe
+    from core.services.validation import resolved_view
 
+    # the #1327 policy is resolved before any cluster work (an incoherent one is exit 2)
     recipe = resolved_view(load_recipe(args.recipe), args.recipe, args.data)
     if args.snapshot:
         if args.aks_gpu_pools or args.oke_addons:
@@ -457,36 +448,41 @@ def report_unmeasured(events: list[Event], allow: bool | None = None) -> None:
     sys.stderr.flush()
 
 
-def _run_live(args: argparse.Namespace) -> int:
-    import asyncio
+def session_from_args(
+    args: argparse.Namespace, recipe: RecipeView, snapshot: Snapshot | None
+) -> ValidationSession:
+    """The validation session ``aicr-tui validate`` asks for (the wizard builds the same)."""
+    from core.services.validation import ValidationSession
 
-    from core.validation.catalog import load_validator_catalog
-    from core.validation.recording import Recorder
-    from core.validation.reports.ctrf import CtrfBuilder
-    from core.validation.runner import ValidationRequest, run_validation, select_phases
-    from core.validation.stream import EventStream
-
-    phases = select_phases(args.phase)
-    recipe, snapshot = load_inputs(args)
-    catalog = load_validator_catalog(args.data)
-    request = ValidationRequest(
+    return ValidationSession(
         recipe=recipe,
+        recipe_source=args.recipe,
         snapshot=snapshot,
-        catalog=catalog,
-        phases=phases,
+        data_dir=args.data,
+        phases=list(args.phase or []),
         no_cluster=args.no_cluster,
         cleanup=not args.no_cleanup,
         namespace=args.namespace,
-        environ=dict(os.environ),
         skip_checks=tuple(args.skip_check),
         fail_fast=args.fail_fast,
         allow_unmeasured=args.allow_unmeasured,
+        kubeconfig=args.kubeconfig,
+        context=args.context,
     )
 
-    def executor_factory() -> Any:
-        from core.validation.executor import KubernetesExecutor
 
-        return KubernetesExecutor.from_kubeconfig(args.kubeconfig, args.context)
+def _run_live(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from core.services.validation import build_request, run_session
+    from core.validation.recording import Recorder
+    from core.validation.reports.ctrf import CtrfBuilder
+    from core.validation.runner import select_phases
+    from core.validation.stream import EventStream
+
+    select_phases(args.phase)  # a bad --phase fails before any input is read
+    session = session_from_args(args, *load_inputs(args))
+    request = build_request(session)
 
     stream = EventStream()
     builder = CtrfBuilder()
@@ -495,9 +491,7 @@ def _run_live(args: argparse.Namespace) -> int:
     if recorder is not None:
         stream.add_sink(recorder)
     try:
-        result = asyncio.run(
-            _drive(args, run_validation(request, stream, executor_factory), stream)
-        )
+        result = asyncio.run(_drive(args, run_session(session, stream, request=request), stream))
     except BaseException:
         if recorder is not None:
             recorder.abort()
