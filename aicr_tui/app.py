@@ -8,6 +8,8 @@ command palette (``:`` or ctrl+p).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -15,6 +17,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from screens.host import PaletteCommand, WizardHost
 from screens.palette import WizardCommands
 from screens.state import WizardServices, WizardState, demo_recordings, demo_samples
 
@@ -198,6 +201,106 @@ class AicrApp(App[int]):
             return
         self.push_screen(HelpScreen.for_screen(self.screen))
 
+    def palette_commands(self) -> list[PaletteCommand]:
+        """The palette's list, built fresh each time so it follows the wizard state."""
+        from core.recipe.troubleshooting import GUIDE
+        from screens.capture import CaptureScreen
+        from screens.recipe import RecipeScreen
+
+        def on_screen(kind: type[Any], action: str) -> Callable[[], Any]:
+            def run() -> None:
+                if kind is RecipeScreen:
+                    self.show_recipe()
+                elif kind is CaptureScreen:
+                    self.show_capture()
+
+                async def on_the_new_screen() -> None:
+                    await self.screen.run_action(action)
+
+                self.call_later(on_the_new_screen)
+
+            return run
+
+        cmds = [
+            PaletteCommand(
+                "Go to capture", "Step 1: load or fetch provider captures", self.show_capture
+            ),
+            PaletteCommand(
+                "Go to recipe", "Step 2: selection and live qualification", self.show_recipe
+            ),
+            PaletteCommand(
+                "Bundle preview", "Step 3: components, values, overrides, write", self.show_bundle
+            ),
+            PaletteCommand(
+                "Validate",
+                "Step 4: replay the recorded run (demo) or validate the recipe live",
+                self.show_validation,
+            ),
+            PaletteCommand(
+                "Open capture file",
+                "Type a path to a provider dump or snapshot",
+                on_screen(CaptureScreen, "open_path"),
+            ),
+            PaletteCommand(
+                "Browse for capture file",
+                "Pick a dump in a directory tree",
+                on_screen(CaptureScreen, "browse"),
+            ),
+            PaletteCommand(
+                "Fetch live capture",
+                "Azure / OCI / Kubernetes through their SDKs",
+                on_screen(CaptureScreen, "fetch_live"),
+            ),
+            PaletteCommand(
+                "Switch gpuStack value",
+                "Select the other profile value and re-qualify",
+                on_screen(RecipeScreen, "switch_profile"),
+            ),
+            PaletteCommand(
+                "Show profile diff",
+                "Values the other gpuStack value would change",
+                on_screen(RecipeScreen, "toggle_diff"),
+            ),
+            PaletteCommand(
+                "Show recapture command",
+                "The commands that capture the missing readings",
+                on_screen(RecipeScreen, "recapture"),
+            ),
+            PaletteCommand(
+                "Troubleshooting guide",
+                "Symptoms, causes and remedies from the briefs",
+                self.action_guide,
+            ),
+            PaletteCommand("Help", "Every key binding on this screen", self.action_help),
+            PaletteCommand("Quit", "Leave aicr-tui", self.exit),
+        ]
+        for sample in self.state.samples:
+            cmds.append(
+                PaletteCommand(
+                    f"Load sample: {sample.title}",
+                    f"Demo capture ({sample.key})",
+                    partial(self.load_sample, sample),
+                )
+            )
+        for rec in self.state.recordings:
+            cmds.append(
+                PaletteCommand(
+                    f"Replay validation: {rec.name}",
+                    "Recorded run",
+                    partial(self.show_validation, rec),
+                )
+            )
+        for entry in GUIDE:
+            cmds.append(
+                PaletteCommand(
+                    f"Guide: {entry.title}",
+                    entry.cause[:90],
+                    partial(self.action_guide, entry.id),
+                    search_text=entry.text(),
+                )
+            )
+        return cmds
+
     def action_guide(self, entry_id: str = "") -> None:
         from screens.troubleshoot import TroubleshootScreen
 
@@ -214,6 +317,11 @@ class AicrApp(App[int]):
         screen = self._find(CaptureScreen)
         if isinstance(screen, CaptureScreen):
             screen.load_sample(sample)
+
+
+def as_host(app: AicrApp) -> WizardHost:
+    """AicrApp is a WizardHost (mypy checks the structure here; screens only know the host)."""
+    return app
 
 
 def create_app(

@@ -30,7 +30,6 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tr
 
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.bundle_overrides import PreviewResult, preview, warning_text
-from screens.widgets.bundle_palette import ScreenActionsProvider
 
 SYNTAX_THEME = "ansi_dark"
 PLAN_DEBOUNCE_S = 0.15
@@ -98,7 +97,6 @@ class BundlePreviewScreen(Screen[Path | None]):
         Binding("f8", "clear_overrides", "Clear overrides", id="bundle.clear", show=False),
     ]
 
-    COMMANDS = {ScreenActionsProvider}
     PALETTE_ACTIONS = (
         ("Bundle: write", "Write the bundle to a directory (asks before replacing)", "write"),
         ("Bundle: edit overrides", "--set / --set-json / --set-file / --dynamic", "edit_overrides"),

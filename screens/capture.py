@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from screens.host import WizardHost, wizard_host
 from screens.state import (
     AKS_CRITERIA,
     OKE_CRITERIA,
@@ -33,9 +34,6 @@ from screens.state import (
     snapshot_readings,
 )
 from screens.widgets.wizard_filter import FilterBar, matches
-
-if TYPE_CHECKING:
-    from aicr_tui.app import AicrApp
 
 
 @dataclass(frozen=True)
@@ -122,11 +120,8 @@ class CaptureScreen(Screen[None]):
         return f"/ filter {self.FILTER_TARGETS[self._filter_target]} (esc clears)"
 
     @property
-    def wizard(self) -> AicrApp:
-        from aicr_tui.app import AicrApp
-
-        assert isinstance(self.app, AicrApp)
-        return self.app
+    def wizard(self) -> WizardHost:
+        return wizard_host(self.app)
 
     @property
     def state(self) -> WizardState:

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
+from screens.host import WizardHost, wizard_host
 from screens.state import (
     CRITERIA_FIELDS,
     NO_PLATFORM,
@@ -31,7 +32,6 @@ from screens.widgets.wizard_dialogs import TextModal
 from screens.widgets.wizard_filter import FilterBar, matches
 
 if TYPE_CHECKING:
-    from aicr_tui.app import AicrApp
     from core.recipe.troubleshooting import Finding
 
 DEFAULT_VALUE = "__default__"
@@ -140,11 +140,8 @@ class RecipeScreen(Screen[None]):
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     @property
-    def wizard(self) -> AicrApp:
-        from aicr_tui.app import AicrApp
-
-        assert isinstance(self.app, AicrApp)
-        return self.app
+    def wizard(self) -> WizardHost:
+        return wizard_host(self.app)
 
     @property
     def state(self) -> WizardState:

@@ -16,11 +16,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from screens.host import WizardHost, wizard_host
 from screens.state import pool_vm_sizes
 from screens.widgets.wizard_filter import FilterBar
 
 if TYPE_CHECKING:
-    from aicr_tui.app import AicrApp
     from core.recipe.troubleshooting import Finding, GuideEntry
 
 
@@ -61,11 +61,10 @@ class TroubleshootScreen(Screen[None]):
         self.query_one("#guide-list", OptionList).focus()
 
     def _diagnose(self) -> list[Finding]:
-        from aicr_tui.app import AicrApp
         from core.recipe.troubleshooting import DiagnosisContext, diagnose
 
         app = self.app
-        if not isinstance(app, AicrApp):
+        if not isinstance(app, WizardHost):
             return []
         state = app.state
         recipe_doc = None
@@ -157,8 +156,5 @@ class TroubleshootScreen(Screen[None]):
         self.app.pop_screen()
 
     @property
-    def wizard(self) -> AicrApp:
-        from aicr_tui.app import AicrApp
-
-        assert isinstance(self.app, AicrApp)
-        return self.app
+    def wizard(self) -> WizardHost:
+        return wizard_host(self.app)

@@ -39,7 +39,6 @@ from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event
 from core.validation.reports.ctrf import CtrfBuilder
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
-from screens.widgets.bundle_palette import ScreenActionsProvider
 from screens.widgets.validate_model import (
     LOG_LINES_PER_CHECK,
     PHASE_ORDER,
@@ -269,7 +268,6 @@ class ValidationDashboardScreen(Screen[None]):
         Binding("escape", "back", "Back", id="validate.back"),
     ]
 
-    COMMANDS = {ScreenActionsProvider}
     PALETTE_ACTIONS = (
         (
             "Validation: save CTRF report",

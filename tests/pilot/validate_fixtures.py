@@ -10,7 +10,7 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.widgets import Static
@@ -26,6 +26,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
+from screens.palette import WizardCommands
 
 
 def short_run(log_lines: int = 30) -> list[Event]:
@@ -163,7 +164,10 @@ class FailingSource:
 
 
 class ScreenHost(App[None]):
-    """A bare app that shows one screen, standing in for the wizard in tests."""
+    """A bare app that shows one screen, standing in for the wizard in tests (with the
+    wizard's one palette provider, which offers the shown screen's actions)."""
+
+    COMMANDS: ClassVar[set[Any]] = {WizardCommands}
 
     def __init__(self, make_screen: Any) -> None:
         super().__init__()

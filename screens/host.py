@@ -1,0 +1,52 @@
+"""The seam between the screens and the app that hosts them.
+
+Screens never import the application class: they talk to a :class:`WizardHost` (the
+wizard's state, its services and the navigation calls) and post messages. Any Textual app
+that provides these members can host the screens; tests host them in a bare app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from screens.state import WizardServices, WizardState
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    """One entry of the command palette."""
+
+    title: str
+    help: str
+    run: Callable[[], Any]
+    search_text: str = ""
+
+
+@runtime_checkable
+class WizardHost(Protocol):
+    """What a screen may ask of the app hosting it."""
+
+    state: WizardState
+    services: WizardServices
+
+    def show_capture(self) -> None: ...
+
+    def show_recipe(self) -> None: ...
+
+    def show_bundle(self) -> None: ...
+
+    def show_validation(self, recording: Path | None = None) -> None: ...
+
+    def action_guide(self, entry_id: str = "") -> None: ...
+
+    def palette_commands(self) -> list[PaletteCommand]: ...
+
+
+def wizard_host(app: object) -> WizardHost:
+    """``app`` as a :class:`WizardHost`; a screen mounted elsewhere is a programming error."""
+    if not isinstance(app, WizardHost):
+        raise TypeError(f"{type(app).__name__} does not host the wizard screens")
+    return app
