@@ -174,36 +174,47 @@ def bundle_input(bundle: Path) -> VerifyInput:
     recipe = load_recipe(str(bundle / "recipe.yaml"))
     refs = {ref.name: ref for ref in recipe.componentRefs}
     comps: list[VerifyComponent] = []
+    entries: dict[str, list[dict[str, Any]]] = {}
     for rel in releases:
         if not isinstance(rel, dict):
             raise invalid(f"{info_path}: layout.releases entries must be maps")
         name = str(rel.get("component") or "")
-        folder = str(rel.get("path") or "")
-        ref = refs.get(name)
-        if ref is None:
+        if name not in refs:
             raise invalid(f"{info_path}: release {name!r} is not a component of recipe.yaml")
-        parts = folder.split("/")
-        bad = any(not p or p.startswith(".") for p in parts)
-        if not folder or bad or not (bundle / folder).is_dir():
-            raise invalid(f"{info_path}: release {name} names a missing folder {folder!r}")
+        entries.setdefault(name, []).append(rel)
+    for name, group in entries.items():
+        # Every deployer's layout: the entry named after the component holds its values
+        # (NNN-<c>/, <c>/ for flux, static/NNN-<c>/ for argocd-helm); -post and -readiness
+        # entries are folders of their own, and their raw manifests are listed by path.
+        ref = refs[name]
+        main = next((r for r in group if str(r.get("name") or "") == name), group[0])
+        folder = _folder(bundle, info_path, name, main.get("path"))
         values_path = bundle / folder / "values.yaml"
         values = _read_values(values_path, f"{folder}/values.yaml") if values_path.is_file() else {}
         cluster_path = bundle / folder / "cluster-values.yaml"
         if cluster_path.is_file():
             _overlay(values, _read_values(cluster_path, f"{folder}/cluster-values.yaml"))
         manifests: dict[str, str] = {}
-        mdir = bundle / folder / "manifests"
-        if mdir.is_dir():
-            from core.foundation.fileio import read_document
-
-            for f in sorted(mdir.iterdir()):
-                if f.is_file() and f.suffix in (".yaml", ".yml"):
-                    manifests[f.name] = read_document(f, f"{folder}/manifests/{f.name}")
+        for rel in group:
+            if str(rel.get("name") or "").endswith("-readiness") and rel is not main:
+                continue  # a generated wait Job, not one of the recipe's manifests
+            listed = rel.get("manifest")
+            if isinstance(listed, list):
+                for item in listed:
+                    path = _folder(bundle, info_path, name, item, file=True)
+                    manifests[Path(path).name] = _manifest_text(bundle / path, path)
+            elif rel is main:
+                mdir = bundle / folder / "manifests"
+                if mdir.is_dir():
+                    for f in sorted(mdir.iterdir()):
+                        if f.is_file() and f.suffix in (".yaml", ".yml"):
+                            where = f"{folder}/manifests/{f.name}"
+                            manifests[f.name] = _manifest_text(f, where)
         comps.append(
             VerifyComponent(
                 name=name,
                 folder=folder,
-                namespace=str(rel.get("namespace") or ref.namespace or name),
+                namespace=str(main.get("namespace") or ref.namespace or name),
                 chart=ref.chart or name,
                 source=ref.source,
                 version=ref.version,
@@ -217,6 +228,27 @@ def bundle_input(bundle: Path) -> VerifyInput:
     return VerifyInput(
         comps, kubernetes_constraint(recipe), _cluster_provided(recipe, rendered, user_skipped)
     )
+
+
+def _folder(bundle: Path, info_path: Path, name: str, value: object, *, file: bool = False) -> str:
+    """A path from bundle-info.yaml, relative, inside the bundle and present."""
+    folder = str(value or "")
+    parts = folder.split("/")
+    bad = any(not p or p.startswith(".") for p in parts)
+    target = bundle / folder
+    if not folder or bad or not (target.is_file() if file else target.is_dir()):
+        what = "file" if file else "folder"
+        raise invalid(f"{info_path}: release {name} names a missing {what} {folder!r}")
+    return folder
+
+
+def _manifest_text(path: Path, where: str) -> str:
+    """A raw manifest as the recipe rendered it (a local chart's template escapes its
+    ``{{``/``}}`` for Helm; undo that)."""
+    from core.foundation.fileio import read_document
+
+    text = read_document(path, where)
+    return text.replace('{{ "{{" }}', "{{").replace('{{ "}}" }}', "}}")
 
 
 def _user_skipped(recipe: RecipeResult, sets: list[Any]) -> set[str]:
