@@ -104,22 +104,12 @@ class AicrApp(App[int]):
         if recipe is None:
             self.notify(self.NO_RECIPE, severity="warning")
             return
-        try:
-            from screens.bundle_preview import BundlePreviewScreen
-        except ImportError:
-            self.notify(
-                "The bundle preview screen is not available in this build.", severity="error"
-            )
-            return
-        overrides = ""
+        from core.services.bundle import default_override_lines
+        from screens.bundle_preview import BundlePreviewScreen
+
+        # the user sees and can edit these lines (AKS: the keyed toleration)
         service = getattr(getattr(recipe, "criteria", None), "service", "")
-        if service == "aks":
-            # The AKS brief: always bundle with a keyed toleration (a wildcard one deadlocks
-            # nodewright package pods); the user sees and can edit this line.
-            overrides = (
-                "# AKS needs a keyed toleration matching the GPU node taint:\n"
-                "--accelerated-node-toleration nvidia.com/gpu:NoSchedule\n"
-            )
+        overrides = default_override_lines(str(service or ""))
         self.push_screen(
             BundlePreviewScreen(
                 recipe, default_output=self.state.output_dir / "bundles", overrides=overrides
@@ -161,17 +151,12 @@ class AicrApp(App[int]):
                         "not this selection"
                     )
                     self.notify(f"Showing {note}.", severity="warning", timeout=10)
-        try:
-            from screens.validate_dashboard import (
-                LiveRunSource,
-                ReplaySource,
-                ValidationDashboardScreen,
-            )
-        except ImportError:
-            self.notify(
-                "The validation dashboard is not available in this build.", severity="error"
-            )
-            return
+        from screens.validate_dashboard import (
+            LiveRunSource,
+            ReplaySource,
+            ValidationDashboardScreen,
+        )
+
         source: Any
         if recording is not None:
             source = ReplaySource(

@@ -20,17 +20,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from screens.host import WizardHost, wizard_host
+from screens.host import HostedScreen
 from screens.state import (
     AKS_CRITERIA,
     OKE_CRITERIA,
     DemoSample,
     LiveRequest,
-    WizardState,
     snapshot_readings,
 )
 from screens.widgets.wizard_filter import FilterBar, matches
@@ -96,7 +94,7 @@ def error_line(exc: BaseException) -> str:
     return " ".join(f"[INTERNAL] unexpected failure: {type(exc).__name__}: {exc}".split())
 
 
-class CaptureScreen(Screen[None]):
+class CaptureScreen(HostedScreen):
     """Pick captures (samples, files, live) and inspect what they project."""
 
     CSS_PATH = "capture.tcss"
@@ -118,14 +116,6 @@ class CaptureScreen(Screen[None]):
 
     def _filter_placeholder(self) -> str:
         return f"/ filter {self.FILTER_TARGETS[self._filter_target]} (esc clears)"
-
-    @property
-    def wizard(self) -> WizardHost:
-        return wizard_host(self.app)
-
-    @property
-    def state(self) -> WizardState:
-        return self.wizard.state
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from textual.screen import Screen
+
 from screens.state import WizardServices, WizardState
 
 
@@ -50,3 +52,15 @@ def wizard_host(app: object) -> WizardHost:
     if not isinstance(app, WizardHost):
         raise TypeError(f"{type(app).__name__} does not host the wizard screens")
     return app
+
+
+class HostedScreen(Screen[None]):
+    """A wizard step: a screen that reads and changes the host's state."""
+
+    @property
+    def wizard(self) -> WizardHost:
+        return wizard_host(self.app)
+
+    @property
+    def state(self) -> WizardState:
+        return self.wizard.state

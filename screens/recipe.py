@@ -16,14 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
-from screens.host import WizardHost, wizard_host
+from screens.host import HostedScreen
 from screens.state import (
     CRITERIA_FIELDS,
     NO_PLATFORM,
-    WizardState,
     pool_vm_sizes,
     verdict_checks,
     verdict_error_text,
@@ -109,7 +107,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-class RecipeScreen(Screen[None]):
+class RecipeScreen(HostedScreen):
     """Criteria and gpuStack selects; verdict, constraints, troubleshooting, profile diff."""
 
     CSS_PATH = "recipe.tcss"
@@ -138,14 +136,6 @@ class RecipeScreen(Screen[None]):
         self._qualified_inputs: tuple[object, ...] | None = None
         self._qualifying: tuple[str, ...] = ()
         self.diff_rows: list[tuple[str, str, str, str]] = []
-
-    @property
-    def wizard(self) -> WizardHost:
-        return wizard_host(self.app)
-
-    @property
-    def state(self) -> WizardState:
-        return self.wizard.state
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -12,11 +12,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from screens.host import WizardHost, wizard_host
+from screens.host import HostedScreen, WizardHost
 from screens.state import pool_vm_sizes
 from screens.widgets.wizard_filter import FilterBar
 
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from core.recipe.troubleshooting import Finding, GuideEntry
 
 
-class TroubleshootScreen(Screen[None]):
+class TroubleshootScreen(HostedScreen):
     """Symptom list on the left, cause and remedy of the highlighted one on the right."""
 
     CSS_PATH = "troubleshoot.tcss"
@@ -154,7 +153,3 @@ class TroubleshootScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
-
-    @property
-    def wizard(self) -> WizardHost:
-        return wizard_host(self.app)

@@ -18,13 +18,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.documents.recipe_result import PHASES
 from core.foundation.errors import invalid, malformed
 from core.foundation.fileio import read_document
 from core.foundation.yamlio import load_yaml_plain
 
 CATALOG_KIND = "ValidatorCatalog"
 CATALOG_API_VERSIONS = ("validator.nvidia.com/v1alpha1", "aicr.nvidia.com/v1")
-CATALOG_PHASES = ("deployment", "performance", "conformance")
+CATALOG_PHASES = tuple(p for p in PHASES if p != "readiness")
 DEFAULT_TIMEOUT_S = 300.0
 EMBEDDED_CATALOG = Path(__file__).resolve().parents[2] / "recipes" / "validators" / "catalog.yaml"
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.documents.recipe_result import PHASES
 from core.foundation.errors import invalid
 
-VALIDATION_PHASES = ("readiness", "deployment", "performance", "conformance")
+VALIDATION_PHASES = PHASES  # as a recipe declares them
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from core.validation.checks.base import (
 )
 from core.validation.checks.registry import check_function
 from core.validation.events import (
+    PHASES,
     CheckFinished,
     CheckStarted,
     Event,
@@ -66,8 +67,8 @@ from core.validation.verdicts import (
     phase_verdict,
 )
 
-CLUSTER_PHASES = ("deployment", "conformance", "performance")
-ALL_PHASES = ("readiness", *CLUSTER_PHASES)
+ALL_PHASES = PHASES  # run order
+CLUSTER_PHASES = tuple(p for p in PHASES if p != "readiness")
 NO_CLUSTER_MESSAGE = "not measured - no-cluster mode (offline dry run)"
 SKIP_CHECK_MESSAGE = "withheld by --skip-check (named in skipChecks)"
 FAIL_FAST_MESSAGE = "not run: --fail-fast stopped after a previous phase failed"

@@ -17,9 +17,10 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from core.foundation.textsafe import safe_text
+from core.validation.events import PHASES
 from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, PASSED
 
-_PHASE_ORDER = ("readiness", "deployment", "conformance", "performance")
+_PHASE_ORDER = PHASES
 _FROM_CTRF = {"passed": PASSED, "failed": FAILED, "skipped": NOT_APPLICABLE, "other": NOT_MEASURED}
 
 # Characters XML 1.0 cannot carry, even escaped.
