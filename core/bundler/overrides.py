@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from core.foundation.errors import AicrError, invalid
+from core.foundation.limits import path_bound_violation, value_bound_violation
 from core.foundation.tree import validate_path
 
 OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
@@ -132,29 +133,33 @@ def _split(kind: OverrideKind, entry: str) -> tuple[str, str, str | None]:
     flag = FLAG_OF[kind]
     if ":" not in entry:
         raise invalid(
-            f"{flag} {entry!r}: expected component:path" + ("" if kind == "dynamic" else "=value")
+            f"{flag} {_shown(entry)!r}: expected component:path"
+            + ("" if kind == "dynamic" else "=value")
         )
     key, rest = entry.split(":", 1)
     value: str | None = None
     if kind == "dynamic":
         if "=" in rest:
-            raise invalid(f"{flag} {entry!r}: expected component:path without a value")
+            raise invalid(f"{flag} {_shown(entry)!r}: expected component:path without a value")
         path = rest
     else:
         if "=" not in rest:
-            raise invalid(f"{flag} {entry!r}: expected component:path=value")
+            raise invalid(f"{flag} {_shown(entry)!r}: expected component:path=value")
         path, value = rest.split("=", 1)
     if not key:
-        raise invalid(f"{flag} {entry!r}: the component before ':' is empty")
+        raise invalid(f"{flag} {_shown(entry)!r}: the component before ':' is empty")
     if not path:
-        raise invalid(f"{flag} {entry!r}: the value path after ':' is empty")
+        raise invalid(f"{flag} {_shown(entry)!r}: the value path after ':' is empty")
     if kind != "dynamic" and value == "":
-        raise invalid(f"{flag} {entry!r}: the value after '=' is empty")
+        raise invalid(f"{flag} {_shown(entry)!r}: the value after '=' is empty")
     if key == "deployer" and kind != "set":
         raise invalid(
-            f"{flag} {entry!r}: deployer options (argocd, argocd-helm) take plain "
+            f"{flag} {_shown(entry)!r}: deployer options (argocd, argocd-helm) take plain "
             "--set deployer:<key>=<value>, never typed (--set-json/--set-file) or --dynamic values"
         )
+    too_long = path_bound_violation(path)
+    if too_long is not None:
+        raise invalid(f"{flag} {_shown(entry)!r}: {too_long}")
     validate_path(path, flag, entry)
     return key, path, value
 
@@ -169,16 +174,51 @@ def parse_set_json(entry: str) -> OverrideEntry:
     key, path, value = _split("set-json", entry)
     assert value is not None
     if path == "enabled":
-        raise invalid(f"--set-json {entry!r}: enabled must be set with --set, not a typed override")
+        raise invalid(
+            f"--set-json {_shown(entry)!r}: enabled must be set with --set, not a typed override"
+        )
     try:
-        parsed = json.loads(value)
+        # Strict JSON: NaN, Infinity and -Infinity are not JSON, and a number that
+        # overflows to infinity (1e999) is refused as Go's decoder refuses it.
+        parsed = json.loads(value, parse_constant=_not_json, parse_float=_finite_float)
+    except _NotJson as exc:
+        raise invalid(
+            f"--set-json {_shown(entry)!r}: the value is not valid JSON", str(exc)
+        ) from exc
     except json.JSONDecodeError as exc:
-        raise invalid(f"--set-json {entry!r}: the value is not valid JSON", exc.msg) from exc
+        raise invalid(
+            f"--set-json {_shown(entry)!r}: the value is not valid JSON", exc.msg
+        ) from exc
     except RecursionError as exc:
-        raise invalid(f"--set-json {entry!r}: the JSON value is nested too deeply") from exc
+        raise invalid(f"--set-json {_shown(entry)!r}: the JSON value is nested too deeply") from exc
     except ValueError as exc:  # an integer past Python's digit limit
-        raise invalid(f"--set-json {entry!r}: the JSON value holds a number too long") from exc
+        raise invalid(
+            f"--set-json {_shown(entry)!r}: the JSON value holds a number too long"
+        ) from exc
+    reason = value_bound_violation(parsed, allow_non_finite=False)
+    if reason is not None:
+        raise invalid(f"--set-json {_shown(entry)!r}: the JSON value {reason}")
     return OverrideEntry(kind="set-json", key=key, path=path, value=parsed, text=value)
+
+
+def _shown(entry: str) -> str:
+    """An entry short enough for a one-line error (a hostile one may be megabytes)."""
+    return entry if len(entry) <= 80 else entry[:77] + "..."
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_json(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise _NotJson(f"{text[:40]} is out of range for a 64-bit float")
+    return number
 
 
 def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry:
@@ -188,19 +228,21 @@ def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry
     key, path, value = _split("set-file", entry)
     assert value is not None
     if path == "enabled":
-        raise invalid(f"--set-file {entry!r}: enabled must be set with --set, not a typed override")
+        raise invalid(
+            f"--set-file {_shown(entry)!r}: enabled must be set with --set, not a typed override"
+        )
     file_path = Path(value)
     if base_dir is not None and not file_path.is_absolute():
         file_path = base_dir / file_path
     if not os.path.exists(file_path):
-        raise invalid(f'--set-file {entry!r}: file "{value}" does not exist')
+        raise invalid(f'--set-file {_shown(entry)!r}: file "{value}" does not exist')
     data = read_bounded(
         file_path, f"--set-file {key}:{path}", cap=MAX_SET_FILE_BYTES, follow_symlinks=True
     )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise invalid(f'--set-file {entry!r}: file "{value}" is not UTF-8 text') from exc
+        raise invalid(f'--set-file {_shown(entry)!r}: file "{value}" is not UTF-8 text') from exc
     parsed = to_plain(load_yaml_plain(text, f'--set-file {key}:{path} file "{value}"'))
     return OverrideEntry(kind="set-file", key=key, path=path, value=parsed, text=value)
 

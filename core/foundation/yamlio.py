@@ -20,7 +20,8 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
 
-from core.foundation.errors import invalid
+from core.foundation.errors import AicrError, invalid
+from core.foundation.limits import value_bound_violation
 
 
 def _yaml(typ: str = "rt") -> YAML:
@@ -52,7 +53,7 @@ _THREAD = threading.local()
 def _reader(typ: str) -> YAML:
     y: YAML | None = getattr(_THREAD, typ, None)
     if y is None:
-        y = _yaml(typ)
+        y = _yaml("safe" if typ == "scan" else typ)
         if typ == "safe":
             y.Constructor = _TextTimestampConstructor
         setattr(_THREAD, typ, y)
@@ -61,6 +62,7 @@ def _reader(typ: str) -> YAML:
 
 def load_yaml(text: str, source: str) -> Any:
     """Parse one YAML (or JSON) document; a parse error names ``source``."""
+    _check_alias_budget(text, source)
     try:
         docs = list(_reader("rt").load_all(text))
     except YAMLError as exc:
@@ -69,7 +71,11 @@ def load_yaml(text: str, source: str) -> Any:
         raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     if len(docs) > 1:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
-    return docs[0] if docs else None
+    doc = docs[0] if docs else None
+    reason = value_bound_violation(doc)
+    if reason is not None:
+        raise invalid(f"{source} is not valid YAML", reason)
+    return doc
 
 
 def load_yaml_plain(text: str, source: str) -> Any:
@@ -79,6 +85,7 @@ def load_yaml_plain(text: str, source: str) -> Any:
             f"{source} is not valid YAML",
             f"flow collections ([ or {{) are nested {MAX_FLOW_DEPTH} or more levels deep",
         )
+    _check_alias_budget(text, source)
     try:
         docs = list(_reader("safe").load_all(text))
     except Exception as exc:
@@ -87,6 +94,9 @@ def load_yaml_plain(text: str, source: str) -> Any:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
     doc = docs[0] if docs else None
     _check_aliasing(doc, source)
+    reason = value_bound_violation(doc)
+    if reason is not None:
+        raise invalid(f"{source} is not valid YAML", reason)
     return without_lone_surrogates(doc) if _may_escape_surrogates(text) else doc
 
 
@@ -136,6 +146,70 @@ def without_lone_surrogates(value: Any) -> Any:
 _ALIAS_EXPANSION_SLACK = 10_000
 
 
+def _alias_budget(nodes: int) -> int:
+    return 4 * nodes + _ALIAS_EXPANSION_SLACK
+
+
+def _check_alias_budget(text: str, source: str) -> None:
+    """Refuse an alias bomb from the parse events, before anything is constructed.
+
+    Constructing is where a bomb costs: a merge key ``<<: [*m, *m]`` nested 22 deep took
+    11 s and 166 MB to build (30 deep never finished) before the tree check below could
+    see it. Here every alias, in a merge key or not, counts as the size of what its anchor
+    stands for, so the expansion is known in one linear pass over the events. Without an
+    anchor (``&``) no alias can resolve, and the pass is skipped.
+    """
+    if "&" not in text:
+        return
+    from ruamel.yaml.events import (
+        AliasEvent,
+        CollectionEndEvent,
+        CollectionStartEvent,
+        ScalarEvent,
+    )
+
+    anchored: dict[str, int] = {}
+    open_nodes: list[list[Any]] = [[None, 0]]  # [anchor, expanded size] per open collection
+    nodes = 0
+    ceiling = _alias_budget(len(text))  # more nodes than characters cannot exist
+    try:
+        for event in _reader("scan").parse(text):
+            if isinstance(event, ScalarEvent | CollectionStartEvent):
+                nodes += 1
+                if isinstance(event, CollectionStartEvent):
+                    open_nodes.append([event.anchor, 1])
+                    continue
+                size = 1
+                if event.anchor is not None:
+                    anchored[event.anchor] = 1
+            elif isinstance(event, AliasEvent):
+                if any(entry[0] == event.anchor for entry in open_nodes[1:]):
+                    raise invalid(
+                        f"{source} is not valid YAML", "an alias refers to its own anchor"
+                    )
+                size = anchored.get(event.anchor, 1)
+            elif isinstance(event, CollectionEndEvent) and len(open_nodes) > 1:
+                anchor, size = open_nodes.pop()
+                if anchor is not None:
+                    anchored[anchor] = size
+            else:
+                continue
+            open_nodes[-1][1] += size
+            if open_nodes[-1][1] > ceiling:
+                break
+    except AicrError:
+        raise
+    except Exception:
+        return  # not valid YAML: the loader reports it with its own message
+    total = open_nodes[0][1]
+    if any(entry[1] > ceiling for entry in open_nodes) or total > _alias_budget(nodes):
+        raise invalid(
+            f"{source} is not valid YAML",
+            "excessive aliasing: anchors (merge keys included) expand to more than "
+            f"{_alias_budget(nodes)} nodes",
+        )
+
+
 def _check_aliasing(doc: Any, source: str) -> None:
     sizes: dict[int, int] = {}
     open_ids: set[int] = set()
@@ -159,7 +233,7 @@ def _check_aliasing(doc: Any, source: str) -> None:
         total = expanded(doc)
     except RecursionError as exc:
         raise invalid(f"{source} is not valid YAML", "nesting is too deep") from exc
-    if total > 4 * len(sizes) + _ALIAS_EXPANSION_SLACK:
+    if total > _alias_budget(len(sizes)):
         raise invalid(
             f"{source} is not valid YAML",
             f"excessive aliasing: anchors expand to {total} nodes",

@@ -1,0 +1,79 @@
+"""Documented limits on what a document or a flag may hold, and the one check that applies them.
+
+Every input is bounded so that a hostile file or flag is refused in one line instead of
+ending as a ``RecursionError``, a ``ValueError`` from Python's integer printing, or minutes
+of CPU. The limits are far above what the recipes, snapshots, values and recordings this
+tool reads ever need (a Helm values tree is rarely 15 levels deep):
+
+=====================  ======  ========================================================
+limit                  value   applies to
+=====================  ======  ========================================================
+``MAX_NESTING_DEPTH``  100     nesting of mappings/lists in any YAML/JSON document,
+                               ``--set-json`` value or ``--set-file`` file
+``MAX_INT_BITS``       256     size of an integer (about 77 decimal digits); Go reads
+                               numbers as 64-bit anyway
+``MAX_PATH_SEGMENTS``  100     dotted segments of a ``--set``/``--set-json``/
+                               ``--set-file``/``--dynamic`` value path
+``MAX_PATH_CHARS``     4096    characters of such a path
+=====================  ======  ========================================================
+
+YAML aliases (merge keys ``<<: [*a, *a]`` included) are bounded by expansion, see
+``core.foundation.yamlio``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from core.foundation.errors import invalid
+
+MAX_NESTING_DEPTH = 100
+MAX_INT_BITS = 256
+MAX_PATH_SEGMENTS = 100
+MAX_PATH_CHARS = 4096
+
+
+def value_bound_violation(value: Any, *, allow_non_finite: bool = True) -> str | None:
+    """Why ``value`` (plain dicts/lists/scalars) breaks a limit, or None when it keeps them.
+
+    ``allow_non_finite=False`` also refuses NaN and infinite floats (strict JSON).
+    Iterative, so a tree of any depth is walked without recursion; a shared (aliased)
+    subtree is walked at every place it appears (the alias budget bounds the expansion),
+    and a cycle is refused as too deep.
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth >= MAX_NESTING_DEPTH:
+                return f"nested more than {MAX_NESTING_DEPTH} levels deep (the limit)"
+            children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(node, bool):
+            continue
+        elif isinstance(node, int):
+            if node.bit_length() > MAX_INT_BITS:
+                return f"holds an integer of {node.bit_length()} bits; at most {MAX_INT_BITS} are accepted"
+        elif isinstance(node, float) and not allow_non_finite and not math.isfinite(node):
+            return f"holds {node!r}, which is not a JSON number"
+    return None
+
+
+def check_value_bounds(value: Any, where: str, *, allow_non_finite: bool = True) -> None:
+    """Raise a one-line INVALID error naming ``where`` when ``value`` breaks a limit."""
+    reason = value_bound_violation(value, allow_non_finite=allow_non_finite)
+    if reason is not None:
+        raise invalid(f"{where} {reason}")
+
+
+def path_bound_violation(path: str) -> str | None:
+    """Why a dotted value path is too long, or None."""
+    segments = path.count(".") + 1
+    if segments > MAX_PATH_SEGMENTS:
+        return f"the value path has {segments} segments; at most {MAX_PATH_SEGMENTS} are accepted"
+    if len(path) > MAX_PATH_CHARS:
+        return (
+            f"the value path is {len(path)} characters long; at most {MAX_PATH_CHARS} are accepted"
+        )
+    return None
