@@ -118,7 +118,11 @@ class AicrApp(App[int]):
 
     def on_bundle_preview_screen_written(self, message: Any) -> None:
         self.state.bundle_dir = message.out_dir
-        self.notify(f"Bundle written to {message.out_dir}. esc then v: replay validation")
+        from screens.markup import escape_markup
+
+        self.notify(
+            f"Bundle written to {escape_markup(message.out_dir)}. esc then v: replay validation"
+        )
 
     NO_RECIPE = "No qualified recipe yet: pick a capture and a passing selection first."
 

@@ -28,6 +28,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
+from core.foundation.textsafe import safe_text
+from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.bundle_overrides import PreviewResult, preview, warning_text
 
@@ -357,7 +359,9 @@ class BundlePreviewScreen(Screen[Path | None]):
         parts.append(f"deployer {self.deployer} (d: next)")
         if self.plan is not None:
             parts.append(f"{len(self.plan.components)} components")
-        self.query_one("#bundle-banner", Static).update(" · ".join(p for p in parts if p))
+        self.query_one("#bundle-banner", Static).update(
+            safe_text(" · ".join(p for p in parts if p))
+        )
 
     def _paint_files(self) -> None:
         """Every file the deployer writes, then its entry point as it will be written."""
@@ -412,7 +416,7 @@ class BundlePreviewScreen(Screen[Path | None]):
                 if [c.data[2] if c.data else "" for c in node.children] != manifests:
                     node.remove_children()
                     for path in manifests:
-                        node.add_leaf(path, data=("manifest", component.name, path))
+                        node.add_leaf(escape_markup(path), data=("manifest", component.name, path))
                 node.set_label(_component_label(component, plan))
             return
         tree.clear()
@@ -425,10 +429,10 @@ class BundlePreviewScreen(Screen[Path | None]):
                 expand=False,
             )
             for path in sorted(component.manifests):
-                node.add_leaf(path, data=("manifest", component.name, path))
+                node.add_leaf(escape_markup(path), data=("manifest", component.name, path))
         for name, reason in skipped_now:
             tree.root.add_leaf(
-                Text(f"– {name} (skipped)", style="dim"), data=("skipped", name, reason)
+                Text(safe_text(f"– {name} (skipped)"), style="dim"), data=("skipped", name, reason)
             )
         if not self.selected_component or plan.component(self.selected_component) is None:
             self.selected_component = plan.components[0].name if plan.components else ""
@@ -446,7 +450,10 @@ class BundlePreviewScreen(Screen[Path | None]):
         if component is None:
             message = self.result.error if self.result and self.result.error else "no component"
             values_view.update(
-                Text(message, style="red" if self.result and self.result.error else "dim")
+                Text(
+                    safe_text(message, multiline=True),
+                    style="red" if self.result and self.result.error else "dim",
+                )
             )
             manifests_view.update("")
             self.values_text = self.manifests_text = ""
@@ -456,7 +463,9 @@ class BundlePreviewScreen(Screen[Path | None]):
         manifests = component.manifests
         if not manifests:
             self.manifests_text = ""
-            manifests_view.update(Text(f"{component.name} renders no manifests", style="dim"))
+            manifests_view.update(
+                Text(safe_text(f"{component.name} renders no manifests"), style="dim")
+            )
             return
         if self.selected_manifest in manifests:
             chosen = {self.selected_manifest: manifests[self.selected_manifest]}
@@ -509,9 +518,9 @@ class BundlePreviewScreen(Screen[Path | None]):
             text.append(f"L{line.lineno} {mark} ", style=style)
             text.append(line.verdict, style=style)
             if line.message:
-                text.append(f": {line.message}")
+                text.append(f": {safe_text(line.message)}")
         if result.error:
-            text.append(f"\n✗ {result.error}", style="bold red")
+            text.append(f"\n✗ {safe_text(result.error)}", style="bold red")
         view.update(text)
 
     def _paint_checks(self) -> None:
@@ -520,14 +529,14 @@ class BundlePreviewScreen(Screen[Path | None]):
         text = Text()
         if self.result is not None and self.result.error:
             text.append("✗ the bundle cannot be planned\n", style="bold red")
-            text.append(f"  {self.result.error}\n")
+            text.append(f"  {safe_text(self.result.error)}\n")
         rejected = self.result.rejected if self.result is not None else []
         if rejected:
             text.append(f"Rejected overrides ({len(rejected)})\n", style="bold red")
             for line in rejected:
                 text.append(f"✗ L{line.lineno} ", style="bold red")
-                text.append(f"{line.raw}\n", style="bold")
-                text.append(f"  {line.message}\n")
+                text.append(f"{safe_text(line.raw)}\n", style="bold")
+                text.append(f"  {safe_text(line.message)}\n")
             text.append("\n")
         if plan is None:
             view.update(text)
@@ -536,22 +545,22 @@ class BundlePreviewScreen(Screen[Path | None]):
             text.append(f"Blocking ({len(plan.errors)})\n", style="bold red")
             for error in plan.errors:
                 text.append("✗ ", style="bold red")
-                text.append(f"{error.check}", style="bold")
+                text.append(safe_text(f"{error.check}"), style="bold")
                 if getattr(error, "component", ""):
-                    text.append(f" [{error.component}]")
-                text.append(f"\n  {error.message}\n")
+                    text.append(safe_text(f" [{error.component}]"))
+                text.append(f"\n  {safe_text(error.message)}\n")
         else:
             text.append("✓ no blocking checks\n", style="green")
         if plan.warnings:
             text.append(f"\nWarnings ({len(plan.warnings)})\n", style="bold yellow")
             for warning in plan.warnings:
                 text.append("! ", style="yellow")
-                text.append(f"{warning_text(warning)}\n")
+                text.append(f"{safe_text(warning_text(warning))}\n")
         notes = getattr(plan, "notes", ()) or ()
         if notes:
             text.append(f"\nNotes ({len(notes)})\n", style="bold")
             for note in notes:
-                text.append(f"· {warning_text(note)}\n", style="dim")
+                text.append(f"· {safe_text(warning_text(note))}\n", style="dim")
         view.update(text)
 
     def _paint_status(self) -> None:
@@ -577,7 +586,7 @@ class BundlePreviewScreen(Screen[Path | None]):
             parts.append(f"✓ ready · w writes {self.default_output}")
         if plan.warnings:
             parts.append(f"{len(plan.warnings)} warnings")
-        status.update(" · ".join(parts))
+        status.update(safe_text(" · ".join(parts)))
         status.set_class(blocked, "-blocked")
         status.set_class(not blocked, "-ready")
 
@@ -590,7 +599,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         kind, name, extra = data
         if kind == "skipped":
             self.query_one("#values-view", Static).update(
-                Text(f"{name} is not in the bundle: {extra}", style="dim")
+                Text(safe_text(f"{name} is not in the bundle: {extra}"), style="dim")
             )
             return
         self.selected_component = name
@@ -606,11 +615,19 @@ class BundlePreviewScreen(Screen[Path | None]):
     def on_bundle_write_finished(self, message: BundleWriteFinished) -> None:
         self.writing = False
         if message.error:
-            self.notify(message.error, title="Bundle not written", severity="error", timeout=8)
+            self.notify(
+                escape_markup(message.error),
+                title="Bundle not written",
+                severity="error",
+                timeout=8,
+            )
             return
         self.written_to = message.out_dir
         self._paint_status()
-        self.notify(f"{message.files} files written to {message.out_dir}", title="Bundle written")
+        self.notify(
+            f"{message.files} files written to {escape_markup(message.out_dir)}",
+            title="Bundle written",
+        )
         self.post_message(self.Written(message.out_dir))
 
     # ---------------------------------------------------------------- actions
@@ -678,7 +695,7 @@ class BundlePreviewScreen(Screen[Path | None]):
                 reason = f"{count} blocking check{'s' if count != 1 else ''}: fix them first"
             else:
                 reason = f"override line L{rejected[0].lineno} is rejected: fix or remove it first"
-            self.notify(reason, title="Write disabled", severity="error")
+            self.notify(escape_markup(reason), title="Write disabled", severity="error")
             self.action_show_tab("checks")
             return
 
@@ -744,11 +761,18 @@ class BundlePreviewScreen(Screen[Path | None]):
 
 def _component_label(component: Any, plan: Any) -> Text:
     label = Text(f"{component.index:03d} ", style="dim")
-    label.append(component.name)
+    label.append(safe_text(component.name))
     if any(getattr(e, "component", "") == component.name for e in plan.errors):
         label.append(" ✗", style="bold red")
     return label
 
 
 def _yaml_view(text: str) -> Syntax:
-    return Syntax(text, "yaml", theme=SYNTAX_THEME, word_wrap=False, background_color="default")
+    # A manifest or value from a recipe may hold escape bytes: the view shows them stripped.
+    return Syntax(
+        safe_text(text, multiline=True),
+        "yaml",
+        theme=SYNTAX_THEME,
+        word_wrap=False,
+        background_color="default",
+    )

@@ -23,7 +23,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
+from screens.markup import escape_markup
 from screens.state import (
     AKS_CRITERIA,
     OKE_CRITERIA,
@@ -446,14 +448,14 @@ class CaptureScreen(HostedScreen):
         hint = "   c: only this file" if message.change == "added" else ""
         self._status(f"{message.note}. n: recipe step{hint}")
         for warning in state.warnings:
-            self.notify(warning, severity="warning", timeout=8)
+            self.notify(escape_markup(warning), severity="warning", timeout=8)
 
     @on(CaptureFailed)
     def _failed(self, message: CaptureFailed) -> None:
         self.state.last_error = message.text
         self._cancel = None
         status = self.query_one("#capture-status", Static)
-        status.update(message.text)
+        status.update(safe_text(message.text, multiline=True))
         status.set_class(True, "error")
 
     @on(LiveProgress)
@@ -466,7 +468,7 @@ class CaptureScreen(HostedScreen):
 
     def _status(self, text: str) -> None:
         status = self.query_one("#capture-status", Static)
-        status.update(text)
+        status.update(safe_text(text, multiline=True))
         status.set_class(False, "error")
 
     def _render_capture(self, query: str | None = None) -> None:
@@ -481,7 +483,9 @@ class CaptureScreen(HostedScreen):
         state = self.state
         label = self.query_one("#capture-label", Static)
         label.update(
-            f"Capture: {state.capture_label}" if state.capture_label else "No capture loaded"
+            f"Capture: {escape_markup(state.capture_label)}"
+            if state.capture_label
+            else "No capture loaded"
         )
         pools = self.query_one("#capture-pools", DataTable)
         readings = self.query_one("#capture-readings", DataTable)
@@ -491,11 +495,11 @@ class CaptureScreen(HostedScreen):
             for i, row in enumerate(state.rows):
                 cells = (row.name, row.mode, row.detail, row.source)
                 if matches(" ".join(cells), q("capture-pools")):
-                    pools.add_row(*cells, key=f"row-{i}")
+                    pools.add_row(*(escape_markup(c) for c in cells), key=f"row-{i}")
             readings.clear()
             for path, value in snapshot_readings(state.snapshot):
                 if matches(f"{path} {value}", q("capture-readings")):
-                    readings.add_row(path, value, key=path)
+                    readings.add_row(escape_markup(path), escape_markup(value), key=path)
 
     def _filter_samples(self, query: str) -> None:
         """Show the samples whose title matches (all of them for an empty query)."""

@@ -18,7 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Label, Select, Static
 
+from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
+from screens.markup import escape_markup
 from screens.state import (
     CRITERIA_FIELDS,
     NO_PLATFORM,
@@ -178,7 +180,7 @@ class RecipeScreen(HostedScreen):
         current = self.state.criteria.get(field)
         if current and current != NO_PLATFORM and current not in values:
             values.append(current)
-        choices = [(v, v) for v in values]
+        choices = [(escape_markup(v), v) for v in values]
         if field == "platform":
             choices.insert(0, ("(none)", NO_PLATFORM))
         return choices
@@ -203,7 +205,9 @@ class RecipeScreen(HostedScreen):
     @on(ChoicesReady)
     def _choices_ready(self, message: ChoicesReady) -> None:
         if message.error:
-            self.notify(f"Catalog values unavailable: {message.error}", severity="error")
+            self.notify(
+                f"Catalog values unavailable: {escape_markup(message.error)}", severity="error"
+            )
             return
         self.state.choices = message.choices
         self.sync_from_state()
@@ -257,7 +261,9 @@ class RecipeScreen(HostedScreen):
         for note in state.criteria_notes:
             if note.startswith("no overlay covers"):
                 lines.append(note)
-        self.query_one("#recipe-capture", Static).update("\n".join(lines))
+        self.query_one("#recipe-capture", Static).update(
+            safe_text("\n".join(lines), multiline=True)
+        )
 
     def _inputs(self) -> tuple[object, ...]:
         """What a verdict depends on: the selection and which capture is loaded."""
@@ -371,8 +377,10 @@ class RecipeScreen(HostedScreen):
     def _update_profile_select(self) -> None:
         name, values, default, selected = profile_info(self.state.verdict)
         select: Select[str] = self.query_one("#sel-profile", Select)
-        options = [(f"(default: {default})" if default else "(default)", DEFAULT_VALUE)]
-        options += [(v, v) for v in values]
+        options = [
+            (f"(default: {escape_markup(default)})" if default else "(default)", DEFAULT_VALUE)
+        ]
+        options += [(escape_markup(v), v) for v in values]
         current = self.state.profile_value or DEFAULT_VALUE
         if [v for _, v in options] != [v for _, v in select._options if v is not Select.NULL]:
             self._populating = True
@@ -394,20 +402,22 @@ class RecipeScreen(HostedScreen):
         if ok:
             snap = "qualified against the snapshot" if self.state.snapshot else "criteria-only"
             notes = f", g: {len(self._findings)} guide note(s)" if self._findings else ""
-            line.update(f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}")
+            line.update(safe_text(f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}"))
         else:
             failing = [c for c in verdict_checks(verdict) if c.status not in ("passed", "deferred")]
             if failing and not message.error:
                 first = failing[0]
                 more = f" (+{len(failing) - 1} more)" if len(failing) > 1 else ""
                 line.update(
-                    f"FAIL  gpuStack={value}: {first.name} expected {first.expected}, "
-                    f"observed {first.actual}{more}"
+                    safe_text(
+                        f"FAIL  gpuStack={value}: {first.name} expected {first.expected}, "
+                        f"observed {first.actual}{more}"
+                    )
                 )
             else:
                 text = message.error or verdict_error_text(verdict) or "not qualified"
                 # The remedy after the dash is in the troubleshooting panel below.
-                line.update(f"FAIL  {text.split(' — ')[0]}")
+                line.update(safe_text(f"FAIL  {text.split(' — ')[0]}"))
         line.set_class(ok, "pass")
         line.set_class(not ok, "fail")
         table = self.query_one("#recipe-checks", DataTable)
@@ -417,8 +427,11 @@ class RecipeScreen(HostedScreen):
                 cells = (check.name, check.status, check.expected, check.actual, check.source)
                 if matches(" ".join(cells), query):
                     table.add_row(
-                        f"{check.name}\n{check.status}: want {check.expected}, "
-                        f"got {check.actual} · {check.source}",
+                        escape_markup(
+                            f"{check.name}\n{check.status}: want {check.expected}, "
+                            f"got {check.actual} · {check.source}",
+                            multiline=True,
+                        ),
                         key=f"check-{i}",
                         height=2,
                     )
@@ -448,7 +461,9 @@ class RecipeScreen(HostedScreen):
         panel = self.query_one("#trouble-panel")
         panel.display = not ok or bool(shown)
         if panel.display:
-            self.query_one("#trouble-text", Static).update(self._trouble_text(ok))
+            self.query_one("#trouble-text", Static).update(
+                safe_text(self._trouble_text(ok), multiline=True)
+            )
 
     def trouble_text(self) -> str:
         """The troubleshooting panel's text (empty when the panel is hidden)."""
@@ -554,22 +569,29 @@ class RecipeScreen(HostedScreen):
         self.diff_rows = message.rows
         title = self.query_one("#diff-title", Static)
         if message.error:
-            title.update(f"Diff {message.title}: {message.error}")
+            title.update(safe_text(f"Diff {message.title}: {message.error}"))
         else:
             title.update(
-                f"Diff {message.title}: {len(message.rows)} value(s) change"
-                if message.rows
-                else f"Diff {message.title}: no value changes"
+                safe_text(
+                    f"Diff {message.title}: {len(message.rows)} value(s) change"
+                    if message.rows
+                    else f"Diff {message.title}: no value changes"
+                )
             )
         table = self.query_one("#diff-table", DataTable)
         current, _, other = message.title.partition("  ->  ")
         with self.app.batch_update():
             table.clear(columns=True)
             # Two lines per value, so neither the path nor the target value is cut at 80x24.
-            table.add_column(f"component:path / now ({current}) -> with {other}", key="change")
+            table.add_column(
+                f"component:path / now ({escape_markup(current)}) -> with {escape_markup(other)}",
+                key="change",
+            )
             for i, (component, path, before, after) in enumerate(message.rows):
                 table.add_row(
-                    f"{component}:{path}\n  {before}  ->  {after}", key=f"diff-{i}", height=2
+                    escape_markup(f"{component}:{path}\n  {before}  ->  {after}", multiline=True),
+                    key=f"diff-{i}",
+                    height=2,
                 )
 
     def action_load_capture(self) -> None:

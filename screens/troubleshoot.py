@@ -15,6 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen, WizardHost
 from screens.state import pool_vm_sizes
 from screens.widgets.wizard_filter import FilterBar
@@ -103,7 +104,9 @@ class TroubleshootScreen(HostedScreen):
             self._show(entries[0])
         else:
             self.current = None
-            self.query_one("#guide-text", Static).update(f'No guide entry mentions "{query}".')
+            self.query_one("#guide-text", Static).update(
+                safe_text(f'No guide entry mentions "{query}".')
+            )
 
     def select_entry(self, entry_id: str) -> None:
         options = self.query_one("#guide-list", OptionList)
@@ -135,7 +138,8 @@ class TroubleshootScreen(HostedScreen):
         if entry.commands:
             lines += ["", "Commands (c copies):", *(f"  {c}" for c in entry.commands)]
         lines += ["", f"Applies to: {', '.join(entry.services)}"]
-        self.query_one("#guide-text", Static).update("\n".join(lines))
+        # The evidence quotes the capture (pool names, readings): terminal-safe.
+        self.query_one("#guide-text", Static).update(safe_text("\n".join(lines), multiline=True))
 
     def action_copy(self) -> None:
         if self.current is None or not self.current.commands:

@@ -35,9 +35,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
+from core.foundation.textsafe import safe_text
 from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event
 from core.validation.reports.ctrf import CtrfBuilder
+from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.validate_model import (
     LOG_LINES_PER_CHECK,
@@ -559,7 +561,7 @@ class ValidationDashboardScreen(Screen[None]):
         if model.recipe:
             parts.append(model.recipe)
         banner = self.query_one("#run-banner", Static)
-        banner.update(" · ".join(parts), layout=False)  # one fixed line: no relayout
+        banner.update(safe_text(" · ".join(parts)), layout=False)  # one fixed line: no relayout
         banner.set_class(model.state == "error", "error")
 
     def _paint_phases(self, names: set[str]) -> None:
@@ -707,10 +709,14 @@ class ValidationDashboardScreen(Screen[None]):
                     table.add_row(*self._cells(row), key=row.key)
 
     def on_report_saved(self, message: ReportSaved) -> None:
-        self.notify(f"{message.kind} report written to {message.path}", title="Saved")
+        self.notify(
+            f"{message.kind} report written to {escape_markup(message.path)}", title="Saved"
+        )
 
     def on_report_failed(self, message: ReportFailed) -> None:
-        self.notify(message.message, title=f"{message.kind} not saved", severity="error")
+        self.notify(
+            escape_markup(message.message), title=f"{message.kind} not saved", severity="error"
+        )
 
     # ---------------------------------------------------------------- actions
     def action_toggle_follow(self) -> None:

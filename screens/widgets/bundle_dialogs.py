@@ -16,6 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from core.foundation.textsafe import safe_text
+from screens.markup import escape_markup
+
 DIALOG_CSS = """
 PathPromptModal, ConfirmModal {
     align: center middle;
@@ -70,9 +73,11 @@ class PathPromptModal(ModalScreen[Path | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self._title, classes="dialog-title")
+            yield Label(escape_markup(self._title), classes="dialog-title")
             if self._help:
-                yield Static(self._help, classes="dialog-body", markup=False)
+                yield Static(
+                    safe_text(self._help, multiline=True), classes="dialog-body", markup=False
+                )
             # Not pre-selected: one stray key must not replace the whole path.
             yield Input(value=str(self._default), id="path-input", select_on_focus=False)
             yield Static("", id="path-error", classes="dialog-error", markup=False)
@@ -117,8 +122,8 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self._title, classes="dialog-title")
-            yield Static(self._body, classes="dialog-body", markup=False)
+            yield Label(escape_markup(self._title), classes="dialog-title")
+            yield Static(safe_text(self._body, multiline=True), classes="dialog-body", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("No", id="no")
                 yield Button(self._yes_label, id="yes", variant="warning")

@@ -9,11 +9,13 @@ log lines (the same cap the CTRF report applies to ``stdout``) and lines are cut
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.foundation.textsafe import safe_text
 from core.validation.events import (
     PHASES,
     CheckFinished,
@@ -176,6 +178,27 @@ def format_value(value: float | None) -> str:
     return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
+def display_safe(event: Event) -> Event:
+    """``event`` with every text field terminal-safe (``safe_text``), for display only.
+
+    A recording is a file anyone may have edited: its check names, log lines, messages and
+    displays may hold escape sequences or control characters. The model only ever sees the
+    safe text; reports are built from the original events elsewhere. Events whose text is
+    already printable (nearly all) are returned as they are, without a copy.
+    """
+    changes: dict[str, Any] = {}
+    for name in event.__dataclass_fields__:
+        value = getattr(event, name)
+        if isinstance(value, str):
+            if not value.isprintable():
+                changes[name] = safe_text(value)
+        elif isinstance(value, tuple) and not all(
+            not isinstance(v, str) or v.isprintable() for v in value
+        ):
+            changes[name] = tuple(safe_text(v) if isinstance(v, str) else v for v in value)
+    return dataclasses.replace(event, **changes) if changes else event
+
+
 class DashboardModel:
     """Applies validation events to the dashboard state, remembering what changed."""
 
@@ -226,12 +249,12 @@ class DashboardModel:
         self.applied += 1
         handler = self._HANDLERS.get(event.TYPE)
         if handler is not None:
-            handler(self, event)
+            handler(self, display_safe(event))
 
     def fail(self, message: str) -> None:
         """The stream itself failed (bad recording, refused run): show it, stop waiting."""
         self.state = "error"
-        self.error = message
+        self.error = safe_text(message)
         self._changes.run = True
 
     def _phase(self, name: str) -> PhaseProgress:

@@ -10,12 +10,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, Static
+
+from core.foundation.textsafe import safe_text
+from screens.markup import escape_markup
+
+
+class SafeDirectoryTree(DirectoryTree):
+    """A directory tree whose file names reach the terminal without escape sequences."""
+
+    def process_label(self, label: str | Text) -> Text:
+        return super().process_label(safe_text(label) if isinstance(label, str) else label)
 
 
 class OpenCaptureModal(ModalScreen[str | None]):
@@ -68,8 +79,10 @@ class BrowseCaptureModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="wizard-dialog tall"):
-            yield Label(f"Pick a capture file under {self._root}", classes="dialog-title")
-            yield DirectoryTree(self._root, id="browse-tree")
+            yield Label(
+                f"Pick a capture file under {escape_markup(self._root)}", classes="dialog-title"
+            )
+            yield SafeDirectoryTree(self._root, id="browse-tree")
             yield Static("arrows: move   enter: pick   esc: cancel", classes="dialog-hint")
 
     def on_mount(self) -> None:
@@ -137,13 +150,17 @@ class TextModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="wizard-dialog"):
-            yield Label(self._title, classes="dialog-title")
+            yield Label(escape_markup(self._title), classes="dialog-title")
             with VerticalScroll(classes="dialog-text"):
-                yield Static("\n".join(self.lines), markup=False, id="text-body")
+                yield Static(self.text(), markup=False, id="text-body")
             yield Static("c: copy   esc: close", classes="dialog-hint")
 
+    def text(self) -> str:
+        """The lines as shown and copied: no escape sequence reaches a terminal on paste."""
+        return safe_text("\n".join(self.lines), multiline=True)
+
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard("\n".join(self.lines))
+        self.app.copy_to_clipboard(self.text())
         self.notify("Copied to the clipboard (OSC 52).")
 
     def action_close(self) -> None:
