@@ -21,6 +21,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
+from core.foundation.textsafe import safe_text
+
 COMMANDS: dict[str, str] = {
     "snapshot": "aicr_tui.commands.snapshot",
     "recipe": "aicr_tui.commands.recipe",
@@ -39,7 +41,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are a single line and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {' '.join(message.split())}\n")
+        sys.stderr.write(f"{self.prog}: error: {safe_text(' '.join(message.split()))}\n")
         raise SystemExit(2)
 
 
@@ -130,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except AicrError as err:
         drop_warnings()
-        sys.stderr.write(f"aicr-tui: error: {err.render()}\n")
+        # An error may quote a document (a name, a value): one terminal-safe line.
+        sys.stderr.write(f"aicr-tui: error: {safe_text(err.render())}\n")
         return err.exit_code
     except KeyboardInterrupt:
         drop_warnings()
@@ -150,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as exc:  # last line of defence: one line, never a traceback
         drop_warnings()
-        detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+        detail = safe_text(" ".join(f"{type(exc).__name__}: {exc}".split()))
         sys.stderr.write(f"aicr-tui: error: [INTERNAL] unexpected failure: {detail}\n")
         return 1
 

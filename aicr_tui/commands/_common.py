@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from core.foundation.textsafe import safe_text
+
 _state: dict[str, bool] = {"verbose": False}
 _pending: list[str] = []
 
@@ -43,18 +45,18 @@ def emit(text: str, output: str | None) -> None:
 
 def warn(message: str) -> None:
     """A warning, printed when the command succeeds (a failure prints only its error)."""
-    _pending.append(f"aicr-tui: warning: {' '.join(message.split())}\n")
+    _pending.append(f"aicr-tui: warning: {safe_text(' '.join(message.split()))}\n")
 
 
 def info(message: str) -> None:
     """A note that is not a warning: printed with ``-v`` only."""
     if _state["verbose"]:
-        sys.stderr.write(f"aicr-tui: {' '.join(message.split())}\n")
+        sys.stderr.write(f"aicr-tui: {safe_text(' '.join(message.split()))}\n")
 
 
 def done(message: str) -> None:
     """The one-line result of a command that writes files elsewhere (always printed)."""
-    sys.stderr.write(f"aicr-tui: {' '.join(message.split())}\n")
+    sys.stderr.write(f"aicr-tui: {safe_text(' '.join(message.split()))}\n")
 
 
 def flush_warnings() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import add_chart_flags, done, warn
+from core.foundation.textsafe import safe_text
 
 if TYPE_CHECKING:
     from core.foundation.errors import AicrError
@@ -220,7 +221,7 @@ def run(args: Any) -> int:
     if plan.errors:
         if args.explain:
             for blocking in plan.errors:
-                sys.stdout.write(f"blocking: {blocking.render()}\n")
+                sys.stdout.write(f"blocking: {safe_text(blocking.render())}\n")
         raise refusal(plan.errors, explained=args.explain)
     report = None
     if args.verify:

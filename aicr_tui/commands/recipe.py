@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import emit, info, warn
+from core.foundation.textsafe import safe_text
 
 if TYPE_CHECKING:
     from core.recipe.catalog import Catalog
@@ -162,7 +163,8 @@ def run(args: argparse.Namespace) -> int:
     to_stdout = not args.output or args.output == "-"
     if args.explain:
         # stderr holds one line on a refusal; a stdout recipe keeps stdout for itself.
-        table = format_verdict(verdict)
+        # Observed values come from the snapshot: terminal-safe before they are printed.
+        table = safe_text(format_verdict(verdict), multiline=True)
         refused = verdict.error is not None
         (sys.stderr if to_stdout and not refused else sys.stdout).write(table)
     if verdict.error is not None:

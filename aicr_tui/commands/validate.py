@@ -23,6 +23,8 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aicr_tui.commands._common import emit, warn
+from core.foundation.textsafe import safe_text
+from screens.markup import escape_markup
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
@@ -147,8 +149,15 @@ def format_event(event: Event, *, replay: bool = False) -> str | None:
     """One plain progress line for ``event`` (None for events shown only in the table).
 
     In a replay the run's own lines ("validating against the live cluster", "cleanup: …")
-    are marked as recorded, so nothing reads as an action happening now.
+    are marked as recorded, so nothing reads as an action happening now. A recording is a
+    file anyone may have edited, so the line is terminal-safe: escape sequences and control
+    characters in its names, log lines and messages are removed.
     """
+    line = _format_event(event, replay=replay)
+    return None if line is None else safe_text(line)
+
+
+def _format_event(event: Event, *, replay: bool = False) -> str | None:
     from core.validation import events as ev
 
     if isinstance(event, ev.LogLine):
@@ -268,19 +277,25 @@ class LiveTable:
     def renderable(self) -> Any:
         from rich.table import Table
 
-        table = Table(title=self.title, caption=self.footer or None, expand=True)
+        # Rich reads table cells, title and caption as markup: document text is escaped.
+        table = Table(
+            title=escape_markup(self.title),
+            caption=escape_markup(self.footer) if self.footer else None,
+            expand=True,
+        )
         table.add_column("phase", no_wrap=True, min_width=11)
         table.add_column("check", no_wrap=True, overflow="ellipsis", min_width=16, max_width=30)
         table.add_column("status", no_wrap=True, min_width=14)
         table.add_column("time", no_wrap=True, min_width=6, justify="right")
         table.add_column("latest", no_wrap=True, overflow="ellipsis", ratio=1)
         for phase, check, status, took, latest in self.rows.values():
+            shown = escape_markup(status)
             table.add_row(
-                phase,
-                check,
-                f"[{self.STYLES.get(status, '')}]{status}[/]" if status in self.STYLES else status,
-                took,
-                latest,
+                escape_markup(phase),
+                escape_markup(check),
+                f"[{self.STYLES[status]}]{shown}[/]" if status in self.STYLES else shown,
+                escape_markup(took),
+                escape_markup(latest),
             )
         return table
 
@@ -444,7 +459,7 @@ def report_unmeasured(events: list[Event], allow: bool | None = None) -> None:
     from core.validation.outcome import unmeasured_report
 
     for line in unmeasured_report(events, allow_unmeasured=allow):
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(safe_text(line) + "\n")
     sys.stderr.flush()
 
 

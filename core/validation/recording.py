@@ -20,8 +20,18 @@ from typing import IO
 
 from core.foundation.errors import invalid
 from core.foundation.fileio import output_error, read_document
-from core.validation.events import Event, RunStarted, event_from_json
+from core.foundation.textsafe import safe_text
+from core.validation.events import (
+    CheckFinished,
+    Event,
+    Measurement,
+    PhaseFinished,
+    RunFinished,
+    RunStarted,
+    event_from_json,
+)
 from core.validation.stream import EventStream
+from core.validation.verdicts import COUNT_FIELDS, GATE_VERDICTS, VERDICTS, exit_code_for
 
 MAX_RECORDING_BYTES = 256 * 1_048_576
 
@@ -100,7 +110,69 @@ def parse_recording(text: str, source: str) -> list[Event]:
         events.append(event)
     if not events or not isinstance(events[0], RunStarted):
         raise invalid(f'recording "{source}" does not start with a RunStarted event')
+    _check_verdicts(events, source)
     return events
+
+
+def _check_verdicts(events: list[Event], source: str) -> None:
+    """Refuse a recording whose verdicts are outside the vocabulary or whose exit code lies.
+
+    A recording is a file anyone may edit: a status such as ``totally-fine`` would be
+    copied into the reports, and a failed run's ``RunFinished.exit_code`` edited to 0 would
+    make the replay pass. The exit code is recomputed from the events
+    (``verdicts.exit_code_for``, the one rule) and a recorded one that disagrees is refused.
+    """
+    finished: RunFinished | None = None
+    phase_tallies: dict[str, dict[str, int]] = {}
+    for i, event in enumerate(events):
+        where = f'recording "{source}" event {i + 1} ({event.TYPE})'
+        if finished is not None:
+            raise invalid(f"{where} comes after RunFinished; a run finishes once, last")
+        if isinstance(event, CheckFinished | PhaseFinished) and event.status not in VERDICTS:
+            raise invalid(
+                f"{where} has status {safe_text(event.status)[:40]!r}: "
+                f"expected one of {', '.join(VERDICTS)}"
+            )
+        if isinstance(event, Measurement) and event.verdict not in GATE_VERDICTS:
+            raise invalid(
+                f"{where} has verdict {safe_text(event.verdict)[:40]!r}: "
+                f"expected one of {', '.join(GATE_VERDICTS)}"
+            )
+        if isinstance(event, CheckFinished):
+            tally = phase_tallies.setdefault(event.phase, dict.fromkeys(VERDICTS, 0))
+            tally[event.status] += 1
+        if isinstance(event, PhaseFinished):
+            _check_counts(event, phase_tallies.get(event.phase, {}), where)
+        if isinstance(event, RunFinished):
+            finished = event
+            total = dict.fromkeys(VERDICTS, 0)
+            for tally in phase_tallies.values():
+                for verdict, count in tally.items():
+                    total[verdict] += count
+            _check_counts(event, total, where)
+            if event.tests != sum(total.values()):
+                raise invalid(
+                    f"{where} counts {event.tests} tests, but the recording finishes "
+                    f"{sum(total.values())} checks"
+                )
+    if finished is not None:
+        computed = exit_code_for(events)
+        if finished.exit_code != computed:
+            raise invalid(
+                f'recording "{source}" says the run exited {finished.exit_code}, but its '
+                f"events make exit code {computed}; the recording was edited or is corrupt"
+            )
+
+
+def _check_counts(event: PhaseFinished | RunFinished, tally: dict[str, int], where: str) -> None:
+    """A summary's per-verdict counts must be those of the checks finished before it."""
+    for verdict, field in COUNT_FIELDS.items():
+        recorded = getattr(event, field)
+        if recorded != tally.get(verdict, 0):
+            raise invalid(
+                f"{where} counts {field}={recorded}, but the recording finishes "
+                f"{tally.get(verdict, 0)} check(s) {verdict}"
+            )
 
 
 def load_recording(path: str | os.PathLike[str]) -> list[Event]:

@@ -31,9 +31,17 @@ POOL_NAMES = [
     f"z{ESC}[2Jq[$accent]w",
 ]
 DRIVER = "[@click=app.quit]Install[/]"
-ADDON_NAMES = ["[/]NvidiaGpuOperator", f"[link=https://evil.example]x[/link]{ESC}]8;;https://e{ESC}\\k"]
+ADDON_NAMES = [
+    "[/]NvidiaGpuOperator",
+    f"[link=https://evil.example]x[/link]{ESC}]8;;https://e{ESC}\\k",
+]
 ADDON_ERROR = "[reverse]boom[/reverse]\x9b31m\\"
-LOG_LINES = ["[/]", "[reverse]SPOOF[/reverse] passed", f"{ESC}]2;title\x07{ESC}[31mred[/red]", "tail\\"]
+LOG_LINES = [
+    "[/]",
+    "[reverse]SPOOF[/reverse] passed",
+    f"{ESC}]2;title\x07{ESC}[31mred[/red]",
+    "tail\\",
+]
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -97,7 +105,9 @@ def rendered_texts(root: Widget) -> list[str]:
                 texts.append(_plain(widget.process_label(node.label)))
                 stack.extend(node.children)
         elif isinstance(widget, OptionList):
-            texts.extend(_plain(widget.get_option_at_index(i).prompt) for i in range(widget.option_count))
+            texts.extend(
+                _plain(widget.get_option_at_index(i).prompt) for i in range(widget.option_count)
+            )
         elif isinstance(widget, RichLog):
             texts.extend("".join(seg.text for seg in strip) for strip in widget.lines)
         elif isinstance(widget, Static):
