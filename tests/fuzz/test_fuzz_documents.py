@@ -289,7 +289,7 @@ def _recording_sample() -> str:
         PhaseStarted(0.1, "deployment", ("operator-health",)),
         CheckStarted(0.2, "deployment", "operator-health", 120.0, "GPU Operator pods"),
         LogLine(0.3, "deployment", "operator-health", "pods: 3 running"),
-        Measurement(0.4, "deployment", "operator-health", "pods", 3.0, "", ">= 1", "pass", "3"),
+        Measurement(0.4, "deployment", "operator-health", "pods", 3.0, "", ">= 1", "passed", "3"),
         CheckFinished(0.5, "deployment", "operator-health", "passed", "ok", 300, {"k": "v"}),
         PhaseFinished(0.6, "deployment", "passed", 1, 0, 0, 0, 500),
         RunFinished(0.7, 1, 1, 0, 0, 0, 0, ""),
