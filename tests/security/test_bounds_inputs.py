@@ -119,7 +119,7 @@ def bomb_files(tmp_path: Path) -> dict[str, Path]:
 
 def test_every_yaml_entry_point_refuses(bomb_files: dict[str, Path], tmp_path: Path) -> None:
     from core.bundler.overrides import parse_set_file
-    from core.documents.recipe_result import load_recipe
+    from core.recipe.loading import load_recipe
     from core.documents.snapshot import load_snapshot
     from core.recipe.catalog import load_catalog
     from core.validation.catalog import load_validator_catalog
