@@ -30,8 +30,9 @@ from core.validation.events import (
     RunStarted,
     event_from_json,
 )
+from core.validation.outcome import exit_code_for
 from core.validation.stream import EventStream
-from core.validation.verdicts import COUNT_FIELDS, GATE_VERDICTS, VERDICTS, exit_code_for
+from core.validation.verdicts import COUNT_FIELDS, GATE_VERDICTS, VERDICTS
 
 MAX_RECORDING_BYTES = 256 * 1_048_576
 
@@ -120,7 +121,7 @@ def _check_verdicts(events: list[Event], source: str) -> None:
     A recording is a file anyone may edit: a status such as ``totally-fine`` would be
     copied into the reports, and a failed run's ``RunFinished.exit_code`` edited to 0 would
     make the replay pass. The exit code is recomputed from the events
-    (``verdicts.exit_code_for``, the one rule) and a recorded one that disagrees is refused.
+    (``outcome.exit_code_for``, the one rule) and a recorded one that disagrees is refused.
     """
     finished: RunFinished | None = None
     phase_tallies: dict[str, dict[str, int]] = {}
