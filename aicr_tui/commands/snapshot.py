@@ -96,6 +96,14 @@ def register(sub: Any) -> None:
         action="store_true",
         help="do not contact a cluster; the snapshot holds the provider readings only",
     )
+    cluster.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="total time each live source may take, pages and credential plugins included "
+        "(default 120)",
+    )
     out = parser.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     out.add_argument(
@@ -259,6 +267,7 @@ def capture_live_sources(
         oci_auth=live.oci_auth,
         oci_profile=live.oci_profile,
         offline=projections,
+        deadline=_deadline(args.deadline),
     )
     saves: list[tuple[str, bytes]] = []
     if live.aks_save and captured.aks is not None:
@@ -298,3 +307,11 @@ def run(args: argparse.Namespace) -> int:
     if not to_file:
         emit(text, None)
     return 0
+
+
+def _deadline(value: float | None) -> float | None:
+    from core.foundation.errors import invalid
+
+    if value is not None and not 0 < value <= 3600:
+        raise invalid(f"--deadline {value:g} is out of range: expected 0 < SECONDS <= 3600")
+    return value

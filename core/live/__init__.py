@@ -90,6 +90,7 @@ def capture_live(
     timeout: float | None = None,
     cancel: threading.Event | None = None,
     progress: Callable[[str], None] | None = None,
+    deadline: float | None = None,
 ) -> LiveCaptureResult:
     """Capture the requested providers and the cluster live; the one call both faces use.
 
@@ -125,6 +126,9 @@ def capture_live(
             progress(f"{update.source}: {update.message}")
 
     timeouts: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+    if deadline is not None:
+        # Each source gets the whole deadline: they run one after the other.
+        timeouts["deadline"] = deadline
     aks = None
     if want_aks:
         aks = capture_aks_pools(

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
+from core.foundation.deadline import MAX_PAGES, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
 from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
 
 AGENT_POOLS_READ_ACTION = "Microsoft.ContainerService/managedClusters/agentPools/read"
 DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_DEADLINE_S = 120.0
 DEFAULT_RETRIES = 2
 SOURCE = "aks"
 
@@ -134,12 +136,34 @@ def list_agent_pools(
     retries: int = DEFAULT_RETRIES,
     cancel: threading.Event | None = None,
     progress: ProgressCallback | None = None,
+    deadline: float = DEFAULT_DEADLINE_S,
 ) -> list[dict[str, Any]]:
     """List every agent pool of the cluster (all pages), each in the az JSON shape.
 
     ``credential`` defaults to ``DefaultAzureCredential``; ``arm_endpoint`` overrides the
-    Azure Resource Manager endpoint (sovereign clouds, tests).
+    Azure Resource Manager endpoint (sovereign clouds, tests). ``timeout`` bounds each call,
+    ``deadline`` the whole listing (credential acquisition and every page; pages are also
+    capped at ``MAX_PAGES``).
     """
+    total = positive_timeout(deadline, "Azure capture deadline")
+    stop = cancel if cancel is not None else threading.Event()
+    return run_with_deadline(
+        lambda: _list_agent_pools(ref, credential, arm_endpoint, timeout, retries, stop, progress),
+        total,
+        "the AKS agent-pool listing",
+        cancel=stop,
+    )
+
+
+def _list_agent_pools(
+    ref: AksClusterRef,
+    credential: Any | None,
+    arm_endpoint: str | None,
+    timeout: float,
+    retries: int,
+    cancel: threading.Event,
+    progress: ProgressCallback | None,
+) -> list[dict[str, Any]]:
     seconds = positive_timeout(timeout, "Azure")
     check_cancel(cancel, "AKS agent-pool capture")
     from azure.core.exceptions import AzureError
@@ -175,6 +199,12 @@ def list_agent_pools(
         with client:
             pages = client.agent_pools.list(ref.resource_group, ref.cluster).by_page()
             for number, page in enumerate(pages, start=1):
+                if number > MAX_PAGES:
+                    raise AicrError(
+                        ErrorCode.SERVICE_UNAVAILABLE,
+                        f"Azure Resource Manager kept answering nextLink for the agent pools "
+                        f"of {ref.describe()} after {MAX_PAGES} pages; refusing to follow it",
+                    )
                 for pool in page:
                     pools.append(agent_pool_to_az_json(_rest_dict(pool), ref.resource_group))
                 report(
@@ -212,6 +242,7 @@ def capture_aks_pools(
     retries: int = DEFAULT_RETRIES,
     cancel: threading.Event | None = None,
     progress: ProgressCallback | None = None,
+    deadline: float = DEFAULT_DEADLINE_S,
 ) -> LiveAksPools:
     """List the pools live, serialise them as the az dump and project them.
 
@@ -228,6 +259,7 @@ def capture_aks_pools(
         retries=retries,
         cancel=cancel,
         progress=progress,
+        deadline=deadline,
     )
     raw = serialise_pools(pools)
     if len(raw) > MAX_PROVIDER_DUMP_BYTES:

@@ -17,6 +17,11 @@ would look complete while missing what qualification needs. The GPU node chosen 
 first by name among nodes that advertise or are labelled with NVIDIA GPUs (the node the
 upstream agent would run on); without GPU nodes the first node gives the node facts.
 
+The whole capture has a total deadline (``deadline``, default ``DEFAULT_DEADLINE_S``) on top
+of the per-call timeout: a server trickling its answer, an exec credential plugin that never
+returns (each run is also killed after the per-call timeout) or a node list that never ends
+(``MAX_PAGES``) ends in one TIMEOUT line.
+
 RBAC needed (a ClusterRole, read verbs only): ``get`` on the non-resource URL ``/version``,
 ``get``/``list`` on ``nodes``, ``get`` on ``apps/daemonsets`` (kube-system).
 """
@@ -37,10 +42,12 @@ from core.capture.oke_legacy import (
     classify_legacy_daemonset,
 )
 from core.documents.snapshot import Measurement, Snapshot, Subtype, new_snapshot
+from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
+DEFAULT_DEADLINE_S = 120.0
 NODE_PAGE_SIZE = 500
 SOURCE = "kubernetes"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -271,7 +278,9 @@ def _existing_paths(value: str) -> list[str]:
     return [os.path.expanduser(p) for p in value.split(os.pathsep) if p]
 
 
-def api_client(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
+def api_client(
+    kubeconfig: str | None, context: str | None, *, exec_timeout: float = DEFAULT_TIMEOUT_S
+) -> tuple[Any, str]:
     """A kubernetes ApiClient and a description of where its configuration came from.
 
     ``kubeconfig`` (or ``$KUBECONFIG``, or ``~/.kube/config``) with an optional context;
@@ -313,9 +322,13 @@ def api_client(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
         source = f'kubeconfig "{os.pathsep.join(paths)}"'
         kubeconfig = os.pathsep.join(paths)
     try:
-        config.load_kube_config(
-            config_file=kubeconfig, context=context, client_configuration=cfg, persist_config=False
-        )
+        with bounded_exec_plugins(exec_timeout):
+            config.load_kube_config(
+                config_file=kubeconfig,
+                context=context,
+                client_configuration=cfg,
+                persist_config=False,
+            )
     except ConfigException as exc:
         where = f'--context "{context}" in {source}' if context else source
         raise invalid(f"cannot use {where}", " ".join(str(exc).split())[:300]) from exc
@@ -325,6 +338,77 @@ def api_client(kubeconfig: str | None, context: str | None) -> tuple[Any, str]:
     if context:
         source = f'{source} context "{context}"'
     return client.ApiClient(cfg), source
+
+
+# -- exec credential plugins -----------------------------------------------------------
+# The kubernetes client runs a kubeconfig's ``exec`` plugin (az, oci, kubelogin ...) with
+# Popen + communicate() and no timeout, and logs (rather than raises) its failure. The
+# plugin module's subprocess is replaced, once, by one whose communicate() is bounded by the
+# limit of the calling thread; a plugin past it is killed and the caller raises TIMEOUT.
+_EXEC = threading.local()
+_EXEC_INSTALL_LOCK = threading.Lock()
+
+
+def _install_exec_bound() -> None:
+    import subprocess
+    import types
+
+    from kubernetes.config import exec_provider  # type: ignore[import-untyped,unused-ignore]
+    from kubernetes.config.config_exception import ConfigException  # type: ignore[import-untyped,unused-ignore]
+
+    if getattr(exec_provider.subprocess, "AICR_BOUNDED", False):
+        return
+
+    class BoundedPopen(subprocess.Popen):  # type: ignore[type-arg]
+        def communicate(self, input: Any = None, timeout: float | None = None) -> Any:
+            limit = getattr(_EXEC, "seconds", None)
+            if timeout is None:
+                timeout = limit
+            try:
+                return super().communicate(input, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                super().communicate()
+                args = self.args
+                command = str(args[0] if isinstance(args, list | tuple) else args)
+                _EXEC.timed_out = (
+                    f'the kubeconfig exec credential plugin "{command}" did not answer '
+                    f"within {timeout:g}s"
+                )
+                raise ConfigException(_EXEC.timed_out) from None
+
+    shim = types.SimpleNamespace(**vars(subprocess))
+    shim.Popen = BoundedPopen
+    shim.AICR_BOUNDED = True
+    exec_provider.subprocess = shim
+
+
+class bounded_exec_plugins:  # noqa: N801 - used as a context manager, like contextlib's
+    """Within the block, exec credential plugins of this thread end within ``seconds``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        import logging
+
+        with _EXEC_INSTALL_LOCK:
+            _install_exec_bound()
+        _EXEC.seconds = self.seconds
+        _EXEC.timed_out = None
+        # The client logs a plugin failure on the root logger (a stray stderr line);
+        # the failure is raised as one error below instead.
+        self._quiet = logging.NullHandler()
+        self._root = logging.getLogger()
+        self._root.addHandler(self._quiet)
+
+    def __exit__(self, *exc: object) -> None:
+        self._root.removeHandler(self._quiet)
+        message = getattr(_EXEC, "timed_out", None)
+        _EXEC.seconds = None
+        _EXEC.timed_out = None
+        if message and exc[0] is None:
+            raise AicrError(ErrorCode.TIMEOUT, message)
 
 
 def host_client(host: str, token: str | None = None) -> Any:
@@ -489,13 +573,35 @@ def collect_cluster(
     timeout: float = DEFAULT_TIMEOUT_S,
     cancel: threading.Event | None = None,
     progress: ProgressCallback | None = None,
+    deadline: float = DEFAULT_DEADLINE_S,
 ) -> ClusterCapture:
-    """Read the cluster and build the snapshot; see the module docstring for what is read."""
+    """Read the cluster and build the snapshot; see the module docstring for what is read.
+
+    ``timeout`` bounds each call, ``deadline`` the whole capture (seconds).
+    """
     seconds = positive_timeout(timeout, "Kubernetes")
+    total = positive_timeout(deadline, "Kubernetes capture deadline")
     check_cancel(cancel, "cluster capture")
+    stop = cancel if cancel is not None else threading.Event()
+    return run_with_deadline(
+        lambda: _collect_cluster(kubeconfig, context, seconds, Deadline(total), stop, progress),
+        total,
+        "the Kubernetes cluster capture",
+        cancel=stop,
+    )
+
+
+def _collect_cluster(
+    kubeconfig: str | None,
+    context: str | None,
+    seconds: float,
+    deadline: Deadline,
+    cancel: threading.Event,
+    progress: ProgressCallback | None,
+) -> ClusterCapture:
     from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
 
-    api, source = api_client(kubeconfig, context)
+    api, source = api_client(kubeconfig, context, exec_timeout=deadline.per_call(seconds))
     per_call = (seconds, seconds)
     try:
         report(progress, SOURCE, f"reading the server version through {source}", done=0, total=3)
@@ -516,6 +622,12 @@ def collect_cluster(
         page = 0
         while True:
             page += 1
+            if page > MAX_PAGES:
+                raise AicrError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    f"the Kubernetes API kept answering GET /api/v1/nodes with a next page "
+                    f"after {MAX_PAGES} pages; refusing to follow it further",
+                )
             report(progress, SOURCE, f"listing nodes (page {page})", done=1, total=3)
             kwargs: dict[str, Any] = {"limit": NODE_PAGE_SIZE}
             if token:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
+from core.foundation.deadline import MAX_PAGES, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
 from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
@@ -27,6 +28,7 @@ from core.live.progress import ProgressCallback, check_cancel, positive_timeout,
 AUTH_METHODS = ("config", "instance_principal", "resource_principal")
 READ_CLUSTERS_POLICY = "Allow group <group> to read clusters in compartment <compartment>"
 DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_DEADLINE_S = 120.0
 SOURCE = "oke"
 
 # ocid1.<type>.<realm>.[region][.future use].<unique id>
@@ -145,12 +147,41 @@ def list_addons(
     progress: ProgressCallback | None = None,
     signer: Any | None = None,
     config: dict[str, Any] | None = None,
+    deadline: float = DEFAULT_DEADLINE_S,
 ) -> list[dict[str, Any]]:
     """Every add-on of the cluster (all pages), each in the CLI's kebab-case shape.
 
     ``service_endpoint`` overrides the regional endpoint; ``config``/``signer`` replace the
     ones ``auth`` would build (an embedding application that already holds them).
+    ``timeout`` bounds each call, ``deadline`` the whole listing (a server trickling its
+    answer or paging for ever ends there; pages are also capped at ``MAX_PAGES``).
     """
+    total = positive_timeout(deadline, "OCI capture deadline")
+    stop = cancel if cancel is not None else threading.Event()
+    return run_with_deadline(
+        lambda: _list_addons(
+            cluster_id, auth, profile, config_file, region, service_endpoint, timeout, stop,
+            progress, signer, config,
+        ),
+        total,
+        "the OKE add-on listing",
+        cancel=stop,
+    )  # fmt: skip
+
+
+def _list_addons(
+    cluster_id: str,
+    auth: str,
+    profile: str | None,
+    config_file: str | None,
+    region: str | None,
+    service_endpoint: str | None,
+    timeout: float,
+    cancel: threading.Event,
+    progress: ProgressCallback | None,
+    signer: Any | None,
+    config: dict[str, Any] | None,
+) -> list[dict[str, Any]]:
     seconds = positive_timeout(timeout, "OCI")
     ocid = check_cluster_id(cluster_id)
     if auth not in AUTH_METHODS:
@@ -182,6 +213,12 @@ def list_addons(
         number = 0
         while True:
             number += 1
+            if number > MAX_PAGES:
+                raise AicrError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    f"the OCI Container Engine API kept answering opc-next-page for the "
+                    f"add-ons of cluster {ocid} after {MAX_PAGES} pages; refusing to follow it",
+                )
             kwargs: dict[str, Any] = {"page": page} if page else {}
             response = client.list_addons(ocid, **kwargs)
             for summary in response.data or []:
@@ -232,6 +269,7 @@ def capture_oke_addons(
     timeout: float = DEFAULT_TIMEOUT_S,
     cancel: threading.Event | None = None,
     progress: ProgressCallback | None = None,
+    deadline: float = DEFAULT_DEADLINE_S,
     signer: Any | None = None,
     config: dict[str, Any] | None = None,
 ) -> LiveOkeAddons:
@@ -245,6 +283,7 @@ def capture_oke_addons(
         region=region,
         service_endpoint=service_endpoint,
         timeout=timeout,
+        deadline=deadline,
         cancel=cancel,
         progress=progress,
         signer=signer,

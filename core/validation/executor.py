@@ -238,20 +238,36 @@ class KubernetesExecutor:
 
     @classmethod
     def from_kubeconfig(
-        cls, kubeconfig: str | None = None, context: str | None = None
+        cls,
+        kubeconfig: str | None = None,
+        context: str | None = None,
+        *,
+        exec_timeout: float = 30.0,
     ) -> KubernetesExecutor:
         """The same configuration rules as a live capture (core.live.kube.api_client):
-        --kubeconfig, $KUBECONFIG, ~/.kube/config, else the in-cluster service account."""
-        api, _source = api_client(kubeconfig, context)
+        --kubeconfig, $KUBECONFIG, ~/.kube/config, else the in-cluster service account.
+        An exec credential plugin is killed after ``exec_timeout`` seconds."""
+        api, _source = api_client(kubeconfig, context, exec_timeout=exec_timeout)
         return cls(api, str(api.configuration.host))
 
     @classmethod
     def from_host(cls, host: str, token: str | None = None) -> KubernetesExecutor:
         return cls(host_client(host, token), host)
 
+    def _bounded(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """One API call with a total deadline (twice the request timeout): the request
+        timeout bounds each socket read, so a trickling answer would otherwise never end."""
+        from core.foundation.deadline import run_with_deadline
+
+        return run_with_deadline(
+            lambda: fn(*args, _request_timeout=self._timeout, **kwargs),
+            2 * self._timeout,
+            f"the Kubernetes API call ({what})",
+        )
+
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, _request_timeout=self._timeout, **kwargs)
+            return self._bounded(what, fn, *args, **kwargs)
         except AicrError:
             raise
         except Exception as exc:
@@ -259,7 +275,9 @@ class KubernetesExecutor:
 
     def _call_or_none(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, _request_timeout=self._timeout, **kwargs)
+            return self._bounded(what, fn, *args, **kwargs)
+        except AicrError:
+            raise
         except Exception as exc:
             if getattr(exc, "status", None) == 404:
                 return None
