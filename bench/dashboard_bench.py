@@ -5,7 +5,7 @@ Runs the real ``ValidationDashboardScreen`` headless at 80x24 on a synthetic flo
 chatty NCCL or inference run) and reports:
 
 - events/s applied by the screen on an unpaced flood of a million events, beside the floor
-  of the bare ``DashboardModel`` applying the same events with no UI (budget: >= 5,000/s);
+  of the bare ``ProgressModel`` applying the same events with no UI (budget: >= 5,000/s);
 - key latency while events arrive at the budgeted 5,000 events/s: a thread standing in for
   the terminal driver posts a key every 50 ms; latency is post -> the bound action running
   (budget: p99 <= 100 ms). That is wall-clock, so other processes on a shared machine
@@ -107,10 +107,10 @@ def rss_kib() -> int:
 
 def model_floor(checks: int, lines: int) -> float:
     """Events/s of the bare model (no UI, no thread hand-off) on the same events."""
-    from screens.widgets.validate_model import DashboardModel
+    from core.validation.progress import ProgressModel
 
     events = list(flood(checks, lines))
-    model = DashboardModel()
+    model = ProgressModel()
     t0 = time.perf_counter()
     model.apply_many(events)
     return len(events) / (time.perf_counter() - t0)
@@ -259,7 +259,7 @@ def main() -> int:
             "/s",
             floor,
             f">= {EVENTS_BUDGET:,.0f}/s",
-            "floor = bare DashboardModel",
+            "floor = bare ProgressModel",
             limit=EVENTS_BUDGET,
             check="min",
         ),

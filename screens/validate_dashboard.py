@@ -3,7 +3,7 @@
 The screen reads one validation event stream, from a live run or a replayed recording.
 The stream is consumed in a thread worker that only appends events to a bounded inbox
 (when the screen falls behind, the producer waits instead of memory growing). On the UI
-thread an async worker applies the inbox to a :class:`DashboardModel` in passes cut off
+thread an async worker applies the inbox to a :class:`ProgressModel` in passes cut off
 after a small time budget, and separately, at most ten times a second, repaints just what
 changed, by row key, inside ``app.batch_update()`` (the table and gates at most four times
 a second). Between steps it yields to the event loop, so however fast events arrive a key
@@ -38,18 +38,18 @@ from textual.widgets import DataTable, Footer, Input, RichLog, Static
 from core.foundation.textsafe import safe_text
 from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event
-from core.validation.reports.ctrf import CtrfBuilder
-from screens.markup import escape_markup
-from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
-from screens.widgets.validate_model import (
+from core.validation.progress import (
     LOG_LINES_PER_CHECK,
     PHASE_ORDER,
     TERMINAL_STATUSES,
     Changes,
     CheckRow,
-    DashboardModel,
     PhaseProgress,
+    ProgressModel,
 )
+from core.validation.reports.ctrf import CtrfBuilder
+from screens.markup import escape_markup
+from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 
 if TYPE_CHECKING:
     from core.services.validation import ValidationSession
@@ -304,7 +304,7 @@ class ValidationDashboardScreen(Screen[None]):
     ) -> None:
         super().__init__(name=name, id=id)
         self.source = source
-        self.model = DashboardModel()
+        self.model = ProgressModel()
         self.report_dir = report_dir if report_dir is not None else Path.cwd()
         self.follow = True
         self.filter_text = ""

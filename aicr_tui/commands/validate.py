@@ -224,7 +224,8 @@ async def render_plain(sub: Subscription, out: TextIO, *, replay: bool = False) 
 
 
 class LiveTable:
-    """State of the rich live table: one row per check, updated by key."""
+    """The rich live table: a view of the run's one progress model
+    (:class:`core.validation.progress.ProgressModel`, the dashboard's too), one row per check."""
 
     STYLES = {
         "passed": "green",
@@ -233,46 +234,41 @@ class LiveTable:
         "not applicable": "dim",
         "running": "cyan",
     }
+    LATEST_CHARS = 70
 
     def __init__(self, replay_title: str = "") -> None:
-        self.rows: dict[tuple[str, str], list[str]] = {}
+        from core.validation.progress import ProgressModel
+
+        self.model = ProgressModel()
         self.replay_title = replay_title  # set for a replay: the title never says "live"
-        self.title = replay_title or "aicr-tui validate"
         self.footer = ""
 
     def apply(self, event: Event) -> None:
-        from core.validation import events as ev
-
-        if isinstance(event, ev.RunStarted) and not self.replay_title:
-            self.title = f"aicr-tui validate · run {event.run_id} · {event.mode}"
-        elif isinstance(event, ev.PhaseStarted):
-            for c in event.checks:
-                self.rows.setdefault((event.phase, c), [event.phase, c, "queued", "", ""])
-        elif isinstance(event, ev.CheckStarted):
-            self.rows[(event.phase, event.check)] = [event.phase, event.check, "running", "", ""]
-        elif isinstance(event, ev.LogLine) and event.check:
-            row = self.rows.get((event.phase, event.check))
-            if row is not None:
-                row[4] = event.line[:70]
-        elif isinstance(event, ev.Measurement):
-            row = self.rows.get((event.phase, event.check))
-            if row is not None:
-                unit = f" {event.unit}" if event.unit and event.display else ""
-                row[4] = (
-                    f"{event.display or 'n/a'}{unit} vs {event.threshold or '-'} → {event.verdict}"[
-                        :70
-                    ]
-                )
-        elif isinstance(event, ev.CheckFinished):
-            row = self.rows.setdefault(
-                (event.phase, event.check), [event.phase, event.check, "", "", ""]
-            )
-            row[2] = event.status
-            row[3] = _dur(event.duration_ms) if event.duration_ms else ""
-            if event.status != "passed" and event.message:
-                row[4] = event.message[:70]
-        elif isinstance(event, ev.RunFinished):
+        self.model.apply(event)
+        if event.TYPE == "RunFinished":
             self.footer = format_event(event) or ""
+
+    @property
+    def title(self) -> str:
+        if self.replay_title:
+            return self.replay_title
+        if self.model.run_id:
+            return f"aicr-tui validate · run {self.model.run_id} · {self.model.mode}"
+        return "aicr-tui validate"
+
+    @property
+    def rows(self) -> dict[tuple[str, str], tuple[str, str, str, str, str]]:
+        """(phase, check) → (phase, check, status, time, latest), in the order seen."""
+        return {
+            (r.phase, r.name): (
+                r.phase,
+                r.name,
+                r.status,
+                r.duration if r.duration_ms else "",
+                r.latest[: self.LATEST_CHARS],
+            )
+            for r in self.model.rows.values()
+        }
 
     def renderable(self) -> Any:
         from rich.table import Table

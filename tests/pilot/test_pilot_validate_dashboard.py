@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, RichLog, Static
 
 from core.foundation.errors import invalid
+from core.validation.progress import LOG_LINES_PER_CHECK
 from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
-from screens.widgets.validate_model import LOG_LINES_PER_CHECK
 from tests.pilot.validate_fixtures import (
     FailingSource,
     ListSource,

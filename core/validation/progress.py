@@ -1,9 +1,11 @@
-"""The validation dashboard's state: events in, rows, phases, gates and capped logs out.
+"""The progress of a validation run: events in, rows, phases, gates and capped logs out.
 
-This module holds no widgets. The dashboard screen feeds it events in batches and then asks
-what changed (``take_changes``) so it touches only the rows, phases and log lines that moved.
-Memory stays bounded however long the run: each check keeps at most ``LOG_LINES_PER_CHECK``
-log lines (the same cap the CTRF report applies to ``stdout``) and lines are cut to
+The one progress model both faces read: ``aicr-tui validate``'s live table and the wizard's
+dashboard feed it the same event stream (:mod:`core.validation.stream`) and only draw it.
+Applying an event costs O(1) (a dict lookup per row and phase). A face asks what changed
+(``take_changes``) so it touches only the rows, phases and log lines that moved. Memory
+stays bounded however long the run: each check keeps at most ``LOG_LINES_PER_CHECK`` log
+lines (the same cap the CTRF report applies to ``stdout``) and lines are cut to
 ``LOG_LINE_CHARS`` characters.
 """
 
@@ -28,7 +30,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, VERDICTS
+from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, PASSED, VERDICTS
 
 LOG_LINES_PER_CHECK = 1000
 LOG_LINE_CHARS = 512
@@ -73,6 +75,7 @@ class CheckRow:
     gates: list[Gate] = field(default_factory=list)
     logs: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES_PER_CHECK))
     log_seq: int = 0  # lines ever appended; lets a viewer know how many it has not shown
+    latest: str = ""  # the newest log line, gate or non-passing message (one-line views)
 
     @property
     def key(self) -> str:
@@ -199,8 +202,8 @@ def display_safe(event: Event) -> Event:
     return dataclasses.replace(event, **changes) if changes else event
 
 
-class DashboardModel:
-    """Applies validation events to the dashboard state, remembering what changed."""
+class ProgressModel:
+    """Applies validation events to the run's progress, remembering what changed."""
 
     def __init__(self) -> None:
         self.run_id = ""
@@ -299,6 +302,7 @@ class DashboardModel:
         row = self._row(event.phase, event.check)
         row.status = "running"
         row.timeout_s = event.timeout_s
+        row.latest = ""
         self.current = row.key
         self._changes.rows.add(row.key)
         self._changes.started.append(row.key)
@@ -310,8 +314,10 @@ class DashboardModel:
             self.run_log.append(prefix + event.line[:LOG_LINE_CHARS])
             return
         row = self._row(event.phase, event.check)
-        row.logs.append(event.line[:LOG_LINE_CHARS])
+        line = event.line[:LOG_LINE_CHARS]
+        row.logs.append(line)
         row.log_seq += 1
+        row.latest = line
 
     def _on_measurement(self, event: Measurement) -> None:
         if not event.check:
@@ -340,6 +346,7 @@ class DashboardModel:
                 break
         else:
             row.gates.append(gate)
+        row.latest = f"{gate.measured} vs {gate.threshold or '-'} → {gate.verdict}"
         self._changes.rows.add(row.key)
         self._changes.gates = True
 
@@ -351,6 +358,8 @@ class DashboardModel:
         row.status = event.status
         row.message = event.message
         row.duration_ms = event.duration_ms
+        if event.status != PASSED and event.message:
+            row.latest = event.message
         if not was_done:
             progress = self._phase(row.phase)
             progress.done += 1
@@ -376,7 +385,7 @@ class DashboardModel:
         self.state = "finished"
         self._changes.run = True
 
-    _HANDLERS: dict[str, Callable[[DashboardModel, Any], None]] = {
+    _HANDLERS: dict[str, Callable[[ProgressModel, Any], None]] = {
         RunStarted.TYPE: _on_run_started,
         PhaseStarted.TYPE: _on_phase_started,
         CheckStarted.TYPE: _on_check_started,

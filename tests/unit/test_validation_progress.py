@@ -11,17 +11,17 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from screens.widgets.validate_model import (
+from core.validation.progress import (
     LOG_LINE_CHARS,
     LOG_LINES_PER_CHECK,
-    DashboardModel,
+    ProgressModel,
     format_duration,
 )
 from tests.pilot.validate_fixtures import short_run
 
 
 def test_short_run_builds_rows_phases_gates_and_summary() -> None:
-    model = DashboardModel()
+    model = ProgressModel()
     model.apply_many(short_run())
     assert model.state == "finished"
     assert list(model.rows) == [
@@ -42,7 +42,7 @@ def test_short_run_builds_rows_phases_gates_and_summary() -> None:
 
 
 def test_changes_report_only_what_moved_since_last_taken() -> None:
-    model = DashboardModel()
+    model = ProgressModel()
     events = short_run()
     model.apply_many(events[:3])
     first = model.take_changes()
@@ -55,7 +55,7 @@ def test_changes_report_only_what_moved_since_last_taken() -> None:
 
 
 def test_logs_are_capped_per_check_and_lines_cut() -> None:
-    model = DashboardModel()
+    model = ProgressModel()
     model.apply(CheckStarted(t=0, phase="performance", check="nccl-all-reduce-bw"))
     long_line = "x" * (LOG_LINE_CHARS + 100)
     for i in range(LOG_LINES_PER_CHECK + 250):
@@ -70,7 +70,7 @@ def test_logs_are_capped_per_check_and_lines_cut() -> None:
 
 
 def test_phase_level_lines_do_not_make_rows() -> None:
-    model = DashboardModel()
+    model = ProgressModel()
     model.apply(RunStarted(t=0, run_id="r", started_ms=0, phases=("readiness",), mode="cluster"))
     model.apply(LogLine(t=0, phase="", check="", line="validating against the live cluster"))
     model.apply(
@@ -84,7 +84,7 @@ def test_phase_level_lines_do_not_make_rows() -> None:
 
 
 def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
-    model = DashboardModel()
+    model = ProgressModel()
     model.apply(
         Measurement(
             t=0,
@@ -145,7 +145,7 @@ def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
 
 
 def test_a_check_finished_twice_counts_once() -> None:
-    model = DashboardModel()
+    model = ProgressModel()
     model.apply(PhaseStarted(t=0, phase="deployment", checks=("operator-health",)))
     for _ in range(2):
         model.apply(
@@ -163,3 +163,58 @@ def test_durations_read_like_a_clock() -> None:
     assert format_duration(800) == "0.8s"
     assert format_duration(234_000) == "3m54s"
     assert format_duration(2 * 3600_000 + 5 * 60_000) == "2h05m"
+
+
+def test_latest_is_the_newest_log_line_gate_or_non_passing_message() -> None:
+    """The one-line views (the CLI's live table) show each check's newest news."""
+    model = ProgressModel()
+    model.apply(CheckStarted(t=0, phase="performance", check="nccl-all-reduce-bw"))
+    row = model.rows["performance/nccl-all-reduce-bw"]
+    assert row.latest == ""
+    model.apply(LogLine(t=1, phase="performance", check="nccl-all-reduce-bw", line="launching"))
+    assert row.latest == "launching"
+    model.apply(
+        Measurement(
+            t=2,
+            phase="performance",
+            check="nccl-all-reduce-bw",
+            name="busbw",
+            value=120.5,
+            unit="GB/s",
+            threshold=">= 150",
+            verdict="failed",
+        )
+    )
+    assert row.latest == "120.5 GB/s vs >= 150 → failed"
+    model.apply(
+        CheckFinished(
+            t=3, phase="performance", check="nccl-all-reduce-bw", status="failed", message="slow"
+        )
+    )
+    assert row.latest == "slow"
+    model.apply(CheckStarted(t=4, phase="deployment", check="operator-health"))
+    model.apply(LogLine(t=5, phase="deployment", check="operator-health", line="all Running"))
+    model.apply(
+        CheckFinished(
+            t=6, phase="deployment", check="operator-health", status="passed", message="ok"
+        )
+    )
+    assert (
+        model.rows["deployment/operator-health"].latest == "all Running"
+    )  # a pass says nothing new
+
+
+def test_cli_table_draws_the_progress_model_the_dashboard_reads() -> None:
+    from aicr_tui.commands.validate import LiveTable
+
+    events = short_run()
+    table = LiveTable()
+    for event in events:
+        table.apply(event)
+    model = ProgressModel()
+    model.apply_many(events)
+    assert isinstance(table.model, ProgressModel)
+    assert [(p, c, s, t) for p, c, s, t, _ in table.rows.values()] == [
+        (r.phase, r.name, r.status, r.duration) for r in model.rows.values()
+    ]
+    assert table.title == "aicr-tui validate · run run-0001 · replay"
