@@ -108,8 +108,7 @@ class AicrApp(App[int]):
         from screens.bundle_preview import BundlePreviewScreen
 
         # the user sees and can edit these lines (AKS: the keyed toleration)
-        service = getattr(getattr(recipe, "criteria", None), "service", "")
-        overrides = default_override_lines(str(service or ""))
+        overrides = default_override_lines(recipe.criteria.service)
         self.push_screen(
             BundlePreviewScreen(
                 recipe, default_output=self.state.output_dir / "bundles", overrides=overrides

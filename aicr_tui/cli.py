@@ -108,6 +108,7 @@ def _sigterm_unwinds() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     from aicr_tui.commands._common import drop_warnings, flush_warnings, set_verbose
     from core.foundation.errors import AicrError
+    from core.services.errors import error_line
 
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(words)
@@ -133,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AicrError as err:
         drop_warnings()
         # An error may quote a document (a name, a value): one terminal-safe line.
-        sys.stderr.write(f"aicr-tui: error: {safe_text(err.render())}\n")
+        sys.stderr.write(f"aicr-tui: error: {error_line(err)}\n")
         return err.exit_code
     except KeyboardInterrupt:
         drop_warnings()
@@ -145,16 +146,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143
     except OSError as exc:  # an OS error no boundary named: the environment's, not a bug
         drop_warnings()
-        from core.foundation.fileio import describe_os_error
-
-        sys.stderr.write(f"aicr-tui: error: [INVALID_REQUEST] {describe_os_error(exc)}\n")
+        sys.stderr.write(f"aicr-tui: error: {error_line(exc)}\n")
         return 2
     except BrokenPipeError:
         return 0
     except Exception as exc:  # last line of defence: one line, never a traceback
         drop_warnings()
-        detail = safe_text(" ".join(f"{type(exc).__name__}: {exc}".split()))
-        sys.stderr.write(f"aicr-tui: error: [INTERNAL] unexpected failure: {detail}\n")
+        sys.stderr.write(f"aicr-tui: error: {error_line(exc)}\n")
         return 1
 
 

@@ -11,9 +11,8 @@ message inline and leaves the previous capture untouched.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,6 +23,7 @@ from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.foundation.textsafe import safe_text
+from core.services.errors import error_line
 from screens.host import HostedScreen
 from screens.markup import escape_markup
 from screens.state import (
@@ -35,19 +35,15 @@ from screens.state import (
 )
 from screens.widgets.wizard_filter import FilterBar, matches
 
-
-@dataclass(frozen=True)
-class SnapshotOnly:
-    """A capture made of a snapshot file alone (no provider dump to project)."""
-
-    snapshot: Any
-    projections: tuple[()] = ()
+if TYPE_CHECKING:
+    from core.documents.snapshot import Snapshot
+    from screens.state import LoadedCapture
 
 
 class CaptureLoaded(Message):
     def __init__(
         self,
-        result: Any,
+        result: LoadedCapture,
         files: dict[str, str],
         label: str,
         sample: str | None,
@@ -55,7 +51,7 @@ class CaptureLoaded(Message):
         note: str = "",
         change: str = "new",
         opened: str = "",
-        criteria: dict[str, Any] | None = None,
+        criteria: dict[str, str | None] | None = None,
         derived: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
@@ -85,15 +81,6 @@ class LiveProgress(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, LiveProgress)
-
-
-def error_line(exc: BaseException) -> str:
-    """The one line the CLI prints for ``exc`` (without the ``aicr-tui: error:`` prefix)."""
-    from core.foundation.errors import AicrError
-
-    if isinstance(exc, AicrError):
-        return exc.render()
-    return " ".join(f"[INTERNAL] unexpected failure: {type(exc).__name__}: {exc}".split())
 
 
 class CaptureScreen(HostedScreen):
@@ -287,7 +274,9 @@ class CaptureScreen(HostedScreen):
         group="capture",
         description="Recognise an opened file and load the capture it makes",
     )
-    def _open(self, path: str, files: dict[str, str], snapshot: Any, given: dict[str, str]) -> None:
+    def _open(
+        self, path: str, files: dict[str, str], snapshot: Snapshot | None, given: dict[str, str]
+    ) -> None:
         services = self.wizard.services
         try:
             opened = services.open_file(path, files, snapshot)
@@ -373,8 +362,6 @@ class CaptureScreen(HostedScreen):
         if cancel.is_set():
             self.post_message(CaptureFailed("live capture cancelled; nothing changed"))
             return
-        if not hasattr(result, "projections"):
-            result = SnapshotOnly(result)
         try:
             criteria, derived = self.wizard.services.derive_criteria(result.snapshot, given)
         except Exception as exc:

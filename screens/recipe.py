@@ -9,7 +9,7 @@ other ``gpuStack`` value would change, side by side.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -32,6 +32,7 @@ from screens.widgets.wizard_dialogs import TextModal
 from screens.widgets.wizard_filter import FilterBar, matches
 
 if TYPE_CHECKING:
+    from core.recipe.qualification import QualificationVerdict
     from core.recipe.troubleshooting import Finding
 
 DEFAULT_VALUE = "__default__"
@@ -47,7 +48,7 @@ class VerdictReady(Message):
     def __init__(
         self,
         seq: int,
-        verdict: Any,
+        verdict: QualificationVerdict | None,
         error: str,
         elapsed_ms: float,
         *,
@@ -78,13 +79,14 @@ class DiffReady(Message):
         self.error = error
 
 
-def profile_info(verdict: Any) -> tuple[str, list[str], str | None, str | None]:
+def profile_info(
+    verdict: QualificationVerdict | None,
+) -> tuple[str, list[str], str | None, str | None]:
     """(profile name, declared values, default, selected) as the verdict reports them."""
-    name = getattr(verdict, "profile_name", None) or "gpuStack"
-    values = list(getattr(verdict, "profile_values", None) or ())
-    default = getattr(verdict, "profile_default", None)
-    selected = getattr(verdict, "profile_value", None)
-    return str(name), [str(v) for v in values], default, selected
+    if verdict is None:
+        return "gpuStack", [], None, None
+    name = verdict.profile_name or "gpuStack"
+    return name, list(verdict.profile_values), verdict.profile_default, verdict.profile_value
 
 
 def finding_line(title: str, evidence: str) -> str:
@@ -101,7 +103,7 @@ def finding_line(title: str, evidence: str) -> str:
     return f"{title} ({evidence})"
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return "(absent)"
     if isinstance(value, bool):
@@ -193,7 +195,7 @@ class RecipeScreen(HostedScreen):
         description="Load the catalog's criteria values",
     )
     def _load_choices(self) -> None:
-        from screens.capture import error_line
+        from core.services.errors import error_line
 
         try:
             choices = {f: self.wizard.services.criteria_values(f) for f in CRITERIA_FIELDS}
@@ -320,7 +322,7 @@ class RecipeScreen(HostedScreen):
     def _qualify(self, seq: int, given: dict[str, str], profile: str | None) -> None:
         """``given``: the criteria the user chose or kept; open ones follow the snapshot,
         as ``aicr-tui recipe --snapshot`` derives them (one core call for both)."""
-        from screens.capture import error_line
+        from core.services.errors import error_line
 
         started = time.perf_counter()
         selection = f"gpuStack={profile}" if profile else None
@@ -330,8 +332,8 @@ class RecipeScreen(HostedScreen):
         qualifying: list[str] = []
         try:
             result = services.qualify(given, selection, snapshot, warnings)
-            verdict = getattr(result, "verdict", result)
-            notes = tuple(getattr(result, "notes", ()) or ())
+            verdict: QualificationVerdict | None = result.verdict
+            notes = result.notes
             error = ""
         except Exception as exc:
             verdict, error = None, error_line(exc)
@@ -347,7 +349,7 @@ class RecipeScreen(HostedScreen):
                     alt = services.qualify(given, f"{name}={other}", snapshot, warnings)
                 except Exception:
                     continue
-                if bool(getattr(getattr(alt, "verdict", alt), "ok", False)):
+                if alt.verdict.ok:
                     qualifying.append(other)
         self.post_message(
             VerdictReady(seq, verdict, error, elapsed, qualifying=tuple(qualifying), notes=notes)
@@ -363,8 +365,8 @@ class RecipeScreen(HostedScreen):
         self._qualifying = message.qualifying
         self._show_capture_line()
         self.refresh_bindings()
-        ok = bool(getattr(message.verdict, "ok", False)) and not message.error
-        state.recipe = getattr(message.verdict, "recipe", None) if ok else None
+        ok = message.verdict is not None and message.verdict.ok and not message.error
+        state.recipe = message.verdict.recipe if ok and message.verdict is not None else None
         state.last_error = message.error or verdict_error_text(message.verdict)
         self.last_latency_ms = message.elapsed_ms
         self._render_verdict(message)
@@ -396,7 +398,7 @@ class RecipeScreen(HostedScreen):
             query = self.query_one(FilterBar).value
         line = self.query_one("#verdict-line", Static)
         verdict = message.verdict
-        ok = bool(getattr(verdict, "ok", False)) and not message.error
+        ok = verdict is not None and verdict.ok and not message.error
         _, _, default, selected = profile_info(verdict)
         value = selected or self.state.profile_value or default or "default"
         if ok:
@@ -441,7 +443,7 @@ class RecipeScreen(HostedScreen):
 
         state = self.state
         recipe_doc = None
-        if state.recipe is not None and hasattr(state.recipe, "model_dump"):
+        if state.recipe is not None:
             recipe_doc = state.recipe.model_dump(mode="json", exclude_none=True)
         crit = state.criteria
         _, _, default, selected = profile_info(state.verdict)
@@ -453,7 +455,7 @@ class RecipeScreen(HostedScreen):
             platform=crit.get("platform"),
             profile_value=state.profile_value or selected or default,
             recipe=recipe_doc,
-            pool_vm_sizes=pool_vm_sizes(getattr(state.capture, "projections", None)),
+            pool_vm_sizes=pool_vm_sizes(state.projections),
             capture_warnings=state.warnings,
         )
         self._findings = diagnose(ctx)
@@ -547,16 +549,16 @@ class RecipeScreen(HostedScreen):
         description="Compute the values the other profile value changes",
     )
     def _diff(self, criteria: dict[str, str], current: str, other: str) -> None:
-        from screens.capture import error_line
+        from core.services.errors import error_line
 
         try:
             changes = self.wizard.services.profile_value_diff(criteria, current, other)
             rows = [
                 (
-                    str(getattr(c, "component", "")),
-                    str(getattr(c, "path", "")),
-                    _cell(getattr(c, "before", None)),
-                    _cell(getattr(c, "after", None)),
+                    c.component,
+                    c.path,
+                    _cell(c.before),
+                    _cell(c.after),
                 )
                 for c in changes
             ]

@@ -1,10 +1,13 @@
 """Wizard state and the core calls the screens make, in one injectable place.
 
 ``WizardServices`` holds the core entry points (open/load a capture and qualify through
-``core.services.capture``, as the CLI does; profile diff; live capture). The defaults import ``core`` lazily; tests and ``--demo`` pass their own
-through ``create_app(services=...)``. ``WizardState`` is what the user has built so far:
-the capture, the snapshot, the selection and the last verdict. Screens read and write it
-on the main thread only; workers hand results back in messages.
+``core.services.capture``, as the CLI does; profile diff; live capture). Every call and
+every piece of state is typed with the core type it carries; those types are imported for
+the type checker only and the defaults import ``core`` when first called, so starting the
+wizard loads no recipe engine. Tests and ``--demo`` pass their own calls through
+``create_app(services=...)``. ``WizardState`` is what the user has built so far: the
+capture, the snapshot, the selection and the last verdict. Screens read and write it on
+the main thread only; workers hand results back in messages.
 """
 
 from __future__ import annotations
@@ -13,7 +16,22 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.capture.capture import CaptureResult, Projections
+    from core.documents.criteria import Criteria
+    from core.documents.recipe_result import RecipeResult
+    from core.documents.snapshot import Snapshot
+    from core.live import LiveCaptureResult
+    from core.recipe.qualification import QualificationVerdict, ValueChange
+    from core.services.capture import OpenedFile, SelectionVerdict
+
+    # What a loaded capture is: offline (files) or live; both carry snapshot, projections
+    # and warnings.
+    LoadedCapture = CaptureResult | LiveCaptureResult
+    # Criteria after derivation: every field, open ones None.
+    DerivedCriteria = tuple[dict[str, str | None], tuple[str, ...]]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "recipes" / "samples"
@@ -23,26 +41,26 @@ NO_PLATFORM = "any"
 
 
 # --------------------------------------------------------------------------- services
-def _default_open_file(path: str, files: dict[str, str], snapshot: Any) -> Any:
+def _default_open_file(path: str, files: dict[str, str], snapshot: Snapshot | None) -> OpenedFile:
     """Recognise an opened file and say what the capture becomes (core.services.capture)."""
     from core.services.capture import Capture, open_capture_file
 
     return open_capture_file(path, Capture(dict(files)), snapshot)
 
 
-def _default_load_capture(files: dict[str, str]) -> Any:
+def _default_load_capture(files: dict[str, str]) -> CaptureResult:
     from core.services.capture import Capture, load_capture
 
     return load_capture(Capture(dict(files)))
 
 
-def _default_derive(snapshot: Any, given: dict[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _default_derive(snapshot: Snapshot | None, given: dict[str, str]) -> DerivedCriteria:
     from core.services.capture import derive_criteria
 
     return derive_criteria(snapshot, given)
 
 
-def _criteria(criteria: dict[str, str]) -> Any:
+def _criteria(criteria: dict[str, str]) -> Criteria:
     from core.documents.criteria import parse_criteria
 
     return parse_criteria(
@@ -55,17 +73,20 @@ def _criteria(criteria: dict[str, str]) -> Any:
 
 
 def _default_qualify(
-    criteria: dict[str, str], profile: str | None, snapshot: Any, warnings: Sequence[str]
-) -> Any:
+    criteria: dict[str, str],
+    profile: str | None,
+    snapshot: Snapshot | None,
+    warnings: Sequence[str],
+) -> SelectionVerdict:
     """The selection qualified through core.services.capture, the call ``aicr-tui recipe``
     makes: ``criteria`` holds what the user chose; open dimensions come from the snapshot.
-    Returns a ``SelectionVerdict`` (``.verdict``, ``.derived``, ``.relaxed``, ``.notes``)."""
+    The ``SelectionVerdict`` holds ``.verdict``, ``.derived``, ``.relaxed`` and ``.notes``."""
     from core.services.capture import qualify_selection
 
     return qualify_selection(criteria, profile, snapshot, capture_warnings=warnings)
 
 
-def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> Any:
+def _default_diff(criteria: dict[str, str], from_value: str, to_value: str) -> list[ValueChange]:
     from core.recipe.qualification import profile_value_diff
 
     return profile_value_diff(_criteria(criteria), from_value, to_value)
@@ -84,7 +105,7 @@ def _default_criteria_values(field_name: str) -> list[str]:
 
 def _default_live_capture(
     request: LiveRequest, cancel: threading.Event, progress: Callable[[str], None]
-) -> Any:
+) -> LiveCaptureResult:
     """Live capture through core.live (the same call as ``aicr-tui snapshot``'s live flags);
     every cloud SDK is imported inside core.live, only when its provider is asked for."""
     from core.live import capture_live
@@ -105,15 +126,15 @@ def _default_live_capture(
 class WizardServices:
     """The core calls the wizard makes; replace any of them to test a screen in isolation."""
 
-    open_file: Callable[[str, dict[str, str], Any], Any] = _default_open_file
-    load_capture: Callable[[dict[str, str]], Any] = _default_load_capture
-    derive_criteria: Callable[[Any, dict[str, str]], tuple[dict[str, Any], tuple[str, ...]]] = (
-        _default_derive
-    )
-    qualify: Callable[[dict[str, str], str | None, Any, Sequence[str]], Any] = _default_qualify
-    profile_value_diff: Callable[[dict[str, str], str, str], Any] = _default_diff
+    open_file: Callable[[str, dict[str, str], Snapshot | None], OpenedFile] = _default_open_file
+    load_capture: Callable[[dict[str, str]], LoadedCapture] = _default_load_capture
+    derive_criteria: Callable[[Snapshot | None, dict[str, str]], DerivedCriteria] = _default_derive
+    qualify: Callable[
+        [dict[str, str], str | None, Snapshot | None, Sequence[str]], SelectionVerdict
+    ] = _default_qualify
+    profile_value_diff: Callable[[dict[str, str], str, str], list[ValueChange]] = _default_diff
     criteria_values: Callable[[str], list[str]] = _default_criteria_values
-    live_capture: Callable[[LiveRequest, threading.Event, Callable[[str], None]], Any] = (
+    live_capture: Callable[[LiveRequest, threading.Event, Callable[[str], None]], LoadedCapture] = (
         _default_live_capture
     )
 
@@ -277,81 +298,59 @@ class CaptureRow:
     mode: str
 
 
-def projection_items(projections: Any) -> list[Any]:
-    """The individual projections, whether given as core.capture.capture.Projections, a dict or a list."""
+def capture_rows(projections: Projections | None) -> list[CaptureRow]:
+    """Flatten the capture projections (AKS pools, OKE add-ons, legacy plugin) into rows."""
     if projections is None:
         return []
-    if isinstance(projections, dict):
-        return [p for p in projections.values() if p is not None]
-    if isinstance(projections, list | tuple):
-        return [p for p in projections if p is not None]
-    named = [getattr(projections, n, None) for n in ("aks_pools", "oke_addons", "legacy_plugin")]
-    if any(hasattr(projections, n) for n in ("aks_pools", "oke_addons", "legacy_plugin")):
-        return [p for p in named if p is not None]
-    return [projections]
-
-
-def capture_rows(projections: Any) -> list[CaptureRow]:
-    """Flatten the capture projections (AKS pools, OKE add-ons, legacy plugin) into rows."""
-    items = projection_items(projections)
     rows: list[CaptureRow] = []
-    for proj in items:
-        if proj is None:
-            continue
-        source = Path(str(getattr(proj, "source", "") or "")).name
-        pools = getattr(proj, "pools", None)
-        addons = getattr(proj, "addons", None)
-        if pools is not None:
-            for p in pools:
-                mode = p.mode if p.is_gpu and p.mode is not None else "(not a GPU pool)"
-                rows.append(CaptureRow(source or "AKS pools", p.name, p.vm_size, mode))
-        elif addons is not None:
-            # One row per add-on; the GPU plugin's row carries the reading, next to its
-            # lifecycle state (both in the column that stays visible at 80x24).
-            sub = getattr(proj, "subtype", None)
-            reading = str(sub.data.get("nvidia-gpu-plugin", "")) if sub is not None else ""
-            plugin_seen = False
-            for a in addons:
-                mode = f"({a.lifecycle_state})"
-                if a.name.casefold() == "nvidiagpuplugin" and not plugin_seen:
-                    plugin_seen = True
-                    mode = reading or mode  # installed / addon-<state> names the state
-                rows.append(CaptureRow(source or "OKE add-ons", a.name, a.lifecycle_state, mode))
-            if not plugin_seen and sub is not None:
-                rows.append(
-                    CaptureRow(source or "OKE add-ons", "NvidiaGpuPlugin", "not listed", reading)
-                )
-        else:
-            sub = getattr(proj, "subtype", None)
-            if sub is not None and sub.subtype == "oke-legacy-plugin":
-                rows.append(
-                    CaptureRow(
-                        source or "legacy DaemonSet",
-                        "nvidia-gpu-device-plugin",  # kube-system; short, so modes stay visible
-                        str(sub.data.get("daemonset", "")),
-                        str(sub.data.get("nvidia-gpu-device-plugin", "")),
-                    )
-                )
+    aks = projections.aks_pools
+    if aks is not None:
+        source = Path(aks.source).name or "AKS pools"
+        for p in aks.pools:
+            mode = p.mode if p.is_gpu and p.mode is not None else "(not a GPU pool)"
+            rows.append(CaptureRow(source, p.name, p.vm_size, mode))
+    oke = projections.oke_addons
+    if oke is not None:
+        # One row per add-on; the GPU plugin's row carries the reading, next to its
+        # lifecycle state (both in the column that stays visible at 80x24).
+        source = Path(oke.source).name or "OKE add-ons"
+        reading = str(oke.subtype.data.get("nvidia-gpu-plugin", ""))
+        plugin_seen = False
+        for a in oke.addons:
+            mode = f"({a.lifecycle_state})"
+            if a.name.casefold() == "nvidiagpuplugin" and not plugin_seen:
+                plugin_seen = True
+                mode = reading or mode  # installed / addon-<state> names the state
+            rows.append(CaptureRow(source, a.name, a.lifecycle_state, mode))
+        if not plugin_seen:
+            rows.append(CaptureRow(source, "NvidiaGpuPlugin", "not listed", reading))
+    legacy = projections.legacy_plugin
+    if legacy is not None and legacy.subtype.subtype == "oke-legacy-plugin":
+        data = legacy.subtype.data
+        rows.append(
+            CaptureRow(
+                Path(legacy.source or "").name or "legacy DaemonSet",
+                "nvidia-gpu-device-plugin",  # kube-system; short, so modes stay visible
+                str(data.get("daemonset", "")),
+                str(data.get("nvidia-gpu-device-plugin", "")),
+            )
+        )
     return rows
 
 
-def capture_warnings(projections: Any) -> list[str]:
-    out: list[str] = []
-    for proj in projection_items(projections):
-        out.extend(getattr(proj, "warnings", None) or ())
-    return out
+def capture_warnings(projections: Projections | None) -> list[str]:
+    """What the projections warned about (the OKE add-on listing is the one that does)."""
+    if projections is None or projections.oke_addons is None:
+        return []
+    return list(projections.oke_addons.warnings)
 
 
-def pool_vm_sizes(projections: Any) -> list[str]:
-    sizes: list[str] = []
-    for proj in projection_items(projections):
-        for p in getattr(proj, "pools", None) or ():
-            if p.is_gpu:
-                sizes.append(p.vm_size)
-    return sizes
+def pool_vm_sizes(projections: Projections | None) -> list[str]:
+    aks = projections.aks_pools if projections is not None else None
+    return [p.vm_size for p in aks.gpu_pools] if aks is not None else []
 
 
-def snapshot_readings(snapshot: Any) -> list[tuple[str, str]]:
+def snapshot_readings(snapshot: Snapshot | None) -> list[tuple[str, str]]:
     """Every ``Type.subtype.key = value`` reading of a snapshot, in document order."""
     if snapshot is None:
         return []
@@ -374,34 +373,26 @@ class CheckView:
     remedy: str
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return str(getattr(value, "value", value))
-
-
-def verdict_checks(verdict: Any) -> list[CheckView]:
-    out: list[CheckView] = []
-    for c in getattr(verdict, "checks", None) or ():
-        out.append(
-            CheckView(
-                name=_text(getattr(c, "name", "")),
-                expected=_text(getattr(c, "expected", "")),
-                actual=_text(getattr(c, "actual", None)) or "(no reading)",
-                status=_text(getattr(c, "status", "")),
-                source=_text(getattr(c, "source", "")),
-                remedy=_text(getattr(c, "remedy", "")),
-            )
+def verdict_checks(verdict: QualificationVerdict | None) -> list[CheckView]:
+    if verdict is None:
+        return []
+    return [
+        CheckView(
+            name=c.name,
+            expected=c.expected,
+            actual=c.actual or "(no reading)",
+            status=c.status.value,
+            source=c.source,
+            remedy=c.remedy,
         )
-    return out
+        for c in verdict.checks
+    ]
 
 
-def verdict_error_text(verdict: Any) -> str:
-    err = getattr(verdict, "error", None)
-    if err is None:
+def verdict_error_text(verdict: QualificationVerdict | None) -> str:
+    if verdict is None or verdict.error is None:
         return ""
-    render = getattr(err, "render", None)
-    return str(render()) if callable(render) else str(err)
+    return verdict.error.render()
 
 
 def default_reports_dir() -> Path:
@@ -425,9 +416,9 @@ class WizardState:
     samples: list[DemoSample] = field(default_factory=list)
     recordings: list[Path] = field(default_factory=list)
     sample_key: str | None = None
-    capture: Any = None
+    capture: LoadedCapture | None = None
     capture_seq: int = 0  # bumped on every capture load, so screens know it changed
-    snapshot: Any = None
+    snapshot: Snapshot | None = None
     capture_label: str = ""
     capture_files: dict[str, str] = field(default_factory=dict)
     capture_note: str = ""  # what the last opened file did to the capture
@@ -439,8 +430,8 @@ class WizardState:
     criteria_notes: tuple[str, ...] = ()  # what the last qualification derived or dropped
     profile_value: str | None = None
     choices: dict[str, list[str]] = field(default_factory=dict)
-    verdict: Any = None
-    recipe: Any = None
+    verdict: QualificationVerdict | None = None
+    recipe: RecipeResult | None = None
     last_error: str = ""
     kubeconfig: str | None = None
     kube_context: str | None = None
@@ -451,11 +442,15 @@ class WizardState:
 
     @property
     def rows(self) -> list[CaptureRow]:
-        return capture_rows(getattr(self.capture, "projections", None))
+        return capture_rows(self.projections)
 
     @property
     def warnings(self) -> list[str]:
-        return capture_warnings(getattr(self.capture, "projections", None))
+        return capture_warnings(self.projections)
+
+    @property
+    def projections(self) -> Projections | None:
+        return self.capture.projections if self.capture is not None else None
 
     def recapture_commands(self) -> Sequence[str]:
         from core.recipe.troubleshooting import (

@@ -68,7 +68,7 @@ class TroubleshootScreen(HostedScreen):
             return []
         state = app.state
         recipe_doc = None
-        if state.recipe is not None and hasattr(state.recipe, "model_dump"):
+        if state.recipe is not None:
             recipe_doc = state.recipe.model_dump(mode="json", exclude_none=True)
         crit = state.criteria
         return diagnose(
@@ -79,7 +79,7 @@ class TroubleshootScreen(HostedScreen):
                 platform=crit.get("platform"),
                 profile_value=state.profile_value,
                 recipe=recipe_doc,
-                pool_vm_sizes=pool_vm_sizes(getattr(state.capture, "projections", None)),
+                pool_vm_sizes=pool_vm_sizes(state.projections),
                 capture_warnings=state.warnings,
             )
         )
