@@ -374,8 +374,8 @@ class CheckView:
 
 
 def verdict_checks(verdict: QualificationVerdict | None) -> list[CheckView]:
-    if verdict is None:
-        return []
+    """The verdict's constraint checks as the recipe screen lists them (none without one)."""
+    checks = verdict.checks if verdict is not None else []
     return [
         CheckView(
             name=c.name,
@@ -385,7 +385,7 @@ def verdict_checks(verdict: QualificationVerdict | None) -> list[CheckView]:
             source=c.source,
             remedy=c.remedy,
         )
-        for c in verdict.checks
+        for c in checks
     ]
 
 
