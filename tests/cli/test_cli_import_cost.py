@@ -142,3 +142,42 @@ def test_every_core_model_defers_building_its_validator() -> None:
     assert len(models) >= 20  # the walk found the documents, catalog and bundler models
     eager = sorted(m.__qualname__ for m in models if not m.model_config.get("defer_build"))
     assert eager == [], "add defer_build=True to the model_config of " + ", ".join(eager)
+
+
+def test_the_version_is_the_installed_metadata_read_without_importlib_metadata(
+    tmp_path: Path,
+) -> None:
+    """Issue 17: ``core.__version__`` is still the package metadata's ``Version:`` (issue
+    12: pyproject.toml is the one place it is written), read without importing
+    importlib.metadata (email, zipfile, csv: more than the rest of a one-shot start-up)."""
+    import tomllib
+    from importlib.metadata import version
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    code = "import sys, core\nprint(core.__version__, 'importlib.metadata' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    assert proc.stdout.split() == [version("aicr-tui"), "False"]
+    assert version("aicr-tui") == pyproject["project"]["version"]
+
+
+def test_the_version_reader_finds_this_distribution_first_on_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first ``aicr_tui`` dist-info or egg-info on sys.path, as importlib.metadata
+    picks it; other projects whose names merely start the same are not it."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    for path, name, body in (
+        (first, "aicr_tui_extra-9.0.dist-info/METADATA", "Name: aicr-tui-extra\nVersion: 9.0\n"),
+        (first, "Aicr_Tui-2.5.dist-info/METADATA", "Name: aicr-tui\nVersion: 2.5\n\nVersion: 0\n"),
+        (second, "aicr_tui.egg-info/PKG-INFO", "Name: aicr-tui\nVersion: 1.0\n"),
+    ):
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(body)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(first), str(second)])
+    assert core._find_version() == "2.5"
+    monkeypatch.setattr(sys, "path", [str(second), str(first)])
+    assert core._find_version() == "1.0"
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing")])
+    assert core._find_version() is None
