@@ -12,16 +12,17 @@ parser would otherwise dominate the start-up of a one-shot ``aicr-tui recipe``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import __version__
@@ -34,6 +35,7 @@ from core.documents.recipe_result import (
     Validation,
     check_component_ref,
 )
+from core.documents.trusted import trusted
 from core.foundation import names
 from core.foundation.errors import AicrError, invalid, malformed, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
@@ -59,7 +61,7 @@ KNOWN_KINDS = (
     "AICRConfig",
     "ValidatorCatalog",
 )
-CACHE_FORMAT = 2  # 2: key order kept (1 sorted keys, which reordered recipe output)
+CACHE_FORMAT = 3  # 3: validated models, sealed (2 parsed documents; 1 sorted keys)
 
 
 # ----------------------------------------------------------------------------- models
@@ -336,18 +338,38 @@ def _check_rel(rel: str) -> None:
 
 
 def _walk(root: Path, *, reject_symlinks: bool) -> dict[str, Path]:
+    """Every file under ``root`` by catalog-relative path, in ``os.walk`` order (sorted,
+    files before subdirectories). Symlinked files are skipped (refused for ``--data``);
+    symlinked directories are not entered; unreadable directories are skipped."""
     files: dict[str, Path] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                if reject_symlinks:
-                    raise invalid(f'--data file "{path}" is a symlink; symlinks are not allowed')
-                continue
-            files[rel] = path
+    _scan(str(root), "", files, reject_symlinks=reject_symlinks)
     return files
+
+
+def _scan(directory: str, prefix: str, files: dict[str, Path], *, reject_symlinks: bool) -> None:
+    # os.scandir reads each entry's type from the directory itself: no stat per file.
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    subdirs = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not entry.is_symlink():
+                subdirs.append(entry)
+            continue
+        if entry.is_symlink():
+            if reject_symlinks:
+                raise invalid(f'--data file "{entry.path}" is a symlink; symlinks are not allowed')
+            continue
+        files[prefix + entry.name] = Path(entry.path)
+    for entry in subdirs:
+        _scan(entry.path, f"{prefix}{entry.name}/", files, reject_symlinks=reject_symlinks)
 
 
 def _is_yaml(rel: str) -> bool:
@@ -369,12 +391,28 @@ def _parsed_rels(files: dict[str, Path]) -> list[str]:
     return out
 
 
+# ------------------------------------------------------------------ the validated cache
+# A catalog that passed every load-time check is stored as JSON (``model_dump()`` of its
+# models, the values files as parsed) under a key hashed from the content of every parsed
+# file, its catalog-relative path and location, this build's version and CACHE_FORMAT. A
+# later process with the same content rebuilds the same models without validating or even
+# parsing anything (:func:`core.documents.trusted.trusted`). Any edit under recipes/ or a
+# ``--data`` layer changes the key. The file's first line seals its body with a SHA-256:
+# an edited, truncated or foreign file is ignored and rebuilt, and so is one that is not a
+# regular file, not the user's own, or writable by others. Only plain JSON is ever read
+# back (never pickle or marshal), and nothing from it is executed.
+_CACHE_MAGIC = "aicr-tui catalog cache"
+_CACHE_MAX_BYTES = 64 * 1024 * 1024
+
+
 def _cache_dir() -> Path | None:
     if os.environ.get("AICR_TUI_NO_CACHE"):
         return None
     explicit = os.environ.get("AICR_TUI_CACHE_DIR")
     if explicit:
         return Path(explicit)
+    import platformdirs
+
     # $XDG_CACHE_HOME/aicr-tui or ~/.cache/aicr-tui on Linux; the platform's cache elsewhere
     path = Path(platformdirs.user_cache_dir("aicr-tui", appauthor=False))
     if not path.is_absolute():  # no home directory: run without the cache
@@ -382,53 +420,94 @@ def _cache_dir() -> Path | None:
     return path
 
 
-def _fingerprint(files: dict[str, Path], rels: Iterable[str]) -> str:
-    h = hashlib.sha256(f"{CACHE_FORMAT}:{__version__}".encode())
+def _read_regular(path: Path | str, cap: int, *, own: bool = False) -> bytes | None:
+    """A regular file's bytes (None when it is anything else, larger than ``cap``, or, with
+    ``own``, not this user's or writable by group or others). Never blocks on a FIFO."""
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (getattr(os, "O_NOFOLLOW", 0) if own else 0)
+    )
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
+            return None
+        if own and (info.st_mode & 0o022 or (hasattr(os, "getuid") and info.st_uid != os.getuid())):
+            return None
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > cap:
+                return None
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _content_key(files: dict[str, Path], rels: Iterable[str]) -> str | None:
+    """The cache key of these files' content (None when one cannot be read plainly: the
+    full load then reports it)."""
+    h = hashlib.sha256(f"{CACHE_FORMAT}:{__version__}\n".encode())
     for rel in rels:
-        st = files[rel].stat()
-        h.update(f"{rel}\0{files[rel]}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        data = _read_regular(files[rel], MAX_DOCUMENT_BYTES)
+        if data is None:
+            return None
+        h.update(f"{rel}\0{files[rel]}\0".encode())
+        h.update(hashlib.sha256(data).digest())
     return h.hexdigest()[:32]
 
 
-def _parse_docs(files: dict[str, Path], rels: list[str]) -> dict[str, Any]:
-    """Parse every listed YAML file, through the on-disk cache when it is valid."""
-    cache_dir = _cache_dir()
-    cache_file: Path | None = None
-    if cache_dir is not None:
-        try:
-            cache_file = cache_dir / f"catalog-{_fingerprint(files, rels)}.json"
-            docs: dict[str, Any] = json.loads(cache_file.read_text(encoding="utf-8"))
-            if isinstance(docs, dict) and set(docs) == set(rels):
-                return docs
-        except (OSError, ValueError):
-            pass
-    docs = {}
-    for rel in rels:
-        text = read_document(files[rel], "catalog", cap=MAX_DOCUMENT_BYTES)
-        docs[rel] = load_yaml_plain(text, f'catalog file "{rel}"')
-    if cache_file is not None:
-        _store_cache(cache_file, docs)
-    return docs
+def _seal(key: str, body: bytes) -> bytes:
+    return f"{_CACHE_MAGIC} {CACHE_FORMAT} {key} {hashlib.sha256(body).hexdigest()}\n".encode()
 
 
-def _store_cache(path: Path, docs: dict[str, Any]) -> None:
-    """Best effort: a cache that cannot be written (or is not JSON-exact) is skipped."""
+def _read_cache(path: Path, key: str) -> dict[str, Any] | None:
+    data = _read_regular(path, _CACHE_MAX_BYTES, own=True)
+    if data is None:
+        return None
+    header, newline, body = data.partition(b"\n")
+    if not newline or header + newline != _seal(key, body):
+        return None
     try:
-        text = json.dumps(docs)  # never sort: key order in values and overrides is output order
-        if json.loads(text) != docs:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def _store_cache(path: Path, payload: dict[str, Any]) -> None:
+    """Best effort: a cache that cannot be written (or is not JSON-exact) is skipped."""
+    tmp: str | None = None
+    try:
+        text = json.dumps(payload)  # never sort: key order in values is output order
+        if json.loads(text) != payload:
             return
+        body = text.encode("ascii")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".catalog.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_seal(path.stem.removeprefix("catalog-"), body) + body)
         os.replace(tmp, path)
+        tmp = None
         _prune_cache(path.parent, keep=path)
-    except (OSError, TypeError, ValueError):
+    except (OSError, TypeError, ValueError, RecursionError):
         return
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def _prune_cache(directory: Path, *, keep: Path, limit: int = 8) -> None:
-    """Keep the newest few parse caches; every catalog edit leaves a stale one behind."""
+    """Keep the newest few caches; every catalog edit leaves a stale one behind."""
     entries = sorted(
         (p for p in directory.glob("catalog-*.json") if p != keep),
         key=lambda p: p.stat().st_mtime,
@@ -436,6 +515,79 @@ def _prune_cache(directory: Path, *, keep: Path, limit: int = 8) -> None:
     )
     for stale in entries[limit - 1 :]:
         stale.unlink(missing_ok=True)
+
+
+def _overlay_record(ov: Overlay) -> dict[str, Any]:
+    return {
+        "name": ov.name,
+        "api_version": ov.api_version,
+        "path": ov.path,
+        "spec": ov.spec.model_dump(),
+        "criteria": None if ov.criteria is None else ov.criteria.model_dump(),
+        "chain": list(ov.chain),
+        "owned_paths": ov.owned_paths,
+    }
+
+
+def _overlay_from(record: dict[str, Any]) -> Overlay:
+    criteria = record["criteria"]
+    return Overlay(
+        name=record["name"],
+        api_version=record["api_version"],
+        spec=trusted(OverlaySpec, record["spec"]),
+        path=record["path"],
+        criteria=None if criteria is None else trusted(Criteria, criteria),
+        chain=tuple(record["chain"]),
+        owned_paths={k: list(v) for k, v in record["owned_paths"].items()},
+    )
+
+
+def _payload(catalog: Catalog) -> dict[str, Any]:
+    return {
+        "registry": catalog.registry.model_dump(),
+        "base": _overlay_record(catalog.base),
+        "overlays": [_overlay_record(ov) for ov in catalog.overlays.values()],
+        "mixins": [
+            {"name": m.name, "path": m.path, "spec": m.spec.model_dump()}
+            for m in catalog.mixins.values()
+        ],
+        "values": catalog._docs,
+    }
+
+
+def _from_payload(
+    payload: dict[str, Any], root: Path, ext: Path | None, files: dict[str, Path]
+) -> Catalog:
+    overlays = {ov.name: ov for ov in map(_overlay_from, payload["overlays"])}
+    mixins = {
+        m["name"]: Mixin(name=m["name"], spec=trusted(MixinSpec, m["spec"]), path=m["path"])
+        for m in payload["mixins"]
+    }
+    values = payload["values"]
+    if not isinstance(values, dict):
+        raise TypeError("values")
+    return Catalog(
+        data_dir=root,
+        external=ext,
+        base=_overlay_from(payload["base"]),
+        overlays=overlays,
+        mixins=mixins,
+        registry=trusted(Registry, payload["registry"]),
+        files=files,
+        registered=_registered(overlays),
+        _docs=values,
+    )
+
+
+def _registered(overlays: dict[str, Overlay]) -> dict[str, set[str]]:
+    registered: dict[str, set[str]] = {d: set() for d in DIMENSIONS}
+    for ov in overlays.values():
+        if ov.criteria is not None:
+            for d in DIMENSIONS:
+                v = ov.criteria.value(d)
+                if v not in ("any", ""):
+                    registered[d].add(v)
+    return registered
 
 
 def _build(root: Path, ext: Path | None) -> Catalog:
@@ -464,11 +616,42 @@ def _build(root: Path, ext: Path | None) -> Catalog:
     if ext_registry is not None:
         files["@ext/registry.yaml"] = ext_registry
         to_parse.append("@ext/registry.yaml")
-    docs = _parse_docs(files, to_parse)
-    files.pop("@ext/registry.yaml", None)
-
-    registry = _load_registry(docs["registry.yaml"], "registry.yaml")
+    cache_dir = _cache_dir()
+    key = _content_key(files, to_parse) if cache_dir is not None else None
+    cache_file = cache_dir / f"catalog-{key}.json" if cache_dir is not None and key else None
+    payload = _read_cache(cache_file, key or "") if cache_file is not None else None
+    if payload is not None:
+        files.pop("@ext/registry.yaml", None)
+        try:
+            return _from_payload(payload, root, ext, files)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            pass  # sealed but not a catalog this build can rebuild: load from the files
     if ext_registry is not None:
+        files["@ext/registry.yaml"] = ext_registry
+    docs = {rel: _parse(files[rel], rel) for rel in to_parse}
+    files.pop("@ext/registry.yaml", None)
+    catalog = _validated(root, ext, files, ext_files, docs, to_parse)
+    if cache_file is not None:
+        _store_cache(cache_file, _payload(catalog))
+    return catalog
+
+
+def _parse(path: Path, rel: str) -> Any:
+    text = read_document(path, "catalog", cap=MAX_DOCUMENT_BYTES)
+    return load_yaml_plain(text, f'catalog file "{rel}"')
+
+
+def _validated(
+    root: Path,
+    ext: Path | None,
+    files: dict[str, Path],
+    ext_files: dict[str, Path],
+    docs: dict[str, Any],
+    to_parse: list[str],
+) -> Catalog:
+    """Every load-time check over the parsed documents; the catalog they make."""
+    registry = _load_registry(docs["registry.yaml"], "registry.yaml")
+    if "@ext/registry.yaml" in docs:
         extra = _load_registry(docs.pop("@ext/registry.yaml"), f"{ext}/registry.yaml")
         by_name = {c.name: c for c in registry.components}
         for comp in extra.components:
@@ -511,13 +694,7 @@ def _build(root: Path, ext: Path | None) -> Catalog:
     if base is None:
         raise invalid(f'catalog directory "{root}": overlays/base.yaml is not a RecipeMetadata')
 
-    registered: dict[str, set[str]] = {d: set() for d in DIMENSIONS}
-    for ov in overlays.values():
-        if ov.criteria is not None:
-            for d in DIMENSIONS:
-                v = ov.criteria.value(d)
-                if v not in ("any", ""):
-                    registered[d].add(v)
+    registered = _registered(overlays)
     for ov in [base, *overlays.values()]:
         ov.chain = _chain(ov, overlays)
         for mixin in ov.spec.mixins:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -27,11 +28,20 @@ def test_parse_cache_is_used_and_invalidated(tmp_path: Path) -> None:
     caches = list((tmp_path / "cache").glob("catalog-*.json"))
     assert len(caches) == 1
     # a warm load reads the cache: prove it by planting a marker only the cache knows
-    doc = json.loads(caches[0].read_text())
-    doc["overlays/svc.yaml"]["spec"]["criteria"] = {"service": "oke"}
-    caches[0].write_text(json.dumps(doc))
+    # (resealed: the cache holds validated models, so an unsealed edit is refused below)
+    header, body = caches[0].read_bytes().split(b"\n", 1)
+    doc = json.loads(body)
+    (svc,) = [ov for ov in doc["overlays"] if ov["path"] == "overlays/svc.yaml"]
+    svc["criteria"]["service"] = "oke"
+    planted = json.dumps(doc).encode()
+    caches[0].write_bytes(reseal(header, planted) + planted)
     clear_catalog_cache()
     assert "oke" in load_catalog(root).registered["service"]
+    # the same edit without its seal is a tampered cache: ignored, and rebuilt from the files
+    caches[0].write_bytes(header + b"\n" + planted)
+    clear_catalog_cache()
+    assert load_catalog(root).registered["service"] == {"aks"}
+    assert "oke" not in caches[0].read_text()
     # editing a file changes the fingerprint: the cache entry is ignored and replaced
     path = root / "overlays" / "svc.yaml"
     path.write_text(json.dumps(overlay("svc", criteria={"service": "aks", "intent": "training"})))
@@ -45,6 +55,13 @@ def test_parse_cache_is_used_and_invalidated(tmp_path: Path) -> None:
         cache.write_text("{not json")
     clear_catalog_cache()
     assert load_catalog(root).overlays["svc"].criteria.intent == "training"  # type: ignore[union-attr]
+
+
+def reseal(header: bytes, body: bytes) -> bytes:
+    """The cache's first line (``aicr-tui catalog cache <format> <key> <sha256 of body>``)
+    for a new body."""
+    words = header.split(b" ")
+    return b" ".join([*words[:-1], hashlib.sha256(body).hexdigest().encode()]) + b"\n"
 
 
 def test_cache_can_be_disabled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
