@@ -157,7 +157,7 @@ def parse_criteria(
                 )
         out[field] = norm
     out["nodes"] = parse_nodes(nodes)
-    return Criteria(**out)
+    return Criteria.model_construct(**out)  # normalised str and int values above
 
 
 def parse_nodes(value: object) -> int:
@@ -189,7 +189,7 @@ def overlay_criteria(raw: Mapping[str, Any], source: str) -> Criteria:
         out["nodes"] = parse_nodes(raw.get("nodes"))
     except Exception as exc:
         raise invalid(f"{source}: criteria.nodes must be an integer >= 0") from exc
-    return Criteria(**out)
+    return Criteria.model_construct(**out)  # normalised str and int values above
 
 
 # Snapshot fingerprint -> criteria (service, accelerator, os; never intent or platform).

@@ -448,7 +448,7 @@ def _overlay_holds(cand: Overlay, snapshot: Snapshot, out: _Filtered) -> bool:
             else (r.error.render() if r.error else r.message)
         )
         out.warnings.append(
-            ConstraintWarning(
+            ConstraintWarning.model_construct(
                 overlay=cand.name,
                 constraint=c.name,
                 expected=c.value,
@@ -466,7 +466,9 @@ def _overlay_holds(cand: Overlay, snapshot: Snapshot, out: _Filtered) -> bool:
             )
         )
     if failed_here:
-        out.excluded.append(ExcludedOverlay(name=cand.name, reason="constraint-failed"))
+        out.excluded.append(
+            ExcludedOverlay.model_construct(name=cand.name, reason="constraint-failed")
+        )
     return not failed_here
 
 
@@ -551,8 +553,11 @@ def _apply_profile(
                     f'profile {label} owned path "{pref.name}:{path}" is missing from the '
                     "component's inline overrides"
                 )
-    comp.selected = SelectedProfile(
-        name=decl.name, value=value_name, advertiser=value.advertiser, ownedPaths=owned
+    comp.selected = SelectedProfile.model_construct(
+        name=decl.name,
+        value=value_name,
+        advertiser=value.advertiser,
+        ownedPaths={k: list(v) for k, v in owned.items()},
     )
 
 
@@ -721,14 +726,16 @@ def _filter_mixins(
             if not bad:
                 keep.append(cand)
                 continue
-            excluded.append(ExcludedOverlay(name=cand.name, reason="mixin-constraint-failed"))
+            excluded.append(
+                ExcludedOverlay.model_construct(name=cand.name, reason="mixin-constraint-failed")
+            )
             for m in bad:
                 c, r = failing[m]
                 detail = (
                     f"expected {c.value}, got {r.actual}" if r.actual is not None else r.message
                 )
                 warnings.append(
-                    ConstraintWarning(
+                    ConstraintWarning.model_construct(
                         overlay=cand.name,
                         constraint=c.name,
                         expected=c.value,

@@ -533,10 +533,12 @@ def finalize(
         final_refs, order = catalog.memoized(
             ("final", memo_key), lambda: _final_components(catalog, refs)
         )
-    return RecipeResult(
+    # The engine's own typed values: built without validation, so a one-shot ``recipe``
+    # never pays for building the RecipeResult validator (it validates files it reads).
+    return RecipeResult.model_construct(
         apiVersion=api_version,
         metadata=metadata,
-        criteria=ResultCriteria(**criteria.model_dump()),
+        criteria=ResultCriteria.model_construct(**dict(criteria)),
         constraints=[constraints[k] for k in sorted(constraints)],
         componentRefs=list(final_refs),
         deploymentOrder=list(order),
@@ -563,7 +565,10 @@ def _final_components(
 
 
 def stamp_metadata(applied: Iterable[str], **fields: Any) -> ResultMetadata:
-    return ResultMetadata(version=RESULT_VERSION, appliedOverlays=list(applied), **fields)
+    values: dict[str, Any] = {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}
+    return ResultMetadata.model_construct(
+        version=RESULT_VERSION, appliedOverlays=list(applied), **values
+    )
 
 
 def with_readiness_constraints(
@@ -578,8 +583,10 @@ def with_readiness_constraints(
     for c in extra:
         if c.name in names:
             raise invalid(f'{where}: readiness constraint "{c.name}" is already declared')
-    phase = (current or ValidationPhase()).model_copy(update={"constraints": existing + extra})
-    base = validation or Validation()
+    phase = (current or ValidationPhase.model_construct()).model_copy(
+        update={"constraints": existing + extra}
+    )
+    base = validation or Validation.model_construct()
     return base.model_copy(update={"readiness": phase})
 
 
