@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.capture.capture import CaptureResult, Projections, capture_offline
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
 
 if TYPE_CHECKING:
+    from core.capture.capture import CaptureResult
     from core.documents.criteria import Criteria
     from core.documents.snapshot import Snapshot
     from core.recipe.catalog import Catalog
@@ -179,6 +179,8 @@ def open_capture_file(
 
 def load_capture(capture: Capture, *, cancel: threading.Event | None = None) -> CaptureResult:
     """The snapshot of the capture's files: its dumps attached to its snapshot (or a new one)."""
+    # The projections are imported here, not with the module: `recipe` never needs them.
+    from core.capture.capture import CaptureResult, Projections, capture_offline
     from core.documents.snapshot import load_snapshot
 
     files = capture.files
