@@ -22,20 +22,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench._harness import (
+from bench._oneshot import (
     REPO,
     Row,
     cli,
     heavy_modules_row,
-    library_floor,
-    load_note,
     median_time,
-    missed,
-    paired_process_runs,
-    prepare_environment,
-    ratio_budget,
-    report,
+    run_bench,
     run_process,
+    versus_floor,
 )
 
 KEYED = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
@@ -116,40 +111,35 @@ def measure(
                "--force", *KEYED]  # fmt: skip
     run_process(subject)
     # The OKE bundle is information beside the budgeted AKS one: fewer pairs.
-    runs = paired_process_runs(subject, library_floor(), repeat=REPEAT if headline else 3)
-    budget = ratio_budget(BUDGET) if headline else {}
     rows.append(
-        Row(f"{label}: aicr-tui bundle (whole process)", runs.subject_s * 1000, "ms",
-            floor=runs.floor_s * 1000, note=f"floor = import pydantic, ruamel.yaml; {load_note()}",
-            **budget)  # type: ignore[arg-type]
+        versus_floor(f"{label}: aicr-tui bundle (whole process)", subject,
+                     repeat=REPEAT if headline else 3, budget=BUDGET if headline else None)
     )  # fmt: skip
     if headline and has_verify():
         charts = [REPO.parent / "shared" / "charts", REPO / "tests" / "data" / "charts"]
         local = [arg for d in charts if d.is_dir() for arg in ("--charts", str(d))]
         verify = [*subject, "--verify", *local]
         try:  # one pair: Helm renders every chart, seconds per run
-            runs = paired_process_runs(verify, library_floor(), repeat=1)
+            rows.append(versus_floor(f"{label}: aicr-tui bundle --verify (local charts)", verify,
+                                     repeat=1, note="info: reported separately"))  # fmt: skip
         except RuntimeError as exc:  # reported, not fatal: the figure above still stands
             rows.append(Row(f"{label}: aicr-tui bundle --verify", float("nan"), "ms",
                             note=f"info: could not run: {exc}"))  # fmt: skip
-        else:
-            rows.append(
-                Row(f"{label}: aicr-tui bundle --verify (local charts)", runs.subject_s * 1000,
-                    "ms", floor=runs.floor_s * 1000, note="info: reported separately")
-            )  # fmt: skip
     if headline:
         rows.append(heavy_modules_row("bundle", subject[len(cli()) :]))
     return rows
 
 
-def main() -> int:
-    prepare_environment()
+def collect() -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="bundle-bench.") as tmp:
         for i, (label, criteria) in enumerate(DEMOS.items()):
             rows += measure(label, criteria, Path(tmp), headline=i == 0)
-    report("bundle", rows)
-    return 1 if missed(rows) else 0
+    return rows
+
+
+def main() -> int:
+    return run_bench("bundle", collect)
 
 
 if __name__ == "__main__":

@@ -17,21 +17,17 @@ from __future__ import annotations
 import os
 import tempfile
 
-from bench._harness import (
+from bench._oneshot import (
     CACHE_ENV,
     REPO,
     Row,
     cli,
     heavy_modules_row,
     library_floor,
-    load_note,
     median_time,
-    missed,
-    paired_process_runs,
-    prepare_environment,
-    ratio_budget,
-    report,
+    run_bench,
     run_process,
+    versus_floor,
 )
 
 SNAPS = REPO / "recipes" / "samples" / "snapshots"
@@ -106,25 +102,14 @@ def commands(out: str) -> list[tuple[str, list[str]]]:
 
 
 def process_rows(out: str) -> list[Row]:
-    floor = library_floor()
     rows = []
     for label, argv in commands(out):
         run_process(argv)  # warm the private catalog cache (and prove the command succeeds)
-        runs = paired_process_runs(argv, floor, repeat=REPEAT)
-        rows.append(
-            Row(
-                label,
-                runs.subject_s * 1e3,
-                "ms",
-                floor=runs.floor_s * 1e3,
-                note=f"floor = import pydantic, ruamel.yaml; {load_note()}",
-                **ratio_budget(BUDGET),  # type: ignore[arg-type]
-            )
-        )
+        rows.append(versus_floor(label, argv, repeat=REPEAT, budget=BUDGET))
     with tempfile.TemporaryDirectory(prefix="aicr-bench-cold-") as cold:
         argv = commands(out)[0][1]
         env = {CACHE_ENV: cold}
-        floor_s, _ = run_process(floor)
+        floor_s, _ = run_process(library_floor())
         cold_s, _ = run_process(argv, env=env)
         rows.append(
             Row(
@@ -138,16 +123,18 @@ def process_rows(out: str) -> list[Row]:
     return rows
 
 
-def main() -> int:
-    prepare_environment()
+def collect() -> list[Row]:
     rows = in_process_rows()
     with tempfile.TemporaryDirectory(prefix="aicr-bench-recipe-") as tmp:
         out = os.path.join(tmp, "r.yaml")
         rows += process_rows(out)
         rows.append(heavy_modules_row("recipe", [*RECIPE_ARGS, "-o", out]))
         rows.append(heavy_modules_row("query", list(QUERY_ARGS)))
-    report("recipe and query", rows)
-    return 1 if missed(rows) else 0
+    return rows
+
+
+def main() -> int:
+    return run_bench("recipe and query", collect)
 
 
 if __name__ == "__main__":

@@ -17,20 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench._harness import (
-    REPO,
-    Row,
-    cli,
-    heavy_modules_row,
-    library_floor,
-    load_note,
-    median_time,
-    missed,
-    paired_process_runs,
-    prepare_environment,
-    ratio_budget,
-    report,
-)
+from bench._oneshot import REPO, Row, cli, heavy_modules_row, median_time, run_bench, versus_floor
 
 CAPTURES = REPO / "recipes" / "samples" / "captures"
 AKS_DUMP = CAPTURES / "aks-pools-mixed.json"
@@ -58,17 +45,8 @@ def process_rows(workdir: Path) -> list[Row]:
     check = subprocess.run(subject, capture_output=True, text=True, check=False)
     if check.returncode != 0:
         raise SystemExit(f"aicr-tui snapshot failed: {check.stderr.strip()}")
-    runs = paired_process_runs(subject, library_floor(), repeat=REPEAT)
-    return [
-        Row(
-            "aicr-tui snapshot --no-cluster (2 dumps)",
-            runs.subject_s * 1e3,
-            "ms",
-            floor=runs.floor_s * 1e3,
-            note=f"floor = import pydantic, ruamel.yaml; {load_note()}",
-            **ratio_budget(BUDGET),  # type: ignore[arg-type]
-        ),
-    ]
+    label = "aicr-tui snapshot --no-cluster (2 dumps)"
+    return [versus_floor(label, subject, repeat=REPEAT, budget=BUDGET)]
 
 
 def in_process_rows() -> list[Row]:
@@ -113,15 +91,16 @@ def in_process_rows() -> list[Row]:
     return rows
 
 
-def main() -> int:
-    prepare_environment()
+def collect() -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="aicr-snapshot-bench-") as tmp:
         workdir = Path(tmp)
         rows = process_rows(workdir)
         rows.append(heavy_modules_row("snapshot --no-cluster", snapshot_args(workdir / "l.yaml")))
-    rows += in_process_rows()
-    report("snapshot --no-cluster", rows)
-    return 1 if missed(rows) else 0
+    return rows + in_process_rows()
+
+
+def main() -> int:
+    return run_bench("snapshot --no-cluster", collect)
 
 
 if __name__ == "__main__":
