@@ -35,7 +35,7 @@ from core.validation.executor import (
 )
 from core.validation.policy import view_with_policy
 from core.validation.recipe_view import RecipeView
-from core.validation.runner import ValidationRequest, run_validation
+from core.validation.runner import RunResult, ValidationRequest, run_validation
 from core.validation.stream import EventStream
 
 API_LATENCY_S = 0.04
@@ -1015,23 +1015,50 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 }
 
 
-def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: Any) -> list[Event]:
-    """Run the full validation against ``scenario`` and return every event, in order."""
-    clock = VirtualClock()
-    cluster = SimulatedCluster(scenario, recipe, clock)
+def collecting_stream() -> tuple[EventStream, list[Event]]:
+    """An event stream and the list every event published on it is appended to, in order."""
     events: list[Event] = []
     stream = EventStream()
     stream.add_sink(events.append)
-    req = ValidationRequest(
+    return stream, events
+
+
+def validation_request(recipe: RecipeView, snapshot: Any, **kwargs: Any) -> ValidationRequest:
+    """A request against the shipped validator catalog, with no environment overrides."""
+    return ValidationRequest(
         recipe=recipe,
         snapshot=snapshot,
         catalog=load_validator_catalog(environ={}),
-        run_id=run_id,
-        started_ms=DEMO_STARTED_MS,
         environ={},
-        poll_s=2.0,
+        **kwargs,
     )
-    asyncio.run(run_validation(req, stream, lambda: cluster, clock=clock, sleep=clock.sleep))
+
+
+def run_collecting(
+    req: ValidationRequest, factory: Callable[[], Any] | None, **kwargs: Any
+) -> tuple[RunResult, list[Event]]:
+    """Run ``req`` to the end; its result and every event it published, in order."""
+    stream, events = collecting_stream()
+    result = asyncio.run(run_validation(req, stream, factory, **kwargs))
+    return result, events
+
+
+def run_simulated(
+    scenario: Scenario, recipe: RecipeView, snapshot: Any, **kwargs: Any
+) -> tuple[RunResult, list[Event], SimulatedCluster]:
+    """Validate ``recipe`` against ``scenario`` on a virtual clock (``kwargs`` go to the request)."""
+    clock = VirtualClock()
+    cluster = SimulatedCluster(scenario, recipe, clock)
+    req = validation_request(recipe, snapshot, **kwargs)
+    result, events = run_collecting(req, lambda: cluster, clock=clock, sleep=clock.sleep)
+    return result, events, cluster
+
+
+def record_demo(scenario: Scenario, recipe: RecipeView, run_id: str, snapshot: Any) -> list[Event]:
+    """Run the full validation against ``scenario`` and return every event, in order."""
+    _, events, _ = run_simulated(
+        scenario, recipe, snapshot, run_id=run_id, started_ms=DEMO_STARTED_MS, poll_s=2.0
+    )
     return events
 
 

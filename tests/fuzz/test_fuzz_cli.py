@@ -34,6 +34,31 @@ def _fails(fn: Any) -> bool:
     return False
 
 
+# The one bundle and one replay command line the refusals below are run through.
+BUNDLE_ARGS = (
+    "bundle",
+    "-r",
+    "recipe.yaml",
+    "-o",
+    "out",
+    "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule",
+)
+REPLAY_ARGS = (
+    "validate",
+    "-r",
+    "recipe.yaml",
+    "--replay",
+    "events.jsonl",
+    "--replay-speed",
+    "0",
+    "-o",
+    "report.json",
+    "--junit",
+    "report.xml",
+    "--plain",
+)
+
+
 def _fresh_dir(name: str) -> Path:
     return scratch_dir(f"cli-{name}")
 
@@ -105,16 +130,7 @@ def test_bundle_refuses_damaged_recipes(data: st.DataObject) -> None:
     assume(_fails(lambda: parse_recipe(raw.decode("utf-8", "replace"), "x")))
     work = _fresh_dir("bundle")
     (work / "recipe.yaml").write_bytes(raw)
-    proc = run_cli(
-        "bundle",
-        "-r",
-        "recipe.yaml",
-        "-o",
-        "out",
-        "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule",
-        cwd=work,
-        timeout=60,
-    )
+    proc = run_cli(*BUNDLE_ARGS, cwd=work, timeout=60)
     _assert_refused(proc, work, {"recipe.yaml"})
 
 
@@ -126,22 +142,7 @@ def test_validate_refuses_damaged_recordings(data: st.DataObject) -> None:
     work = _fresh_dir("validate")
     (work / "recipe.yaml").write_text(_recipe_sample())
     (work / "events.jsonl").write_bytes(raw)
-    proc = run_cli(
-        "validate",
-        "-r",
-        "recipe.yaml",
-        "--replay",
-        "events.jsonl",
-        "--replay-speed",
-        "0",
-        "-o",
-        "report.json",
-        "--junit",
-        "report.xml",
-        "--plain",
-        cwd=work,
-        timeout=60,
-    )
+    proc = run_cli(*REPLAY_ARGS, cwd=work, timeout=60)
     _assert_refused(proc, work, {"recipe.yaml", "events.jsonl"})
 
 
@@ -155,17 +156,7 @@ def test_bundle_refuses_bad_override_values() -> None:
         "--set-json=gpu-operator:driver=" + "1" * 5000,
         "--set-file=gpu-operator:driver=bomb.yaml",
     ):
-        proc = run_cli(
-            "bundle",
-            "-r",
-            "recipe.yaml",
-            "-o",
-            "out",
-            "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule",
-            flag,
-            cwd=work,
-            timeout=60,
-        )
+        proc = run_cli(*BUNDLE_ARGS, flag, cwd=work, timeout=60)
         _assert_refused(proc, work, {"recipe.yaml", "bomb.yaml"})
 
 
@@ -186,22 +177,7 @@ def test_validate_replay_survives_retyped_fields(data: st.DataObject) -> None:
     work = _fresh_dir("validate-retyped")
     (work / "recipe.yaml").write_text(_recipe_sample())
     (work / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    proc = run_cli(
-        "validate",
-        "-r",
-        "recipe.yaml",
-        "--replay",
-        "events.jsonl",
-        "--replay-speed",
-        "0",
-        "-o",
-        "report.json",
-        "--junit",
-        "report.xml",
-        "--plain",
-        cwd=work,
-        timeout=60,
-    )
+    proc = run_cli(*REPLAY_ARGS, cwd=work, timeout=60)
     assert "[INTERNAL]" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     if proc.returncode == 2:
         _assert_refused(proc, work, {"recipe.yaml", "events.jsonl"})

@@ -64,24 +64,43 @@ def azure_env(ca: Path, arm_url: str, path_dirs: list[Path]) -> dict[str, str]:
     }
 
 
+def aks_live_snapshot(*extra: str) -> tuple[str, ...]:
+    """The ``snapshot --no-cluster`` command line that reads the AKS pools live."""
+    return (
+        "snapshot",
+        "--no-cluster",
+        "--aks-subscription",
+        SUB,
+        "--aks-resource-group",
+        RG,
+        "--aks-cluster",
+        AKS_CLUSTER,
+        *extra,
+    )
+
+
+def oke_live_snapshot(kubeconfig: Path, saved: Path, out: Path) -> tuple[str, ...]:
+    """The ``snapshot`` command line that reads the cluster and the OKE add-ons live."""
+    return (
+        "snapshot",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--oke-cluster-id",
+        OKE_CLUSTER,
+        "--oke-save-addons",
+        str(saved),
+        "-o",
+        str(out),
+    )
+
+
 def test_live_aks_snapshot_matches_the_saved_dump(tmp_path: Path, fake_az: Path) -> None:
     ca, cert, key = make_tls_files(tmp_path)
     out = tmp_path / "live.yaml"
     saved = tmp_path / "pools.json"
     with LoopbackServer(paged_pools(REST_POOLS), tls=(cert, key)) as arm:
         proc = run_cli(
-            "snapshot",
-            "--no-cluster",
-            "--aks-subscription",
-            SUB,
-            "--aks-resource-group",
-            RG,
-            "--aks-cluster",
-            AKS_CLUSTER,
-            "--aks-save-pools",
-            str(saved),
-            "-o",
-            str(out),
+            *aks_live_snapshot("--aks-save-pools", str(saved), "-o", str(out)),
             env=azure_env(ca, arm.url, [fake_az]),
         )
     assert proc.returncode == 0, proc.stderr
@@ -106,18 +125,7 @@ def test_live_aks_forbidden_writes_nothing(tmp_path: Path, fake_az: Path) -> Non
 
     with LoopbackServer(deny, tls=(cert, key)) as arm:
         proc = run_cli(
-            "snapshot",
-            "--no-cluster",
-            "--aks-subscription",
-            SUB,
-            "--aks-resource-group",
-            RG,
-            "--aks-cluster",
-            AKS_CLUSTER,
-            "--aks-save-pools",
-            str(saved),
-            "-o",
-            str(out),
+            *aks_live_snapshot("--aks-save-pools", str(saved), "-o", str(out)),
             env=azure_env(ca, arm.url, [fake_az]),
         )
     assert proc.returncode == 4
@@ -129,16 +137,7 @@ def test_live_aks_forbidden_writes_nothing(tmp_path: Path, fake_az: Path) -> Non
 def test_live_aks_without_any_credential(tmp_path: Path) -> None:
     out = tmp_path / "live.yaml"
     proc = run_cli(
-        "snapshot",
-        "--no-cluster",
-        "--aks-subscription",
-        SUB,
-        "--aks-resource-group",
-        RG,
-        "--aks-cluster",
-        AKS_CLUSTER,
-        "-o",
-        str(out),
+        *aks_live_snapshot("-o", str(out)),
         env={
             "PATH": "/usr/bin:/bin",
             "HOME": str(tmp_path),
@@ -166,18 +165,7 @@ def test_live_oke_and_cluster_snapshot_matches_file_capture(tmp_path: Path) -> N
             "AICR_OCI_SERVICE_ENDPOINT": oci_api.url,
             "HOME": str(tmp_path),
         }
-        proc = run_cli(
-            "snapshot",
-            "--kubeconfig",
-            str(kubeconfig),
-            "--oke-cluster-id",
-            OKE_CLUSTER,
-            "--oke-save-addons",
-            str(saved),
-            "-o",
-            str(live_out),
-            env=env,
-        )
+        proc = run_cli(*oke_live_snapshot(kubeconfig, saved, live_out), env=env)
         assert proc.returncode == 0, proc.stderr
         proc = run_cli(
             "snapshot",
@@ -212,15 +200,7 @@ def test_failed_cluster_read_writes_no_dump(tmp_path: Path) -> None:
     ):
         kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kube_api.url)
         proc = run_cli(
-            "snapshot",
-            "--kubeconfig",
-            str(kubeconfig),
-            "--oke-cluster-id",
-            OKE_CLUSTER,
-            "--oke-save-addons",
-            str(saved),
-            "-o",
-            str(out),
+            *oke_live_snapshot(kubeconfig, saved, out),
             env={
                 "OCI_CLI_CONFIG_FILE": str(config),
                 "AICR_OCI_SERVICE_ENDPOINT": oci_api.url,

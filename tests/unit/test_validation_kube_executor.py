@@ -8,7 +8,6 @@ pods the checks create, and records every request so the tests can assert on the
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections.abc import Iterator
@@ -19,13 +18,11 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from core.foundation.errors import AicrError, ErrorCode
-from core.validation.catalog import load_validator_catalog
-from core.validation.events import CheckFinished, Event
+from core.validation.events import CheckFinished
 from core.validation.executor import KubernetesExecutor
 from core.validation.recipe_view import RecipeView
-from core.validation.runner import ValidationRequest, run_validation
-from core.validation.stream import EventStream
 from tests.conftest import TEST_DATA
+from tests.simulated import run_collecting, validation_request
 
 SMI_LOG = (
     TEST_DATA / "validation" / "nvidia_smi_h100_8gpu.txt"
@@ -323,19 +320,8 @@ RECIPE = RecipeView.from_document(
 
 
 def test_stand_in_api_server_runs_deployment_and_conformance_checks(api: FakeApiServer) -> None:
-    events: list[Event] = []
-    stream = EventStream()
-    stream.add_sink(events.append)
-    req = ValidationRequest(
-        recipe=RECIPE,
-        snapshot=None,
-        catalog=load_validator_catalog(environ={}),
-        environ={},
-        poll_s=0.01,
-    )
-    result = asyncio.run(
-        run_validation(req, stream, lambda: KubernetesExecutor.from_host(api.host))
-    )
+    req = validation_request(RECIPE, None, poll_s=0.01)
+    result, events = run_collecting(req, lambda: KubernetesExecutor.from_host(api.host))
     done = {e.check: e for e in events if isinstance(e, CheckFinished)}
     assert {k: v.status for k, v in done.items()} == {
         "operator-health": "passed",

@@ -190,33 +190,18 @@ def test_bundle_policy_key_rules() -> None:
 
 
 def test_drift_between_the_resolved_policy_and_the_cluster_fails_dra_support() -> None:
-    import asyncio
 
     from core.documents.snapshot import load_snapshot
-    from core.validation.catalog import load_validator_catalog
-    from core.validation.events import CheckFinished, Event
-    from core.validation.runner import ValidationRequest, run_validation
-    from core.validation.stream import EventStream
-    from tests.simulated import SimulatedCluster, VirtualClock, aks_nd96_scenario
+    from core.validation.events import CheckFinished
+    from tests.simulated import aks_nd96_scenario, run_simulated
 
     def dra_support(recipe_text: str, **scenario: Any) -> CheckFinished:
         view = view_with_policy(parse_recipe(recipe_text, "r.yaml"), "r.yaml")
         sc = aks_nd96_scenario()
         for k, v in scenario.items():
             setattr(sc, k, v)
-        clock = VirtualClock()
-        cluster = SimulatedCluster(sc, view, clock)
-        events: list[Event] = []
-        stream = EventStream()
-        stream.add_sink(events.append)
-        req = ValidationRequest(
-            recipe=view,
-            snapshot=load_snapshot(SNAP_OK),
-            catalog=load_validator_catalog(environ={}),
-            phases=("readiness", "conformance"),
-            environ={},
-        )
-        asyncio.run(run_validation(req, stream, lambda: cluster, clock=clock, sleep=clock.sleep))
+        phases = ("readiness", "conformance")
+        _, events, _ = run_simulated(sc, view, load_snapshot(SNAP_OK), phases=phases)
         return next(e for e in events if isinstance(e, CheckFinished) and e.check == "dra-support")
 
     stock = render_recipe(load_recipe(str(TRAINING)), "yaml")

@@ -12,7 +12,6 @@ from core.documents.snapshot import Snapshot, load_snapshot
 from core.foundation.errors import AicrError, ErrorCode
 from core.recipe.loading import load_recipe
 from core.validation import checks
-from core.validation.catalog import load_validator_catalog
 from core.validation.checks import registry
 from core.validation.events import (
     CheckFinished,
@@ -25,8 +24,7 @@ from core.validation.events import (
 )
 from core.validation.executor import NodeInfo
 from core.validation.recipe_view import RecipeView
-from core.validation.runner import RunResult, ValidationRequest, run_validation, select_phases
-from core.validation.stream import EventStream
+from core.validation.runner import RunResult, run_validation, select_phases
 from tests.conftest import SAMPLES
 from tests.simulated import (
     Scenario,
@@ -34,6 +32,10 @@ from tests.simulated import (
     VirtualClock,
     aks_nc80_scenario,
     aks_nd96_scenario,
+    collecting_stream,
+    run_collecting,
+    run_simulated,
+    validation_request,
 )
 
 RECIPE = RecipeView.of(
@@ -48,24 +50,14 @@ def run(
     snapshot: Snapshot | None = SNAPSHOT,
     **kwargs: Any,
 ) -> tuple[RunResult, list[Event], SimulatedCluster]:
-    clock = VirtualClock()
-    cluster = SimulatedCluster(scenario, recipe, clock)
-    events: list[Event] = []
-    stream = EventStream()
-    stream.add_sink(events.append)
-    req = ValidationRequest(
-        recipe=recipe,
-        snapshot=snapshot,
-        catalog=load_validator_catalog(environ={}),
+    return run_simulated(
+        scenario,
+        recipe,
+        snapshot,
         run_id="20261130-000000-000000000000",
         started_ms=1796000000000,
-        environ={},
         **kwargs,
     )
-    result = asyncio.run(
-        run_validation(req, stream, lambda: cluster, clock=clock, sleep=clock.sleep)
-    )
-    return result, events, cluster
 
 
 def finished(events: list[Event]) -> dict[str, CheckFinished]:
@@ -141,21 +133,12 @@ def test_small_ncads_sku_marks_the_floor_not_applicable_and_fails_isolation() ->
 
 
 def test_no_cluster_skips_every_catalog_check_and_never_builds_an_executor() -> None:
-    events: list[Event] = []
-    stream = EventStream()
-    stream.add_sink(events.append)
-    req = ValidationRequest(
-        recipe=RECIPE,
-        snapshot=SNAPSHOT,
-        catalog=load_validator_catalog(environ={}),
-        no_cluster=True,
-        environ={},
-    )
+    req = validation_request(RECIPE, SNAPSHOT, no_cluster=True)
 
     def factory() -> Any:
         raise AssertionError("no-cluster must not touch a cluster")
 
-    result = asyncio.run(run_validation(req, stream, factory))
+    result, events = run_collecting(req, factory)
     # a dry run measures nothing, on request: every check not measured, exit 0 (not 8)
     assert result.exit_code == 0
     skipped = [e for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
@@ -328,19 +311,14 @@ def test_no_cleanup_keeps_workloads_and_says_how_to_inspect() -> None:
 
 
 def test_cluster_preparation_failure_aborts_with_its_code() -> None:
-    events: list[Event] = []
-    stream = EventStream()
-    stream.add_sink(events.append)
-    req = ValidationRequest(
-        recipe=RECIPE, snapshot=SNAPSHOT, catalog=load_validator_catalog(environ={}), environ={}
-    )
+    req = validation_request(RECIPE, SNAPSHOT)
 
     def factory() -> Any:
         raise AicrError(
             ErrorCode.UNAUTHORIZED, "Kubernetes API refused creating namespace aicr-validation"
         )
 
-    result = asyncio.run(run_validation(req, stream, factory))
+    result, events = run_collecting(req, factory)
     assert result.exit_code == 4 and result.error is not None
     assert not any(isinstance(e, CheckFinished) and e.phase == "deployment" for e in events)
 
@@ -492,17 +470,8 @@ def test_cancelling_a_run_stops_the_check_and_removes_its_namespace() -> None:
         _time.sleep(0.001)  # real time passes, so the run is still inside the check when cancelled
         clock.sleep(seconds)
 
-    req = ValidationRequest(
-        recipe=RECIPE,
-        snapshot=SNAPSHOT,
-        catalog=load_validator_catalog(environ={}),
-        phases=("deployment",),
-        environ={},
-        poll_s=0.01,
-    )
-    events: list[Event] = []
-    stream = EventStream()
-    stream.add_sink(events.append)
+    req = validation_request(RECIPE, SNAPSHOT, phases=("deployment",), poll_s=0.01)
+    stream, events = collecting_stream()
 
     async def go() -> float:
         task = asyncio.create_task(
