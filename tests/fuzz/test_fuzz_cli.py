@@ -59,6 +59,10 @@ REPLAY_ARGS = (
 )
 
 
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
 def _fresh_dir(name: str) -> Path:
     return scratch_dir(f"cli-{name}")
 
@@ -71,6 +75,27 @@ def _assert_refused(proc: Any, workdir: Path, inputs: set[str]) -> None:
     assert "Traceback" not in proc.stderr
     left = sorted(os.listdir(workdir))
     assert left == sorted(inputs), f"something was written: {left}"
+
+
+def _damaged_input_is_refused(
+    data: st.DataObject,
+    sample: bytes,
+    parse: Any,
+    name: str,
+    args: tuple[str, ...],
+    beside: dict[str, str] | None = None,
+) -> Any:
+    """Draw a damaged copy of ``sample`` that ``parse`` refuses, write it as ``name`` (next to
+    the intact files in ``beside``), run the CLI on it and assert it is refused."""
+    raw = data.draw(mutated(sample))
+    assume(_fails(lambda: parse(raw)))
+    work = _fresh_dir(args[0])
+    for other, text in (beside or {}).items():
+        (work / other).write_text(text)
+    (work / name).write_bytes(raw)
+    proc = run_cli(*args, cwd=work, timeout=60)
+    _assert_refused(proc, work, {name, *(beside or {})})
+    return proc
 
 
 @CLI_FUZZ
@@ -89,26 +114,17 @@ def test_snapshot_refuses_damaged_dumps(data: st.DataObject) -> None:
             ]
         )
     )
-    raw = data.draw(mutated(sample_bytes(sample)))
-    assume(_fails(lambda: project(raw, "x")))
-    work = _fresh_dir("snapshot")
-    (work / "dump.json").write_bytes(raw)
-    proc = run_cli(
-        "snapshot", "--no-cluster", flag, "dump.json", "-o", "snap.yaml", cwd=work, timeout=60
+    args = ("snapshot", "--no-cluster", flag, "dump.json", "-o", "snap.yaml")
+    proc = _damaged_input_is_refused(
+        data, sample_bytes(sample), lambda raw: project(raw, "x"), "dump.json", args
     )
-    _assert_refused(proc, work, {"dump.json"})
     assert "dump.json" in proc.stderr
 
 
 @CLI_FUZZ
 @given(st.data())
 def test_recipe_refuses_damaged_snapshots(data: st.DataObject) -> None:
-    sample = (SNAPSHOTS / "aks-h100-install.yaml").read_bytes()
-    raw = data.draw(mutated(sample))
-    assume(_fails(lambda: parse_snapshot(raw.decode("utf-8", "replace"), "x")))
-    work = _fresh_dir("recipe")
-    (work / "snap.yaml").write_bytes(raw)
-    proc = run_cli(
+    args = (
         "recipe",
         "--service=aks",
         "--accelerator=h100",
@@ -117,33 +133,33 @@ def test_recipe_refuses_damaged_snapshots(data: st.DataObject) -> None:
         "--snapshot=snap.yaml",
         "-o",
         "recipe.yaml",
-        cwd=work,
-        timeout=60,
     )
-    _assert_refused(proc, work, {"snap.yaml"})
+    sample = (SNAPSHOTS / "aks-h100-install.yaml").read_bytes()
+    _damaged_input_is_refused(
+        data, sample, lambda raw: parse_snapshot(_text(raw), "x"), "snap.yaml", args
+    )
 
 
 @CLI_FUZZ
 @given(st.data())
 def test_bundle_refuses_damaged_recipes(data: st.DataObject) -> None:
-    raw = data.draw(mutated(_recipe_sample().encode()))
-    assume(_fails(lambda: parse_recipe(raw.decode("utf-8", "replace"), "x")))
-    work = _fresh_dir("bundle")
-    (work / "recipe.yaml").write_bytes(raw)
-    proc = run_cli(*BUNDLE_ARGS, cwd=work, timeout=60)
-    _assert_refused(proc, work, {"recipe.yaml"})
+    sample = _recipe_sample().encode()
+    _damaged_input_is_refused(
+        data, sample, lambda raw: parse_recipe(_text(raw), "x"), "recipe.yaml", BUNDLE_ARGS
+    )
 
 
 @CLI_FUZZ
 @given(st.data())
 def test_validate_refuses_damaged_recordings(data: st.DataObject) -> None:
-    raw = data.draw(mutated(_recording_sample().encode()))
-    assume(_fails(lambda: parse_recording(raw.decode("utf-8", "replace"), "x")))
-    work = _fresh_dir("validate")
-    (work / "recipe.yaml").write_text(_recipe_sample())
-    (work / "events.jsonl").write_bytes(raw)
-    proc = run_cli(*REPLAY_ARGS, cwd=work, timeout=60)
-    _assert_refused(proc, work, {"recipe.yaml", "events.jsonl"})
+    _damaged_input_is_refused(
+        data,
+        _recording_sample().encode(),
+        lambda raw: parse_recording(_text(raw), "x"),
+        "events.jsonl",
+        REPLAY_ARGS,
+        beside={"recipe.yaml": _recipe_sample()},
+    )
 
 
 def test_bundle_refuses_bad_override_values() -> None:

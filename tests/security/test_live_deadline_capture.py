@@ -22,13 +22,20 @@ from typing import Any
 import pytest
 
 from core.foundation.errors import AicrError, ErrorCode
-from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_kubeconfig, write_oci_config
+from tests.unit.live_fakes import (
+    BackgroundServer,
+    LoopbackServer,
+    Reply,
+    Request,
+    write_kubeconfig,
+    write_oci_config,
+)
 
 CLUSTER = "ocid1.cluster.oc1.iad.aaaaaaaaexamplecluster"
 SLACK_S = 2.5  # a call blocked in a read notices the deadline within one trickle interval
 
 
-class TrickleServer:
+class TrickleServer(BackgroundServer):
     """Accepts connections, sends a 200 with a large Content-Length, then 1 byte per 2 s."""
 
     def __init__(self, interval_s: float = 2.0, *, tls: tuple[Path, Path] | None = None) -> None:
@@ -75,11 +82,7 @@ class TrickleServer:
             except OSError:
                 return
 
-    def __enter__(self) -> TrickleServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: Any) -> None:
+    def close(self) -> None:
         self.stop.set()
         self.sock.close()
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -44,7 +44,24 @@ class Reply:
 Handler = Callable[[Request], Reply]
 
 
-class LoopbackServer:
+class BackgroundServer:
+    """A test server whose ``thread`` serves for the length of a ``with`` block; ``close``
+    stops it (each server says how)."""
+
+    thread: threading.Thread
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+
+class LoopbackServer(BackgroundServer):
     """A threaded HTTP(S) server on 127.0.0.1 driven by one handler function."""
 
     def __init__(self, handler: Handler, *, tls: tuple[Path, Path] | None = None) -> None:
@@ -116,11 +133,7 @@ class LoopbackServer:
     def url(self) -> str:
         return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}"
 
-    def __enter__(self) -> LoopbackServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: Any) -> None:
+    def close(self) -> None:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -23,6 +23,7 @@ from core.validation.executor import KubernetesExecutor
 from core.validation.recipe_view import RecipeView
 from tests.conftest import TEST_DATA
 from tests.simulated import run_collecting, validation_request
+from tests.unit.live_fakes import BackgroundServer
 
 SMI_LOG = (
     TEST_DATA / "validation" / "nvidia_smi_h100_8gpu.txt"
@@ -88,7 +89,7 @@ def daemonset(name: str, ns: str, ready: int) -> dict[str, Any]:
     }
 
 
-class FakeApiServer:
+class FakeApiServer(BackgroundServer):
     def __init__(self, *, forbid: bool = False) -> None:
         self.requests: list[tuple[str, str]] = []
         self.pods: dict[tuple[str, str], dict[str, Any]] = {
@@ -282,11 +283,7 @@ class FakeApiServer:
             }
         return None
 
-    def __enter__(self) -> FakeApiServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
+    def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
 
