@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +52,23 @@ def run_cli(
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def qualified_recipe(service: str, accelerator: str, os_: str, profile: str, snapshot: str) -> Any:
+    """The training recipe the engine qualifies for these criteria against a sample snapshot."""
+    from core.documents.criteria import parse_criteria
+    from core.documents.snapshot import load_snapshot
+    from core.recipe.qualification import qualify
+
+    criteria = parse_criteria(service=service, accelerator=accelerator, intent="training", os=os_)
+    verdict = qualify(criteria, profile, load_snapshot(SAMPLES / "snapshots" / snapshot))
+    assert verdict.ok, verdict.error
+    return verdict.recipe
+
+
+@pytest.fixture(scope="module")
+def aks_recipe() -> Any:
+    """The AKS H100 recipe under the default azure-managed profile, qualified on its sample."""
+    return qualified_recipe(
+        "aks", "h100", "ubuntu", "gpuStack=azure-managed", "aks-h100-install.yaml"
+    )

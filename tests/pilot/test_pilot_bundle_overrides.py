@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from core.bundler import check_override_entry, plan_bundle
-from core.documents.criteria import parse_criteria
-from core.documents.snapshot import load_snapshot
-from core.recipe.qualification import qualify
 from screens.widgets.bundle_overrides import overrides_of, parse_lines, preview, split_lines
-from tests.conftest import SAMPLES
 
 KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule"
-
-
-@pytest.fixture(scope="module")
-def aks_recipe():
-    criteria = parse_criteria(service="aks", accelerator="h100", intent="training", os="ubuntu")
-    snapshot = load_snapshot(SAMPLES / "snapshots" / "aks-h100-install.yaml")
-    verdict = qualify(criteria, "gpuStack=azure-managed", snapshot)
-    assert verdict.ok, verdict.error
-    return verdict.recipe
 
 
 def _run(recipe, text: str, tmp_path):

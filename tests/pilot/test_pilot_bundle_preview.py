@@ -2,38 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Input, Static, TabbedContent, TextArea, Tree
 
-from core.documents.criteria import parse_criteria
-from core.documents.snapshot import load_snapshot
-from core.recipe.qualification import qualify
 from screens.bundle_preview import BundlePreviewScreen
-from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.bundle_dialogs import PathPromptModal
 from screens.widgets.bundle_overrides import split_lines
-from tests.conftest import SAMPLES
-from tests.pilot.validate_fixtures import ScreenHost, wait_until
+from tests.conftest import qualified_recipe
+from tests.pilot.validate_fixtures import (
+    ScreenHost,
+    accept_path_prompt,
+    decline_overwrite,
+    wait_until,
+)
 
 KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule\n"
 
 
-def _recipe(service: str, accelerator: str, os_: str, profile: str, snapshot: str):
-    criteria = parse_criteria(service=service, accelerator=accelerator, intent="training", os=os_)
-    verdict = qualify(criteria, profile, load_snapshot(SAMPLES / "snapshots" / snapshot))
-    assert verdict.ok, verdict.error
-    return verdict.recipe
-
-
-@pytest.fixture(scope="module")
-def aks_recipe():
-    return _recipe("aks", "h100", "ubuntu", "gpuStack=azure-managed", "aks-h100-install.yaml")
-
-
 @pytest.fixture(scope="module")
 def oke_recipe():
-    return _recipe("oke", "gb200", "ol", "gpuStack=oci-managed", "oke-gb200-active.yaml")
+    return qualified_recipe("oke", "gb200", "ol", "gpuStack=oci-managed", "oke-gb200-active.yaml")
 
 
 def _host(recipe, tmp_path: Path, overrides: str = "") -> ScreenHost:
@@ -50,6 +43,18 @@ async def _planned(pilot, screen: BundlePreviewScreen) -> None:
     await pilot.pause()
 
 
+@contextlib.asynccontextmanager
+async def _planned_preview(
+    recipe, tmp_path: Path, overrides: str, *, size: tuple[int, int]
+) -> AsyncIterator[tuple[ScreenHost, Any, BundlePreviewScreen]]:
+    """The preview of ``recipe`` in a running app, once its first plan is shown."""
+    app = _host(recipe, tmp_path, overrides)
+    async with app.run_test(size=size) as pilot:
+        screen: BundlePreviewScreen = app.shown
+        await _planned(pilot, screen)
+        yield app, pilot, screen
+
+
 async def _edit(pilot, screen: BundlePreviewScreen, text: str) -> None:
     editor = screen.query_one("#overrides-editor", TextArea)
     editor.text = text
@@ -64,10 +69,7 @@ def _render(screen: BundlePreviewScreen, selector: str) -> str:
 async def test_components_in_deployment_order_and_values_follow_the_cursor(
     aks_recipe, tmp_path
 ) -> None:
-    app = _host(aks_recipe, tmp_path, KEYED)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, KEYED, size=(80, 24)) as (app, pilot, screen):
         tree = screen.query_one("#components", Tree)
         shown = [node.data[1] for node in tree.root.children if node.data[0] == "component"]
         enabled = {ref.name for ref in aks_recipe.componentRefs if ref.enabled}
@@ -86,10 +88,11 @@ async def test_components_in_deployment_order_and_values_follow_the_cursor(
 
 
 async def test_manifests_of_a_component_render_from_the_plan(aks_recipe, tmp_path) -> None:
-    app = _host(aks_recipe, tmp_path, KEYED)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, KEYED, size=(120, 40)) as (
+        app,
+        pilot,
+        screen,
+    ):
         with_manifests = next(c for c in screen.plan.components if c.manifests)
         tree = screen.query_one("#components", Tree)
         node = next(n for n in tree.root.children if n.data[1] == with_manifests.name)
@@ -105,10 +108,7 @@ async def test_manifests_of_a_component_render_from_the_plan(aks_recipe, tmp_pat
 
 
 async def test_a_lock_violation_is_rejected_inline_and_disables_write(aks_recipe, tmp_path) -> None:
-    app = _host(aks_recipe, tmp_path, KEYED)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, KEYED, size=(80, 24)) as (app, pilot, screen):
         assert "ready" in _render(screen, "#bundle-status")
 
         await _edit(pilot, screen, KEYED + "--set gpu-operator:driver.enabled=true\n")
@@ -136,10 +136,7 @@ async def test_a_lock_violation_is_rejected_inline_and_disables_write(aks_recipe
 async def test_bad_entries_get_the_cli_message_and_good_ones_still_plan(
     aks_recipe, tmp_path
 ) -> None:
-    app = _host(aks_recipe, tmp_path, KEYED)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, KEYED, size=(80, 24)) as (app, pilot, screen):
         await _edit(
             pilot,
             screen,
@@ -159,10 +156,7 @@ async def test_bad_entries_get_the_cli_message_and_good_ones_still_plan(
 
 
 async def test_the_wildcard_toleration_blocks_an_aks_bundle(aks_recipe, tmp_path) -> None:
-    app = _host(aks_recipe, tmp_path, "")
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, "", size=(80, 24)) as (app, pilot, screen):
         checks = [e.check for e in screen.plan.errors]
         assert "CheckWildcardAcceleratedToleration" in checks
         await pilot.press("c")
@@ -195,21 +189,12 @@ async def test_write_prompts_then_confirms_before_replacing(aks_recipe, tmp_path
 
         # The directory now exists and is not empty: writing again asks first.
         (out / "local-note.txt").write_text("mine\n")
-        await pilot.press("w")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
-        await pilot.press("n")
-        await pilot.pause()
+        await decline_overwrite(pilot, "w")
         assert app.screen is screen
         assert (out / "local-note.txt").exists()
 
         screen.written_to = None
-        await pilot.press("w")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await accept_path_prompt(pilot, "w")
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.written_to is not None)
         assert not (out / "local-note.txt").exists()
@@ -217,10 +202,7 @@ async def test_write_prompts_then_confirms_before_replacing(aks_recipe, tmp_path
 
 
 async def test_an_oke_recipe_plans_without_blocking_checks(oke_recipe, tmp_path) -> None:
-    app = _host(oke_recipe, tmp_path, "")
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(oke_recipe, tmp_path, "", size=(80, 24)) as (app, pilot, screen):
         assert screen.plan.errors == []
         assert "ready" in _render(screen, "#bundle-status")
         assert "oci-managed" in _render(screen, "#bundle-banner")
@@ -248,10 +230,7 @@ def test_editor_lines_accept_flag_forms_and_skip_comments() -> None:
 
 
 async def test_write_is_reachable_from_the_command_palette(aks_recipe, tmp_path) -> None:
-    app = _host(aks_recipe, tmp_path, KEYED)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, KEYED, size=(80, 24)) as (app, pilot, screen):
         bound = {b.action.split("(")[0] for b in screen.BINDINGS if b.action != "back"}
         offered = {action.split("(")[0] for _, _, action in screen.PALETTE_ACTIONS}
         assert bound <= offered
@@ -265,10 +244,7 @@ async def test_write_is_reachable_from_the_command_palette(aks_recipe, tmp_path)
 
 
 async def test_typing_in_the_editor_replans_and_marks_the_line(aks_recipe, tmp_path) -> None:
-    app = _host(aks_recipe, tmp_path, KEYED)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(aks_recipe, tmp_path, KEYED, size=(80, 24)) as (app, pilot, screen):
         await pilot.press("o")
         editor = screen.query_one("#overrides-editor", TextArea)
         assert editor.has_focus
@@ -288,10 +264,7 @@ async def test_a_recipe_that_cannot_be_planned_says_why_and_writes_nothing(
     aks_recipe, tmp_path
 ) -> None:
     empty = aks_recipe.model_copy(update={"componentRefs": [], "deploymentOrder": []})
-    app = _host(empty, tmp_path, KEYED)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen: BundlePreviewScreen = app.shown
-        await _planned(pilot, screen)
+    async with _planned_preview(empty, tmp_path, KEYED, size=(80, 24)) as (app, pilot, screen):
         assert screen.plan is None
         assert "recipe has no componentRefs" in screen.result.error
         assert "no plan" in _render(screen, "#bundle-status")

@@ -14,6 +14,8 @@ from tests.pilot.validate_fixtures import (
     FailingSource,
     ListSource,
     ScreenHost,
+    accept_path_prompt,
+    decline_overwrite,
     flood,
     short_run,
     wait_until,
@@ -193,20 +195,11 @@ async def test_saving_over_an_existing_report_asks_first(tmp_path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
         await wait_until(pilot, lambda: screen.model.state == "finished")
-        await pilot.press("s")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
-        await pilot.press("n")
-        await pilot.pause()
+        await decline_overwrite(pilot, "s")
         assert app.screen is screen
         assert target.read_text() == "keep me\n"
 
-        await pilot.press("s")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await accept_path_prompt(pilot, "s")
         await pilot.press("y")
         await wait_until(pilot, lambda: target.read_text().startswith("{"))
         assert '"reportFormat": "CTRF"' in target.read_text()

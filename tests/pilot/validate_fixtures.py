@@ -27,6 +27,7 @@ from core.validation.events import (
     RunStarted,
 )
 from screens.palette import WizardCommands
+from screens.widgets.bundle_dialogs import ConfirmModal
 
 
 def short_run(log_lines: int = 30) -> list[Event]:
@@ -193,3 +194,19 @@ async def wait_until(pilot: Any, predicate: Any, *, timeout: float = 10.0) -> No
 
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "validation"
+
+
+async def accept_path_prompt(pilot: Any, key: str) -> None:
+    """Press ``key`` (write, save) and accept the output path the prompt offers."""
+    await pilot.press(key)
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def decline_overwrite(pilot: Any, key: str) -> None:
+    """Press ``key``, accept the path, and answer no when asked to replace what is there."""
+    await accept_path_prompt(pilot, key)
+    assert isinstance(pilot.app.screen, ConfirmModal)
+    await pilot.press("n")
+    await pilot.pause()

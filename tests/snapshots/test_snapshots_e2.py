@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.criteria import parse_criteria
-from core.documents.snapshot import load_snapshot
-from core.recipe.qualification import qualify
 from screens.bundle_preview import BundlePreviewScreen
 from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from tests.conftest import SAMPLES
@@ -21,15 +18,6 @@ from tests.pilot.validate_fixtures import ScreenHost, wait_until
 
 SIZES = [(80, 24), (120, 40)]
 KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule\n"
-
-
-@pytest.fixture(scope="module")
-def aks_recipe():
-    criteria = parse_criteria(service="aks", accelerator="h100", intent="training", os="ubuntu")
-    snapshot = load_snapshot(SAMPLES / "snapshots" / "aks-h100-install.yaml")
-    verdict = qualify(criteria, "gpuStack=azure-managed", snapshot)
-    assert verdict.ok, verdict.error
-    return verdict.recipe
 
 
 FAILED_RUN = SAMPLES / "validation" / "aks-nc80adis-training-failed.jsonl"
