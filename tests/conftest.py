@@ -22,6 +22,27 @@ def _cli_path() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "aicr_tui"]
 
 
+def run_captured(
+    argv: list[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input_text: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` to its end with text output captured; the exit code is the caller's to judge."""
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        input=input_text,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def run_cli(
     *args: str,
     cwd: Path | None = None,
@@ -37,15 +58,8 @@ def run_cli(
     full_env["TERM"] = "dumb"
     if env:
         full_env.update(env)
-    return subprocess.run(
-        [*_cli_path(), *args],
-        cwd=cwd,
-        env=full_env,
-        input=input_text,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
+    return run_captured(
+        [*_cli_path(), *args], cwd=cwd, env=full_env, input_text=input_text, timeout=timeout
     )
 
 

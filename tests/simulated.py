@@ -25,7 +25,7 @@ from core.documents.snapshot import load_snapshot
 from core.foundation.fileio import atomic_write_text
 from core.recipe.loading import load_recipe
 from core.validation.catalog import load_validator_catalog
-from core.validation.events import Event
+from core.validation.events import Event, Measurement
 from core.validation.executor import (
     ContainerOutcome,
     NodeInfo,
@@ -1013,6 +1013,34 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "aks_nd96_no_egress_scenario": aks_nd96_no_egress_scenario,
     "aks_nd96_inference_scenario": aks_nd96_inference_scenario,
 }
+
+
+def gate(
+    check: str,
+    value: float | None,
+    unit: str,
+    threshold: str,
+    verdict: str,
+    *,
+    phase: str = "performance",
+    name: str = "",
+    t: float = 0.0,
+    display: str = "",
+    note: str = "",
+) -> Measurement:
+    """A Measurement of one of ``check``'s gates (named after the check unless ``name`` is set)."""
+    return Measurement(
+        t=t,
+        phase=phase,
+        check=check,
+        name=name or check,
+        value=value,
+        unit=unit,
+        threshold=threshold,
+        verdict=verdict,
+        display=display,
+        note=note,
+    )
 
 
 def collecting_stream() -> tuple[EventStream, list[Event]]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.conftest import run_captured
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,15 +35,7 @@ def test_the_offline_tour_runs_as_written(tmp_path: Path) -> None:
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["TERM"] = "dumb"
     for block in offline:
-        proc = subprocess.run(
-            ["bash", "-e", "-c", block],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        proc = run_captured(["bash", "-e", "-c", block], cwd=tmp_path, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr
         # the None + operator-managed happy path carries no second-driver warning
         assert "warning" not in proc.stderr, proc.stderr

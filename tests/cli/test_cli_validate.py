@@ -18,8 +18,13 @@ FAILED = str(VAL / "aks-nc80adis-training-failed.jsonl")
 UNMEASURED = str(VAL / "aks-h100-training-unmeasured.jsonl")
 
 
+def dry_run(snapshot: str, *args: str) -> tuple[str, ...]:
+    """``validate --no-cluster`` of the sample recipe against ``snapshot``, then ``args``."""
+    return ("validate", "-r", RECIPE, "-s", snapshot, "--no-cluster", *args)
+
+
 def test_readiness_no_cluster_reports_every_constraint(cli) -> None:
-    res = cli("validate", "-r", RECIPE, "-s", SNAP_OK, "--phase", "readiness", "--no-cluster")
+    res = cli(*dry_run(SNAP_OK, "--phase", "readiness"))
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     # readiness is the pre-flight, not a CTRF test: it is in the report's extra section
@@ -38,20 +43,7 @@ def test_snapshot_contradicting_the_profile_is_refused_and_nothing_written(
     cli, tmp_path: Path
 ) -> None:
     out, junit, rec = tmp_path / "r.json", tmp_path / "r.xml", tmp_path / "e.jsonl"
-    res = cli(
-        "validate",
-        "-r",
-        RECIPE,
-        "-s",
-        SNAP_NONE,
-        "--no-cluster",
-        "-o",
-        str(out),
-        "--junit",
-        str(junit),
-        "--record",
-        str(rec),
-    )
+    res = cli(*dry_run(SNAP_NONE, "-o", str(out), "--junit", str(junit), "--record", str(rec)))
     assert res.returncode == 2
     assert res.stdout == ""
     assert list(tmp_path.iterdir()) == []
@@ -64,7 +56,7 @@ def test_snapshot_contradicting_the_profile_is_refused_and_nothing_written(
 
 
 def test_no_cluster_reports_every_check_not_measured(cli) -> None:
-    res = cli("validate", "-r", RECIPE, "-s", SNAP_OK, "--no-cluster")
+    res = cli(*dry_run(SNAP_OK))
     assert res.returncode == 0  # a dry run measures nothing on request: no exit 8
     report = json.loads(res.stdout)
     summary = report["results"]["summary"]
@@ -74,18 +66,7 @@ def test_no_cluster_reports_every_check_not_measured(cli) -> None:
 
 def test_recorded_run_replays_to_an_identical_ctrf_report(cli, tmp_path: Path) -> None:
     rec, first, second = tmp_path / "e.jsonl", tmp_path / "a.json", tmp_path / "b.json"
-    res = cli(
-        "validate",
-        "-r",
-        RECIPE,
-        "-s",
-        SNAP_OK,
-        "--no-cluster",
-        "--record",
-        str(rec),
-        "-o",
-        str(first),
-    )
+    res = cli(*dry_run(SNAP_OK, "--record", str(rec), "-o", str(first)))
     assert res.returncode == 0, res.stderr
     res = cli("validate", "--replay", str(rec), "--replay-speed", "0", "-o", str(second))
     assert res.returncode == 0, res.stderr
@@ -133,7 +114,7 @@ def test_declared_check_in_the_wrong_phase_is_refused(cli, tmp_path: Path) -> No
         "apiVersion: validator.nvidia.com/v1alpha1\nkind: ValidatorCatalog\nvalidators:\n"
         "  - {name: operator-health, phase: conformance, image: example/x:1}\n"
     )
-    res = cli("validate", "-r", RECIPE, "-s", SNAP_OK, "--no-cluster", "--data", str(tmp_path))
+    res = cli(*dry_run(SNAP_OK, "--data", str(tmp_path)))
     assert res.returncode == 2
     assert (
         'declared check "operator-health" in phase deployment matches no validator in the catalog (found under phase: conformance)'

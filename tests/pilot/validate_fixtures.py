@@ -20,7 +20,6 @@ from core.validation.events import (
     CheckStarted,
     Event,
     LogLine,
-    Measurement,
     PhaseFinished,
     PhaseStarted,
     RunFinished,
@@ -28,6 +27,7 @@ from core.validation.events import (
 )
 from screens.palette import WizardCommands
 from screens.widgets.bundle_dialogs import ConfirmModal
+from tests.simulated import gate
 
 
 def short_run(log_lines: int = 30) -> list[Event]:
@@ -80,16 +80,7 @@ def short_run(log_lines: int = 30) -> list[Event]:
             check="nccl-all-reduce-bw",
             line="NCCL All Reduce bandwidth: 157.29 GB/s",
         ),
-        Measurement(
-            t=200.0,
-            phase="performance",
-            check="nccl-all-reduce-bw",
-            name="nccl-all-reduce-bw",
-            value=157.29,
-            unit="GB/s",
-            threshold=">= 150",
-            verdict="passed",
-        ),
+        gate("nccl-all-reduce-bw", 157.29, "GB/s", ">= 150", "passed", t=200.0),
         CheckFinished(
             t=236.0,
             phase="performance",
@@ -118,16 +109,7 @@ def flood(checks: int = 20, lines_per_check: int = 2_000) -> Iterator[Event]:
         for i in range(lines_per_check):
             t += 0.001
             yield LogLine(t=t, phase="performance", check=name, line=f"{name} step {i} ok")
-        yield Measurement(
-            t=t,
-            phase="performance",
-            check=name,
-            name=name,
-            value=float(lines_per_check),
-            unit="lines",
-            threshold=">= 1",
-            verdict="passed",
-        )
+        yield gate(name, float(lines_per_check), "lines", ">= 1", "passed", t=t)
         yield CheckFinished(t=t, phase="performance", check=name, status="passed", duration_ms=1000)
     yield PhaseFinished(t=t, phase="performance", status="passed", passed=checks)
     yield RunFinished(

@@ -25,7 +25,7 @@ import pytest
 
 from core.foundation import fileio
 from core.foundation.errors import AicrError
-from tests.conftest import run_cli
+from tests.conftest import run_captured, run_cli
 from tests.unit.test_nothing_lost_support import recipe_text
 
 KEYED = "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule"
@@ -175,12 +175,9 @@ def test_dot_and_dotdot_with_force(tmp_path: Path, recipe_file: Path, target: st
 def _can_mount() -> bool:
     if shutil.which("unshare") is None:
         return False
-    probe = subprocess.run(
+    probe = run_captured(
         ["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=16k tmpfs /mnt && echo ok"],
-        capture_output=True,
-        text=True,
         timeout=30,
-        check=False,
     )
     return probe.stdout.strip() == "ok"
 
@@ -195,15 +192,7 @@ def _in_namespace(script: str, tmp_path: Path) -> subprocess.CompletedProcess[st
     """Run ``script`` (sh) in a private user+mount namespace; ``$CLI`` is the real CLI."""
     cli = shutil.which("aicr-tui", path=str(Path(sys.executable).parent))
     env = dict(os.environ, CLI=cli or "", NO_COLOR="1", TERM="dumb")
-    return subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_captured(["unshare", "-rm", "sh", "-c", script], cwd=tmp_path, env=env)
 
 
 @needs_mount

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import pkgutil
-import subprocess
 import sys
 from pathlib import Path
 
 import core
-from tests.conftest import REPO, SAMPLES
+from tests.conftest import REPO, SAMPLES, run_captured
 
 UI_PACKAGES = ("textual", "rich", "screens")
 SDK_PACKAGES = ("kubernetes", "azure", "oci")
@@ -25,14 +24,7 @@ def core_modules() -> list[str]:
 
 
 def run_python(code: str) -> dict[str, list[str]]:
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_captured([sys.executable, "-c", code], cwd=REPO)
     assert result.returncode == 0, result.stderr
     last = result.stdout.strip().splitlines()[-1]
     loaded: dict[str, list[str]] = json.loads(last)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import grimp
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_captured
 
 
 def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
@@ -93,13 +93,6 @@ def test_layer_contracts_hold_and_catch_an_upward_import(tmp_path: Path) -> None
     errors = tmp_path / "core" / "foundation" / "errors.py"
     errors.write_text(errors.read_text() + "\nfrom core.recipe import catalog as _upward  # noqa\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    bad = subprocess.run(
-        [str(lint), "--no-cache"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = run_captured([str(lint), "--no-cache"], cwd=tmp_path, env=env)
     assert bad.returncode != 0
     assert "core.foundation.errors -> core.recipe.catalog" in bad.stdout

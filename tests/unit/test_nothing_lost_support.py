@@ -12,6 +12,7 @@ from pathlib import Path
 from core.bundler import BundlePlan, parse_overrides, plan_bundle
 from core.bundler.tolerations import parse_tolerations
 from core.documents.recipe_result import RecipeResult, render_recipe
+from tests.conftest import run_captured
 
 KEYED = "nvidia.com/gpu:NoSchedule"
 
@@ -85,12 +86,6 @@ def run_cli_dying_at_rename(
     signal_name: str, *args: str, cwd: Path
 ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, NO_COLOR="1", TERM="dumb")
-    return subprocess.run(
-        [sys.executable, "-c", _DIE_AT_RENAME, signal_name, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    return run_captured(
+        [sys.executable, "-c", _DIE_AT_RENAME, signal_name, *args], cwd=cwd, env=env
     )

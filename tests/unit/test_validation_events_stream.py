@@ -13,12 +13,12 @@ from core.validation.events import (
     MAX_LINE_CHARS,
     CheckFinished,
     LogLine,
-    Measurement,
     RunStarted,
     cap_line,
     event_from_json,
 )
 from core.validation.stream import EventStream
+from tests.simulated import gate
 
 
 def test_every_event_type_round_trips_through_json() -> None:
@@ -33,17 +33,7 @@ def test_every_event_type_round_trips_through_json() -> None:
             "0.1.0",
         ),
         LogLine(1.5, "deployment", "operator-health", "Running: 1/1"),
-        Measurement(
-            2.0,
-            "performance",
-            "nccl-all-reduce-bw",
-            "nccl-all-reduce-bw",
-            157.29,
-            "GB/s",
-            ">= 150",
-            "pass",
-            "157.29",
-        ),
+        gate("nccl-all-reduce-bw", 157.29, "GB/s", ">= 150", "pass", t=2.0, display="157.29"),
         CheckFinished(
             3.25, "performance", "nccl-all-reduce-bw", "passed", "ok", 1200, {"nodesValidated": "2"}
         ),

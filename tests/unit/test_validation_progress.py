@@ -6,7 +6,6 @@ from core.validation.events import (
     CheckFinished,
     CheckStarted,
     LogLine,
-    Measurement,
     PhaseStarted,
     RunFinished,
     RunStarted,
@@ -18,6 +17,7 @@ from core.validation.progress import (
     format_duration,
 )
 from tests.pilot.validate_fixtures import short_run
+from tests.simulated import gate
 
 
 def test_short_run_builds_rows_phases_gates_and_summary() -> None:
@@ -86,55 +86,21 @@ def test_phase_level_lines_do_not_make_rows() -> None:
 def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
     model = ProgressModel()
     model.apply(
-        Measurement(
-            t=0,
+        gate(
+            "K8s.server.version",
+            None,
+            "",
+            ">= 1.34",
+            "passed",
             phase="readiness",
-            check="K8s.server.version",
-            name="K8s.server.version",
-            value=None,
-            unit="",
-            threshold=">= 1.34",
-            verdict="passed",
             display="v1.34.2",
         )
     )
-    model.apply(
-        Measurement(
-            t=0,
-            phase="performance",
-            check="nccl-all-reduce-bw",
-            name="nccl-all-reduce-bw",
-            value=None,
-            unit="GB/s",
-            threshold=">= 150",
-            verdict="not applicable",
-            note="not applicable on Standard_NC40ads_H100_v5",
-        )
-    )
-    model.apply(
-        Measurement(
-            t=0,
-            phase="performance",
-            check="inference-perf",
-            name="inference-throughput",
-            value=148004.0,
-            unit="tok/s",
-            threshold=">= 50000",
-            verdict="passed",
-        )
-    )
-    model.apply(
-        Measurement(
-            t=0,
-            phase="performance",
-            check="inference-perf",
-            name="inference-ttft-p99",
-            value=2579.7,
-            unit="ms",
-            threshold="<= 2000",
-            verdict="failed",
-        )
-    )
+    na = "not applicable on Standard_NC40ads_H100_v5"
+    model.apply(gate("nccl-all-reduce-bw", None, "GB/s", ">= 150", "not applicable", note=na))
+    tput, ttft = "inference-throughput", "inference-ttft-p99"
+    model.apply(gate("inference-perf", 148004.0, "tok/s", ">= 50000", "passed", name=tput))
+    model.apply(gate("inference-perf", 2579.7, "ms", "<= 2000", "failed", name=ttft))
     assert model.rows["readiness/K8s.server.version"].measured == "v1.34.2"
     nccl = model.rows["performance/nccl-all-reduce-bw"]
     assert nccl.measured == "n/a" and nccl.headline_gate().note.startswith("not applicable")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from aicr_tui.commands.validate import LiveTable, format_event
-from core.validation.events import CheckFinished, CheckStarted, LogLine, Measurement, RunFinished
+from core.validation.events import CheckFinished, CheckStarted, LogLine, RunFinished
 from core.validation.recording import load_recording
-from tests.simulated import SAMPLES
+from tests.simulated import SAMPLES, gate
 
 
 def test_plain_lines_name_phase_check_status_and_gate() -> None:
@@ -17,37 +17,13 @@ def test_plain_lines_name_phase_check_status_and_gate() -> None:
         format_event(LogLine(1.0, "performance", "nccl-all-reduce-bw", "RESULT: x"))
         == "    performance/nccl-all-reduce-bw | RESULT: x"
     )
-    line = format_event(
-        Measurement(
-            2.0,
-            "performance",
-            "nccl-all-reduce-bw",
-            "nccl-all-reduce-bw",
-            157.29,
-            "GB/s",
-            ">= 150",
-            "passed",
-            "157.29",
-        )
-    )
+    nccl = "nccl-all-reduce-bw"
+    line = format_event(gate(nccl, 157.29, "GB/s", ">= 150", "passed", t=2.0, display="157.29"))
     assert (
         line
         == "    performance/nccl-all-reduce-bw gate nccl-all-reduce-bw: 157.29 GB/s vs >= 150 → PASSED"
     )
-    na = format_event(
-        Measurement(
-            2.0,
-            "performance",
-            "nccl-all-reduce-bw",
-            "nccl-all-reduce-bw",
-            None,
-            "GB/s",
-            ">= 150",
-            "not applicable",
-            "",
-            "2 GPUs",
-        )
-    )
+    na = format_event(gate(nccl, None, "GB/s", ">= 150", "not applicable", t=2.0, note="2 GPUs"))
     assert na is not None and na.endswith("→ NOT APPLICABLE (2 GPUs)")
     assert (
         format_event(CheckFinished(3.0, "deployment", "operator-health", "failed", "no pods", 1500))
