@@ -1016,30 +1016,13 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 
 
 def gate(
-    check: str,
-    value: float | None,
-    unit: str,
-    threshold: str,
-    verdict: str,
-    *,
-    phase: str = "performance",
-    name: str = "",
-    t: float = 0.0,
-    display: str = "",
-    note: str = "",
+    check: str, value: float | None, unit: str, threshold: str, verdict: str, **fields: Any
 ) -> Measurement:
-    """A Measurement of one of ``check``'s gates (named after the check unless ``name`` is set)."""
+    """A Measurement of one of ``check``'s gates: a performance gate at t=0 named after the
+    check unless ``fields`` (t, phase, name, display, note) say otherwise."""
+    fields = {"t": 0.0, "phase": "performance", "name": check, **fields}
     return Measurement(
-        t=t,
-        phase=phase,
-        check=check,
-        name=name or check,
-        value=value,
-        unit=unit,
-        threshold=threshold,
-        verdict=verdict,
-        display=display,
-        note=note,
+        check=check, value=value, unit=unit, threshold=threshold, verdict=verdict, **fields
     )
 
 

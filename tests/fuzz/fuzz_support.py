@@ -190,3 +190,18 @@ def sample_bytes(name: str) -> bytes:
 
 def sample_text(path: Path) -> str:
     return path.read_text(encoding="utf-8")
+
+
+def qualify_aks_training(catalog: Any, profile: str | None) -> Any:
+    """Qualify AKS / H100 / Ubuntu / training against ``catalog`` with no snapshot."""
+    from core.documents.criteria import parse_criteria
+    from core.recipe.qualification import qualify
+
+    criteria = parse_criteria(
+        service="aks",
+        accelerator="h100",
+        os="ubuntu",
+        intent="training",
+        registered=catalog.registered,
+    )
+    return qualify(criteria, profile, None, catalog=catalog)

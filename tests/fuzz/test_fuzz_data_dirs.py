@@ -13,10 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.capture.oke_legacy import LegacyPluginProjection, classify_legacy_daemonset
-from core.documents.criteria import parse_criteria
 from core.foundation.errors import AicrError
 from core.recipe.catalog import Catalog, clear_catalog_cache, load_catalog
-from core.recipe.qualification import qualify
 from core.validation.catalog import ValidatorCatalog, load_validator_catalog
 from tests.fuzz.fuzz_support import (
     FUZZ_SMALL,
@@ -24,6 +22,7 @@ from tests.fuzz.fuzz_support import (
     check_contract,
     json_values,
     mutated,
+    qualify_aks_training,
     scratch_dir,
 )
 
@@ -52,14 +51,7 @@ def test_external_recipe_catalog_with_a_damaged_overlay(data: st.DataObject) -> 
     try:
         out = check_contract(lambda: load_catalog(external=d))
         if isinstance(out, Catalog):
-            criteria = parse_criteria(
-                service="aks",
-                accelerator="h100",
-                os="ubuntu",
-                intent="training",
-                registered=out.registered,
-            )
-            verdict = qualify(criteria, None, None, catalog=out)
+            verdict = qualify_aks_training(out, None)
             assert verdict.recipe is not None or verdict.error is not None
             if verdict.error is not None:
                 assert "\n" not in verdict.error.render()

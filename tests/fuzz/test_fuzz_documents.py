@@ -37,6 +37,7 @@ from tests.fuzz.fuzz_support import (
     check_contract,
     json_values,
     mutated,
+    qualify_aks_training,
 )
 
 SOURCE = "docs/fuzz-input.yaml"
@@ -135,19 +136,9 @@ def test_snapshot_damaged_samples(data: st.DataObject) -> None:
 # -- recipes ------------------------------------------------------------------------------
 @functools.cache
 def _recipe_sample() -> str:
-    from core.documents.criteria import parse_criteria
     from core.recipe.catalog import load_catalog
-    from core.recipe.qualification import qualify
 
-    catalog = load_catalog()
-    criteria = parse_criteria(
-        service="aks",
-        accelerator="h100",
-        os="ubuntu",
-        intent="training",
-        registered=catalog.registered,
-    )
-    verdict = qualify(criteria, "gpuStack=operator-managed", None, catalog=catalog)
+    verdict = qualify_aks_training(load_catalog(), "gpuStack=operator-managed")
     assert verdict.recipe is not None, verdict.error
     return render_recipe(verdict.recipe)
 

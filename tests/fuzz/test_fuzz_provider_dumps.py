@@ -74,31 +74,21 @@ def test_arbitrary_json(value: Any) -> None:
 
 
 _field = st.one_of(json_values, st.text(max_size=30))
-_gpu_profile = st.one_of(
-    json_values,
-    st.fixed_dictionaries(
-        {},
-        optional={
-            "driver": _field,
-            "nvidia": st.one_of(
-                json_values, st.fixed_dictionaries({}, optional={"managementMode": _field})
-            ),
-        },
+
+
+def _object(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Any JSON value, or an object holding any subset of ``fields`` (keys as given)."""
+    return st.one_of(json_values, st.fixed_dictionaries({}, optional=fields))
+
+
+_gpu_profile = _object(driver=_field, nvidia=_object(managementMode=_field))
+_pool = _object(
+    name=_field,
+    vmSize=st.one_of(
+        _field,
+        st.sampled_from(["Standard_ND96isr_H100_v5", "standard_nc6", "Standard_D2_v3"]),
     ),
-)
-_pool = st.one_of(
-    json_values,
-    st.fixed_dictionaries(
-        {},
-        optional={
-            "name": _field,
-            "vmSize": st.one_of(
-                _field,
-                st.sampled_from(["Standard_ND96isr_H100_v5", "standard_nc6", "Standard_D2_v3"]),
-            ),
-            "gpuProfile": _gpu_profile,
-        },
-    ),
+    gpuProfile=_gpu_profile,
 )
 
 
@@ -108,10 +98,7 @@ def test_aks_pool_shaped_lists(pools: list[Any]) -> None:
     _aks(to_json_bytes(pools))
 
 
-_addon = st.one_of(
-    json_values,
-    st.fixed_dictionaries({}, optional={"name": _field, "lifecycle-state": _field}),
-)
+_addon = _object(name=_field, **{"lifecycle-state": _field})
 
 
 @FUZZ
@@ -124,34 +111,20 @@ _daemonset = st.fixed_dictionaries(
     {},
     optional={
         "kind": st.one_of(st.just("DaemonSet"), _field),
-        "metadata": st.one_of(
-            json_values,
-            st.fixed_dictionaries(
-                {},
-                optional={
-                    "name": st.one_of(st.just("nvidia-gpu-device-plugin"), _field),
-                    "namespace": st.one_of(st.just("kube-system"), _field),
-                    "labels": st.one_of(
-                        json_values,
-                        st.dictionaries(
-                            st.sampled_from(["addonmanager.kubernetes.io/mode", "app"]),
-                            st.one_of(st.just("Reconcile"), _field),
-                            max_size=2,
-                        ),
-                    ),
-                },
+        "metadata": _object(
+            name=st.one_of(st.just("nvidia-gpu-device-plugin"), _field),
+            namespace=st.one_of(st.just("kube-system"), _field),
+            labels=st.one_of(
+                json_values,
+                st.dictionaries(
+                    st.sampled_from(["addonmanager.kubernetes.io/mode", "app"]),
+                    st.one_of(st.just("Reconcile"), _field),
+                    max_size=2,
+                ),
             ),
         ),
-        "status": st.one_of(
-            json_values,
-            st.fixed_dictionaries(
-                {},
-                optional={
-                    "desiredNumberScheduled": st.one_of(
-                        st.integers(min_value=-3, max_value=5), json_values
-                    )
-                },
-            ),
+        "status": _object(
+            desiredNumberScheduled=st.one_of(st.integers(min_value=-3, max_value=5), json_values)
         ),
     },
 )

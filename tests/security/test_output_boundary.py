@@ -195,19 +195,35 @@ def _in_namespace(script: str, tmp_path: Path) -> subprocess.CompletedProcess[st
     return run_captured(["unshare", "-rm", "sh", "-c", script], cwd=tmp_path, env=env)
 
 
+def _cli(args: str) -> str:
+    """A script line running the CLI with ``args`` and reporting its exit code on stderr."""
+    return f'"$CLI" {args}; echo "rc=$?" >&2\n'
+
+
+def _on_tmpfs(tmp_path: Path, mount: str, options: str, script: str) -> tuple[list[str], str]:
+    """Run ``script`` with a fresh tmpfs (``options``) on ``mount``; its stderr lines and text."""
+    (tmp_path / mount).mkdir()
+    proc = _in_namespace(
+        f"mount -t tmpfs -o {options} tmpfs {mount} || exit 99\n" + script, tmp_path
+    )
+    return proc.stderr.strip().splitlines(), proc.stderr
+
+
+RECIPE_TO = "recipe --service aks --accelerator h100 --intent training -o "
+
+
 @needs_mount
 def test_full_disk_bundle_and_recipe(tmp_path: Path, recipe_file: Path) -> None:
-    (tmp_path / "disk").mkdir()
-    proc = _in_namespace(
-        "mount -t tmpfs -o size=32k tmpfs disk || exit 99\n"
-        f'"$CLI" bundle -r {recipe_file} -o disk/out {KEYED}; echo "rc=$?" >&2\n'
-        "dd if=/dev/zero of=disk/fill bs=1k 2>/dev/null\n"  # now nothing fits
-        f'"$CLI" recipe --service aks --accelerator h100 --intent training -o disk/r.yaml; echo "rc=$?" >&2\n'
-        'echo "left=$(ls -A disk | tr "\\n" " ")" >&2\n',
+    lines, stderr = _on_tmpfs(
         tmp_path,
+        "disk",
+        "size=32k",
+        _cli(f"bundle -r {recipe_file} -o disk/out {KEYED}")
+        + "dd if=/dev/zero of=disk/fill bs=1k 2>/dev/null\n"  # now nothing fits
+        + _cli(RECIPE_TO + "disk/r.yaml")
+        + 'echo "left=$(ls -A disk | tr "\\n" " ")" >&2\n',
     )
-    lines = proc.stderr.strip().splitlines()
-    assert lines[1] == "rc=2" and lines[3] == "rc=2", proc.stderr
+    assert lines[1] == "rc=2" and lines[3] == "rc=2", stderr
     for line in (lines[0], lines[2]):
         assert "disk/" in line and "ENOSPC" in line and "INTERNAL" not in line, line
     assert lines[4].split() == ["left=fill"], "staging or temporary files were left behind"
@@ -215,34 +231,31 @@ def test_full_disk_bundle_and_recipe(tmp_path: Path, recipe_file: Path) -> None:
 
 @needs_mount
 def test_read_only_disk(tmp_path: Path, recipe_file: Path) -> None:
-    (tmp_path / "ro").mkdir()
-    proc = _in_namespace(
-        "mount -t tmpfs -o ro,size=64k tmpfs ro || exit 99\n"
-        f'"$CLI" bundle -r {recipe_file} -o ro/out {KEYED}; echo "rc=$?" >&2\n'
-        f'"$CLI" recipe --service aks --accelerator h100 --intent training -o ro/r.yaml; echo "rc=$?" >&2\n',
+    lines, stderr = _on_tmpfs(
         tmp_path,
+        "ro",
+        "ro,size=64k",
+        _cli(f"bundle -r {recipe_file} -o ro/out {KEYED}") + _cli(RECIPE_TO + "ro/r.yaml"),
     )
-    lines = proc.stderr.strip().splitlines()
-    assert lines[1] == "rc=2" and lines[3] == "rc=2", proc.stderr
-    assert all("EROFS" in ln and "read-only" in ln for ln in (lines[0], lines[2])), proc.stderr
+    assert lines[1] == "rc=2" and lines[3] == "rc=2", stderr
+    assert all("EROFS" in ln and "read-only" in ln for ln in (lines[0], lines[2])), stderr
 
 
 @needs_mount
 def test_mount_point_is_busy_not_internal(tmp_path: Path, recipe_file: Path) -> None:
-    (tmp_path / "mnt").mkdir()
-    proc = _in_namespace(
-        "mount -t tmpfs -o size=1m tmpfs mnt || exit 99\n"
-        "echo keep > mnt/keep.txt\n"
-        f'"$CLI" bundle -r {recipe_file} -o mnt --force {KEYED}; echo "rc=$?" >&2\n'
-        "rm mnt/keep.txt\n"
-        f'"$CLI" bundle -r {recipe_file} -o mnt {KEYED}; echo "rc=$?" >&2\n'
-        'echo "left=$(ls -A . | tr "\\n" " ")" >&2\n',
+    lines, stderr = _on_tmpfs(
         tmp_path,
+        "mnt",
+        "size=1m",
+        "echo keep > mnt/keep.txt\n"
+        + _cli(f"bundle -r {recipe_file} -o mnt --force {KEYED}")
+        + "rm mnt/keep.txt\n"
+        + _cli(f"bundle -r {recipe_file} -o mnt {KEYED}")
+        + 'echo "left=$(ls -A . | tr "\\n" " ")" >&2\n',
     )
-    lines = proc.stderr.strip().splitlines()
-    assert lines[1] == "rc=2" and "mount point" in lines[0], proc.stderr
-    assert lines[3] == "rc=2" and '"mnt"' in lines[2] and "INTERNAL" not in lines[2], proc.stderr
-    assert lines[4].split() == ["left=mnt"], proc.stderr
+    assert lines[1] == "rc=2" and "mount point" in lines[0], stderr
+    assert lines[3] == "rc=2" and '"mnt"' in lines[2] and "INTERNAL" not in lines[2], stderr
+    assert lines[4].split() == ["left=mnt"], stderr
 
 
 # ------------------------------------------------------------------- injected errnos

@@ -283,3 +283,15 @@ def write_kubeconfig(path: Path, server: str, *, token: str = "test-token") -> P
         f"  user: {{token: {token}}}\n"
     )
     return path
+
+
+def assert_saved_dump_captures_alike(live: Any, **dump: str) -> None:
+    """The dump ``live`` saved, captured offline (``dump``: the capture_offline keyword and the
+    file), yields exactly the measurements of the live projection."""
+    from core.capture.capture import capture_offline
+    from core.documents.snapshot import new_snapshot
+
+    from_file = capture_offline(**dump, base=new_snapshot()).snapshot  # type: ignore[arg-type]
+    base = new_snapshot()
+    base.attach("K8s", live.projection.subtype)
+    assert from_file.measurements == base.measurements

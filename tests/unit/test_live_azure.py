@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 
 from core.capture.aks_pools import load_aks_pools
-from core.capture.capture import capture_offline
-from core.documents.snapshot import new_snapshot
 from core.foundation.errors import AicrError, ErrorCode
 from core.live import CaptureProgress
 from core.live.azure import (
@@ -34,6 +32,7 @@ from tests.unit.live_fakes import (
     Reply,
     Request,
     StaticTokenCredential,
+    assert_saved_dump_captures_alike,
     make_tls_files,
 )
 
@@ -84,19 +83,18 @@ def arm(handler, tls: tuple[Path, Path, Path]) -> LoopbackServer:
     return LoopbackServer(handler, tls=(tls[1], tls[2]))
 
 
+def _capture(endpoint: str | None, **kwargs: Any) -> Any:
+    """``capture_aks_pools`` of the test cluster at ``endpoint``, with a static token unless
+    ``credential`` says otherwise."""
+    kwargs.setdefault("credential", StaticTokenCredential())
+    return capture_aks_pools(SUB, RG, CLUSTER, arm_endpoint=endpoint, **kwargs)
+
+
 def test_live_pools_read_like_the_az_dump(tls: tuple[Path, Path, Path], tmp_path: Path) -> None:
     credential = StaticTokenCredential()
     steps: list[CaptureProgress] = []
     with arm(paged_pools(REST_POOLS), tls) as server:
-        live = capture_aks_pools(
-            SUB,
-            RG,
-            CLUSTER,
-            credential=credential,
-            arm_endpoint=server.url,
-            timeout=5,
-            progress=steps.append,
-        )
+        live = _capture(server.url, credential=credential, timeout=5, progress=steps.append)
     # Both pages were read, with the api-version the SDK pins and the bearer token.
     assert [r.param("$skipToken") for r in server.requests] == [None, "2"]
     assert all(r.param("api-version") for r in server.requests)
@@ -124,10 +122,7 @@ def test_live_pools_read_like_the_az_dump(tls: tuple[Path, Path, Path], tmp_path
     saved = tmp_path / "pools.json"
     live.save(str(saved))
     assert load_aks_pools(saved).subtype == live.projection.subtype
-    from_file = capture_offline(aks_pools=str(saved), base=new_snapshot()).snapshot
-    base = new_snapshot()
-    base.attach("K8s", live.projection.subtype)
-    assert from_file.measurements == base.measurements
+    assert_saved_dump_captures_alike(live, aks_pools=str(saved))
 
 
 @pytest.mark.parametrize(
@@ -160,9 +155,7 @@ def test_each_pool_mode_survives_the_sdk(
             {"name": pool["name"], "vmSize": pool["properties"]["vmSize"], "gpuProfile": profile}
         )
     with arm(paged_pools(pools, per_page=1), tls) as server:
-        live = capture_aks_pools(
-            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, timeout=5
-        )
+        live = _capture(server.url, timeout=5)
     from core.capture.aks_pools import project_aks_pools
 
     offline = project_aks_pools(json.dumps(az_dump).encode(), "az dump")
@@ -201,9 +194,7 @@ def test_403_names_the_rbac_action(tls: tuple[Path, Path, Path]) -> None:
         f"'{AGENT_POOLS_READ_ACTION}' over scope '/subscriptions/{SUB}'.",
     )
     with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
-        )
+        _capture(server.url, retries=0)
     err = info.value
     assert err.code is ErrorCode.UNAUTHORIZED
     assert AGENT_POOLS_READ_ACTION in err.message
@@ -214,9 +205,7 @@ def test_403_names_the_rbac_action(tls: tuple[Path, Path, Path]) -> None:
 def test_401_names_the_credential(tls: tuple[Path, Path, Path]) -> None:
     handler = _error(401, "InvalidAuthenticationToken", "The access token is invalid.")
     with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
-        )
+        _capture(server.url, retries=0)
     assert info.value.code is ErrorCode.UNAUTHORIZED
     assert "az login" in info.value.message
     assert "InvalidAuthenticationToken" in info.value.render()
@@ -225,9 +214,7 @@ def test_401_names_the_credential(tls: tuple[Path, Path, Path]) -> None:
 def test_404_names_the_cluster(tls: tuple[Path, Path, Path]) -> None:
     handler = _error(404, "ResourceNotFound", "The Resource was not found.")
     with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
-        )
+        _capture(server.url, retries=0)
     assert info.value.code is ErrorCode.NOT_FOUND
     assert f'"{CLUSTER}"' in info.value.message and RG in info.value.message
 
@@ -237,29 +224,14 @@ def test_slow_answer_is_a_timeout(tls: tuple[Path, Path, Path]) -> None:
         return Reply(200, {"value": []}, delay_s=5)
 
     with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB,
-            RG,
-            CLUSTER,
-            credential=StaticTokenCredential(),
-            arm_endpoint=server.url,
-            timeout=0.4,
-            retries=0,
-        )
+        _capture(server.url, timeout=0.4, retries=0)
     assert info.value.code is ErrorCode.TIMEOUT
     assert "0.4s" in info.value.message
 
 
 def test_missing_credential_is_named() -> None:
     with pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB,
-            RG,
-            CLUSTER,
-            credential=FailingCredential(),
-            arm_endpoint="https://127.0.0.1:9",
-            retries=0,
-        )
+        _capture("https://127.0.0.1:9", credential=FailingCredential(), retries=0)
     assert info.value.code is ErrorCode.UNAUTHORIZED
     assert "DefaultAzureCredential" in info.value.message
     assert "az login" in info.value.message
@@ -267,15 +239,7 @@ def test_missing_credential_is_named() -> None:
 
 def test_unreachable_endpoint_is_one_line() -> None:
     with pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB,
-            RG,
-            CLUSTER,
-            credential=StaticTokenCredential(),
-            arm_endpoint="https://127.0.0.1:9",
-            retries=0,
-            timeout=2,
-        )
+        _capture("https://127.0.0.1:9", retries=0, timeout=2)
     assert info.value.code in (ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.TIMEOUT)
     assert "\n" not in info.value.render()
 
@@ -300,14 +264,7 @@ def test_cancel_before_start_makes_no_request(tls: tuple[Path, Path, Path]) -> N
     cancel = threading.Event()
     cancel.set()
     with arm(paged_pools(REST_POOLS), tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB,
-            RG,
-            CLUSTER,
-            credential=StaticTokenCredential(),
-            arm_endpoint=server.url,
-            cancel=cancel,
-        )
+        _capture(server.url, cancel=cancel)
     assert info.value.code is ErrorCode.TIMEOUT
     assert "canceled" in info.value.message
     assert server.requests == []
@@ -321,15 +278,7 @@ def test_cancel_between_pages_stops_the_listing(tls: tuple[Path, Path, Path]) ->
             cancel.set()
 
     with arm(paged_pools(REST_POOLS, per_page=1), tls) as server, pytest.raises(AicrError):
-        capture_aks_pools(
-            SUB,
-            RG,
-            CLUSTER,
-            credential=StaticTokenCredential(),
-            arm_endpoint=server.url,
-            cancel=cancel,
-            progress=on_progress,
-        )
+        _capture(server.url, cancel=cancel, progress=on_progress)
     assert len(server.requests) == 1
 
 
@@ -338,9 +287,7 @@ def test_server_error_without_body_is_one_line(tls: tuple[Path, Path, Path]) -> 
         return Reply(500, b"")
 
     with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
-        )
+        _capture(server.url, retries=0)
     assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
     assert "HTTP 500" in info.value.message
     assert "\n" not in info.value.render()
@@ -351,9 +298,7 @@ def test_body_that_is_not_a_pool_list(tls: tuple[Path, Path, Path]) -> None:
         return Reply(200, b"<html>captive portal</html>")
 
     with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        capture_aks_pools(
-            SUB, RG, CLUSTER, credential=StaticTokenCredential(), arm_endpoint=server.url, retries=0
-        )
+        _capture(server.url, retries=0)
     assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
     assert "\n" not in info.value.render()
 
@@ -361,6 +306,6 @@ def test_body_that_is_not_a_pool_list(tls: tuple[Path, Path, Path]) -> None:
 def test_bad_cloud_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AZURE_SDK_CLOUD_CONF", "AZURE_MARS")
     with pytest.raises(AicrError) as info:
-        capture_aks_pools(SUB, RG, CLUSTER, credential=StaticTokenCredential(), retries=0)
+        _capture(None, retries=0)
     assert info.value.code is ErrorCode.INVALID_REQUEST
     assert "AZURE_SDK_CLOUD_CONF" in info.value.message

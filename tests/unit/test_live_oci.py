@@ -16,13 +16,17 @@ from typing import Any
 
 import pytest
 
-from core.capture.capture import capture_offline
 from core.capture.oke_addons import load_oke_addons, project_oke_addons
-from core.documents.snapshot import new_snapshot
 from core.foundation.errors import AicrError, ErrorCode
 from core.live.oci import capture_oke_addons, check_cluster_id
 from tests.conftest import TEST_DATA
-from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_oci_config
+from tests.unit.live_fakes import (
+    LoopbackServer,
+    Reply,
+    Request,
+    assert_saved_dump_captures_alike,
+    write_oci_config,
+)
 
 CLUSTER = "ocid1.cluster.oc1.iad.aaaaaaaaexamplecluster"
 ADDONS_PATH = f"/20180222/clusters/{CLUSTER}/addons"
@@ -88,10 +92,7 @@ def test_live_addons_read_like_the_cli_dump(oci_config: Path, tmp_path: Path) ->
     saved = tmp_path / "addons.json"
     live.save(str(saved))
     assert json.loads(saved.read_text()) == json.loads((DATA / "oke-list-addons.json").read_text())
-    from_file = capture_offline(oke_addons=str(saved), base=new_snapshot()).snapshot
-    base = new_snapshot()
-    base.attach("K8s", live.projection.subtype)
-    assert from_file.measurements == base.measurements
+    assert_saved_dump_captures_alike(live, oke_addons=str(saved))
 
 
 @pytest.mark.parametrize(
