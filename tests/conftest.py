@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,18 @@ def run_cli(
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def invalid_request(call: Callable[..., object], *args: Any) -> Any:
+    """Call ``call(*args)``; assert it is refused as an invalid request (exit 2) and return the
+    AicrError."""
+    from core.foundation.errors import AicrError, ErrorCode
+
+    with pytest.raises(AicrError) as info:
+        call(*args)
+    assert info.value.code is ErrorCode.INVALID_REQUEST
+    assert info.value.exit_code == 2
+    return info.value
 
 
 def qualified_recipe(service: str, accelerator: str, os_: str, profile: str, snapshot: str) -> Any:

@@ -18,6 +18,7 @@ from tests.pilot.validate_fixtures import (
     ScreenHost,
     accept_path_prompt,
     decline_overwrite,
+    run_palette_command,
     wait_until,
 )
 
@@ -234,11 +235,7 @@ async def test_write_is_reachable_from_the_command_palette(aks_recipe, tmp_path)
         bound = {b.action.split("(")[0] for b in screen.BINDINGS if b.action != "back"}
         offered = {action.split("(")[0] for _, _, action in screen.PALETTE_ACTIONS}
         assert bound <= offered
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"write")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
+        await run_palette_command(pilot, "write")
         await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))
         assert app.screen.query_one(Input).value == str(tmp_path / "bundle")
 

@@ -17,6 +17,7 @@ from tests.pilot.validate_fixtures import (
     accept_path_prompt,
     decline_overwrite,
     flood,
+    run_palette_command,
     short_run,
     wait_until,
 )
@@ -225,11 +226,7 @@ async def test_every_dashboard_action_is_in_the_command_palette(tmp_path) -> Non
         bound = {b.action for b in screen.BINDINGS if b.action != "back"}
         offered = {action for _, _, action in screen.PALETTE_ACTIONS}
         assert bound - {"focus_log", "focus_table"} <= offered
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"junit")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
+        await run_palette_command(pilot, "junit")
         await wait_until(pilot, lambda: isinstance(app.screen, PathPromptModal))
         assert app.screen.query_one(Input).value == str(tmp_path / "validation-junit.xml")
 

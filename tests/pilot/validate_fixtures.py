@@ -192,3 +192,12 @@ async def decline_overwrite(pilot: Any, key: str) -> None:
     assert isinstance(pilot.app.screen, ConfirmModal)
     await pilot.press("n")
     await pilot.pause()
+
+
+async def run_palette_command(pilot: Any, typed: str) -> None:
+    """Open the command palette, type ``typed`` and run the command it offers first."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*typed)
+    await pilot.pause(0.5)
+    await pilot.press("enter")

@@ -15,7 +15,8 @@ from core.capture.aks_pools import (
     pool_mode,
     project_aks_pools,
 )
-from core.foundation.errors import AicrError, ErrorCode
+from core.foundation.errors import AicrError
+from tests.conftest import invalid_request
 
 H100 = "Standard_ND96isr_H100_v5"
 
@@ -27,11 +28,7 @@ def project(doc: object) -> dict[str, object]:
 
 def reject(raw: bytes | str) -> AicrError:
     data = raw.encode() if isinstance(raw, str) else raw
-    with pytest.raises(AicrError) as info:
-        project_aks_pools(data, "pools.json")
-    assert info.value.code is ErrorCode.INVALID_REQUEST
-    assert info.value.exit_code == 2
-    return info.value
+    return invalid_request(project_aks_pools, data, "pools.json")
 
 
 # -- §1.8 valid examples -------------------------------------------------------------------

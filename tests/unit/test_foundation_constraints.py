@@ -22,6 +22,7 @@ from core.recipe.constraints import (
     parse_expression,
     parse_path,
 )
+from tests.conftest import invalid_request
 
 
 def snap(*measurements: tuple[str, dict[str, dict[str, object]]]) -> Snapshot:
@@ -112,9 +113,7 @@ def test_path_split(name: str, path: ConstraintPath) -> None:
     ],
 )
 def test_bad_paths_are_invalid(name: str) -> None:
-    with pytest.raises(AicrError) as info:
-        parse_path(name)
-    assert info.value.code is ErrorCode.INVALID_REQUEST
+    invalid_request(parse_path, name)
 
 
 def test_type_typo_gets_a_hint() -> None:

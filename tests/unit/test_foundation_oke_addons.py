@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.capture.oke_addons import addon_reading, load_oke_addons, project_oke_addons
-from core.foundation.errors import AicrError, ErrorCode
+from core.foundation.errors import AicrError
+from tests.conftest import invalid_request
 
 CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
 
@@ -20,11 +21,7 @@ def project(doc: object) -> dict[str, object]:
 
 def reject(raw: str | bytes) -> AicrError:
     data = raw.encode() if isinstance(raw, str) else raw
-    with pytest.raises(AicrError) as info:
-        project_oke_addons(data, "addons.json")
-    assert info.value.code is ErrorCode.INVALID_REQUEST
-    assert info.value.exit_code == 2
-    return info.value
+    return invalid_request(project_oke_addons, data, "addons.json")
 
 
 # -- §1.10 table ---------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from core.capture.oke_legacy import (
     load_legacy_daemonset,
     project_legacy_daemonset,
 )
-from core.foundation.errors import AicrError, ErrorCode
+from core.foundation.errors import AicrError
+from tests.conftest import invalid_request
 
 CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
 RECONCILE = {"addonmanager.kubernetes.io/mode": "Reconcile"}
@@ -235,10 +236,7 @@ def test_single_object_with_another_name_is_rejected() -> None:
     ],
 )
 def test_malformed_dumps_are_errors(raw: str) -> None:
-    with pytest.raises(AicrError) as info:
-        project_legacy_daemonset(raw.encode(), "ds.json")
-    assert info.value.code is ErrorCode.INVALID_REQUEST
-    assert "ds.json" in info.value.message
+    assert "ds.json" in invalid_request(project_legacy_daemonset, raw.encode(), "ds.json").message
 
 
 def test_decode_error_names_both_kubectl_commands() -> None:
