@@ -166,22 +166,33 @@ def deep_merge_typed(dst: dict[str, Any], src: dict[str, Any]) -> None:
             dst[key] = copy.deepcopy(value)
 
 
-def type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
+KindNames = tuple[tuple[type | tuple[type, ...], str], ...]
+
+# The vocabulary of value-tree messages (overrides, chart values).
+VALUE_KINDS: KindNames = (
+    (bool, "bool"),  # before int: a bool is an int to isinstance
+    (int, "int"),
+    (float, "float"),
+    (str, "string"),
+    (list, "list"),
+    (dict, "map"),
+)
+
+
+def kind_name(value: Any, names: KindNames) -> str:
+    """What ``value`` is called in a message: ``null`` for None, else the name of the first
+    entry of ``names`` it is an instance of (so order matters), else its Python type's name.
+    Each reader says things in its own source's words (``map`` or ``object``, ``number``)."""
     if value is None:
         return "null"
+    for kind, name in names:
+        if isinstance(value, kind):
+            return name
     return type(value).__name__
+
+
+def type_name(value: Any) -> str:
+    return kind_name(value, VALUE_KINDS)
 
 
 def validate_path(path: str, flag: str, entry: str) -> None:
@@ -199,11 +210,13 @@ __all__ = [
     "deep_merge_typed",
     "delete_path",
     "get_path",
+    "kind_name",
     "leaf_paths",
     "observe",
     "paths_intersect",
     "set_path",
     "split_path",
     "type_name",
+    "VALUE_KINDS",
     "validate_path",
 ]

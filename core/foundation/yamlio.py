@@ -22,6 +22,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarStri
 
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import value_bound_violation
+from core.foundation.tree import KindNames, kind_name
 
 
 def _yaml(typ: str = "rt") -> YAML:
@@ -527,6 +528,15 @@ def load_json_pairs(raw: bytes) -> Any:
 
 
 _TOO_DEEP = "JSON nesting is deeper than this reader supports"
+# JSON's own words for what load_json_pairs returns; JsonNumber before str, JsonPairs
+# before list (each subclasses the other).
+_JSON_KINDS: KindNames = (
+    (bool, "bool"),
+    (JsonNumber, "number"),
+    (str, "string"),
+    (JsonPairs, "object"),
+    (list, "array"),
+)
 
 
 def pairs_to_plain(value: Any) -> Any:
@@ -552,19 +562,7 @@ def _pairs_to_plain(value: Any) -> Any:
 
 def json_kind(value: Any) -> str:
     """The JSON type name of a decoded value, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, JsonNumber):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, JsonPairs):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return type(value).__name__
+    return kind_name(value, _JSON_KINDS)
 
 
 def go_fold(text: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from core.foundation.tree import KindNames, kind_name
 from core.verify import kubeschema, kubeversion
 from core.verify.model import (
     CHART_SOURCE,
@@ -92,20 +93,18 @@ def _is_test_hook(obj: dict[str, Any]) -> bool:
 
 
 # ------------------------------------------------------------------- value checks
+# Helm's words for value types in schema-style messages.
+_HELM_KINDS: KindNames = (
+    (bool, "boolean"),
+    ((int, float), "number"),
+    (str, "string"),
+    (list, "list"),
+    (dict, "map"),
+)
+
+
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    return type(value).__name__
+    return kind_name(value, _HELM_KINDS)
 
 
 ValuePath = tuple[str, ...]
