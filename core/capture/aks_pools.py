@@ -13,18 +13,18 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from functools import partial
 
+from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
 from core.foundation.yamlio import (
-    GoDecodeError,
     GoField,
     decode_go_struct,
     go_equal_fold,
     go_lower,
     json_kind,
-    load_json_pairs,
     new_go_struct,
 )
 
@@ -137,19 +137,14 @@ def aggregate_modes(modes: list[str]) -> str | None:
 
 
 def _decode_failure(source: str, reason: str) -> Exception:
-    return invalid(
-        f'failed to decode {DESCRIPTION} file "{source}": expected the JSON array emitted by '
-        f"`{SOURCE_COMMAND}`",
-        reason,
+    return decode_failure(
+        DESCRIPTION, source, f"the JSON array emitted by `{SOURCE_COMMAND}`", reason
     )
 
 
 def project_aks_pools(raw: bytes, source: str) -> AksPoolsProjection:
     """Project the bytes of an ``az aks nodepool list -o json`` dump into the reading."""
-    try:
-        document = load_json_pairs(raw)
-    except GoDecodeError as exc:
-        raise _decode_failure(source, str(exc)) from exc
+    document = decode_json(raw, partial(_decode_failure, source))
     if document is None:
         raise invalid(
             f'failed to decode {DESCRIPTION} file "{source}": got JSON null, expected the JSON '
@@ -162,10 +157,8 @@ def project_aks_pools(raw: bytes, source: str) -> AksPoolsProjection:
     pools: list[AksPool] = []
     for index, element in enumerate(document):
         decoded = new_go_struct(_POOL_FIELDS)
-        try:
+        with decoding(partial(_decode_failure, source)):
             decode_go_struct(element, _POOL_FIELDS, decoded, f"pool[{index}]")
-        except GoDecodeError as exc:
-            raise _decode_failure(source, str(exc)) from exc
         pools.append(_pool(decoded))
     return AksPoolsProjection(source=source, pools=pools, subtype=_subtype(pools))
 

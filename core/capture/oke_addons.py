@@ -15,19 +15,19 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 
+from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
 from core.foundation.yamlio import (
-    GoDecodeError,
     GoField,
     GoSlice,
     decode_go_struct,
     go_equal_fold,
     go_lower,
     json_kind,
-    load_json_pairs,
     new_go_struct,
 )
 
@@ -82,28 +82,21 @@ def conflict_warning(addon: OkeAddon) -> str:
 
 
 def _decode_failure(source: str, reason: str) -> Exception:
-    return invalid(
-        f'failed to decode OKE add-ons file "{source}": expected the JSON object emitted by '
-        f"`{SOURCE_COMMAND}`",
-        reason,
+    return decode_failure(
+        "OKE add-ons", source, f"the JSON object emitted by `{SOURCE_COMMAND}`", reason
     )
 
 
 def project_oke_addons(raw: bytes, source: str) -> OkeAddonsProjection:
     """Project the bytes of a ``list-addons`` dump into the ``oke-addons`` reading."""
-    try:
-        document = load_json_pairs(raw)
-    except GoDecodeError as exc:
-        raise _decode_failure(source, str(exc)) from exc
+    document = decode_json(raw, partial(_decode_failure, source))
     decoded = new_go_struct(_DUMP_FIELDS)
     if document is not None and json_kind(document) != "object":
         raise _decode_failure(
             source, f"cannot unmarshal {json_kind(document)} into the add-on list (an object)"
         )
-    try:
+    with decoding(partial(_decode_failure, source)):
         decode_go_struct(document, _DUMP_FIELDS, decoded, "dump")
-    except GoDecodeError as exc:
-        raise _decode_failure(source, str(exc)) from exc
     data = decoded["data"]
     if not isinstance(data, GoSlice):
         raise invalid(

@@ -18,12 +18,14 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from core.capture.dumps import decode_failure, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import AicrError, invalid
 from core.foundation.fileio import read_dump
-from core.foundation.yamlio import GoDecodeError, json_kind, load_json_pairs, pairs_to_plain
+from core.foundation.yamlio import json_kind, load_json_pairs, pairs_to_plain
 
 DESCRIPTION = "OKE legacy device-plugin DaemonSet"
 SUBTYPE = "oke-legacy-plugin"
@@ -161,9 +163,10 @@ def classify_legacy_daemonset(
 
 
 def _decode_failure(source: str, reason: str) -> Exception:
-    return invalid(
-        f'failed to decode {DESCRIPTION} file "{source}": expected the JSON emitted by '
-        f"`{SOURCE_COMMANDS[0]}` or `{SOURCE_COMMANDS[1]}`",
+    return decode_failure(
+        DESCRIPTION,
+        source,
+        f"the JSON emitted by `{SOURCE_COMMANDS[0]}` or `{SOURCE_COMMANDS[1]}`",
         reason,
     )
 
@@ -200,10 +203,8 @@ def _check_shape(obj: dict[str, Any], source: str, where: str) -> None:
 
 def project_legacy_daemonset(raw: bytes, source: str) -> LegacyPluginProjection:
     """Classify a ``kubectl get daemonset(s) -o json`` dump (a List or one DaemonSet)."""
-    try:
+    with decoding(partial(_decode_failure, source)):
         document = pairs_to_plain(load_json_pairs(raw))
-    except GoDecodeError as exc:
-        raise _decode_failure(source, str(exc)) from exc
     if not isinstance(document, dict):
         raise _decode_failure(source, f"got a JSON {json_kind(document)}, expected an object")
     kind = document.get("kind")
