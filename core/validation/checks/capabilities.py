@@ -64,6 +64,21 @@ def _condition(obj: dict[str, Any] | None, kind: str) -> tuple[bool, str]:
     return False, "no such condition"
 
 
+def _expect_condition(
+    ctx: CheckContext, issues: list[str], obj: dict[str, Any] | None, what: str, kind: str
+) -> None:
+    """Log whether ``what`` (a fetched object, None when absent) has condition ``kind`` True;
+    add an issue when it is missing or the condition is not True."""
+    if obj is None:
+        issues.append(f"{what} not found")
+        ctx.log(f"{what}: not found")
+        return
+    ok, why = _condition(obj, kind)
+    ctx.log(f"{what}: {kind}={ok} ({why})")
+    if not ok:
+        issues.append(f"{what} not {kind} ({why})")
+
+
 def _deployments_health(ctx: CheckContext, deployments: list[WorkloadInfo]) -> list[str]:
     issues: list[str] = []
     for d in sorted(deployments, key=lambda w: w.name):
@@ -379,23 +394,10 @@ def inference_gateway(ctx: CheckContext) -> CheckOutcome:
         issues.append(f"no kgateway controller Deployment in namespace {ns}")
     issues += _deployments_health(ctx, deployments)
     cls = ctx.executor.get_object(GATEWAY_GROUP, GATEWAY_VERSION, "gatewayclasses", GATEWAY_CLASS)
-    if cls is None:
-        issues.append(f"GatewayClass {GATEWAY_CLASS} not found")
-        ctx.log(f"GatewayClass {GATEWAY_CLASS}: not found")
-    else:
-        ok, why = _condition(cls, "Accepted")
-        ctx.log(f"GatewayClass {GATEWAY_CLASS}: Accepted={ok} ({why})")
-        if not ok:
-            issues.append(f"GatewayClass {GATEWAY_CLASS} not Accepted ({why})")
+    _expect_condition(ctx, issues, cls, f"GatewayClass {GATEWAY_CLASS}", "Accepted")
     gw = ctx.executor.get_object(GATEWAY_GROUP, GATEWAY_VERSION, "gateways", GATEWAY_NAME, ns)
-    if gw is None:
-        issues.append(f"Gateway {ns}/{GATEWAY_NAME} not found")
-        ctx.log(f"Gateway {ns}/{GATEWAY_NAME}: not found")
-    else:
-        ok, why = _condition(gw, "Programmed")
-        ctx.log(f"Gateway {ns}/{GATEWAY_NAME}: Programmed={ok} ({why})")
-        if not ok:
-            issues.append(f"Gateway {ns}/{GATEWAY_NAME} not Programmed ({why})")
+    _expect_condition(ctx, issues, gw, f"Gateway {ns}/{GATEWAY_NAME}", "Programmed")
+    if gw is not None:
         listeners = (gw.get("spec") or {}).get("listeners") or []
         status = gw.get("status") if isinstance(gw.get("status"), dict) else {}
         addresses = [

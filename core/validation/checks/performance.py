@@ -38,6 +38,44 @@ RDMA_RESOURCE = "rdma/hca_shared_devices_a"
 NCCL_LOG_LINES = 20000
 
 
+# How each inference gate is logged and reported: the log label, what the report lacks
+# when there is no value, how a value is worded, and whether the limit is a floor.
+_INFERENCE_GATES: dict[str, tuple[str, str, str, bool]] = {
+    "inference-throughput": (
+        "Throughput",
+        "inference throughput",
+        "inference throughput {:.2f} tokens/sec",
+        True,
+    ),
+    "inference-ttft-p99": ("TTFT p99", "TTFT p99", "inference TTFT p99 {:.2f} ms", False),
+}
+
+
+def _inference_gate(
+    ctx: CheckContext,
+    problems: list[str],
+    name: str,
+    value: float | None,
+    unit: str,
+    gate: str,
+    limit: float,
+) -> None:
+    """Measure one AIPerf value against its gate (10% tolerance); a miss adds a problem."""
+    label, subject, worded, floor = _INFERENCE_GATES[name]
+    if value is None:
+        ctx.measure(name, None, unit, gate, "not measured")
+        problems.append(f"{subject} not in the AIPerf report")
+        return
+    ok = value >= FLOOR_TOLERANCE * limit if floor else value <= CEILING_TOLERANCE * limit
+    ctx.log(f"{label} constraint: {gate} → {'PASS' if ok else 'FAIL'}")
+    ctx.log(_tolerance_line(limit, unit, floor=floor))
+    ctx.measure(name, value, unit, gate, "passed" if ok else "failed")
+    if not ok:
+        problems.append(
+            f"{worded.format(value)} does not satisfy constraint {gate} (with 10% tolerance)"
+        )
+
+
 def _tolerance_line(threshold: float, unit: str, floor: bool) -> str:
     if floor:
         return (
@@ -746,36 +784,20 @@ def inference_perf(ctx: CheckContext) -> CheckOutcome:
             ctx.measure(
                 "inference-throughput", value, "tok/s", tp_gate.value, "not applicable", note=na
             )
-        elif value is None:
-            ctx.measure("inference-throughput", None, "tok/s", tp_gate.value, "not measured")
-            problems.append("inference throughput not in the AIPerf report")
         else:
-            ok = value >= FLOOR_TOLERANCE * tp_limit
-            ctx.log(f"Throughput constraint: {tp_gate.value} → {'PASS' if ok else 'FAIL'}")
-            ctx.log(_tolerance_line(tp_limit, "tok/s", floor=True))
-            ctx.measure(
-                "inference-throughput", value, "tok/s", tp_gate.value, "passed" if ok else "failed"
+            _inference_gate(
+                ctx, problems, "inference-throughput", value, "tok/s", tp_gate.value, tp_limit
             )
-            if not ok:
-                problems.append(
-                    f"inference throughput {value:.2f} tokens/sec does not satisfy constraint {tp_gate.value} (with 10% tolerance)"
-                )
     if ttft_gate is not None and ttft_limit is not None:
-        value = result.ttft_p99_ms
-        if value is None:
-            ctx.measure("inference-ttft-p99", None, "ms", ttft_gate.value, "not measured")
-            problems.append("TTFT p99 not in the AIPerf report")
-        else:
-            ok = value <= CEILING_TOLERANCE * ttft_limit
-            ctx.log(f"TTFT p99 constraint: {ttft_gate.value} → {'PASS' if ok else 'FAIL'}")
-            ctx.log(_tolerance_line(ttft_limit, "ms", floor=False))
-            ctx.measure(
-                "inference-ttft-p99", value, "ms", ttft_gate.value, "passed" if ok else "failed"
-            )
-            if not ok:
-                problems.append(
-                    f"inference TTFT p99 {value:.2f} ms does not satisfy constraint {ttft_gate.value} (with 10% tolerance)"
-                )
+        _inference_gate(
+            ctx,
+            problems,
+            "inference-ttft-p99",
+            result.ttft_p99_ms,
+            "ms",
+            ttft_gate.value,
+            ttft_limit,
+        )
     if problems:
         return failed("; ".join(problems))
     gated = [
