@@ -216,12 +216,23 @@ def _helm_truthy(value: Any) -> bool:
     return False
 
 
-def check_nvsentinel_driver_label(state: BundleState, component: str) -> Result:
+def _nvsentinel_inputs(
+    state: BundleState, component: str
+) -> tuple[dict[str, Any], str, dict[str, Any]] | None:
+    """NVSentinel's values, the active GPU operator and its effective values; None when
+    either is not part of the bundle (nothing to check)."""
     values = state.values.get(component)
     operator = _gpu_operator(state)
     if values is None or operator is None:
+        return None
+    return values, operator, state.effective_values(operator) or {}
+
+
+def check_nvsentinel_driver_label(state: BundleState, component: str) -> Result:
+    inputs = _nvsentinel_inputs(state, component)
+    if inputs is None:
         return [], []
-    op_values = state.effective_values(operator) or {}
+    values, operator, op_values = inputs
     st, driver = observe(op_values, "driver")
     if st != PRESENT:
         return [], []
@@ -269,11 +280,10 @@ def check_nvsentinel_driver_label(state: BundleState, component: str) -> Result:
 
 
 def check_nvsentinel_runtime_class(state: BundleState, component: str) -> Result:
-    values = state.values.get(component)
-    operator = _gpu_operator(state)
-    if values is None or operator is None:
+    inputs = _nvsentinel_inputs(state, component)
+    if inputs is None:
         return [], []
-    op_values = state.effective_values(operator) or {}
+    values, operator, op_values = inputs
     st_op, op_class = observe(op_values, "operator.runtimeClass")
     st_col, col_class = observe(values, "metadata-collector.runtimeClassName")
     if (st_op == PRESENT and not isinstance(op_class, str)) or (

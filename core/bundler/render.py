@@ -478,6 +478,20 @@ def _flat_keys(tree: dict[str, Any], prefix: str = "") -> list[str]:
     return out
 
 
+def component_release(comp: ComponentPlan) -> dict[str, Any]:
+    """One component's entry in bundle-info's release list: its numbered folder and the
+    manifests its install applies."""
+    rel: dict[str, Any] = {
+        "component": comp.name,
+        "name": comp.name,
+        "namespace": comp.namespace,
+        "path": comp.folder,
+    }
+    if comp.manifests:
+        rel["manifest"] = [f"{comp.folder}/manifests/{m}" for m in sorted(comp.manifests)]
+    return rel
+
+
 def bundle_info(
     state: BundleState,
     components: list[ComponentPlan],
@@ -491,17 +505,7 @@ def bundle_info(
 
     if releases is not None:
         return _bundle_info_doc(state, recipe_bytes, settings, deployer, entrypoint, releases)
-    releases = []
-    for comp in components:
-        rel: dict[str, Any] = {
-            "component": comp.name,
-            "name": comp.name,
-            "namespace": comp.namespace,
-            "path": comp.folder,
-        }
-        if comp.manifests:
-            rel["manifest"] = [f"{comp.folder}/manifests/{m}" for m in sorted(comp.manifests)]
-        releases.append(rel)
+    releases = [component_release(comp) for comp in components]
     return _bundle_info_doc(state, recipe_bytes, settings, deployer, entrypoint, releases)
 
 

@@ -263,71 +263,39 @@ def extract(snapshot: Snapshot, path: ConstraintPath) -> Scalar:
 def evaluate_constraint(name: str, expected: str, snapshot: Snapshot | None) -> ConstraintResult:
     """Evaluate one constraint; never raises for data problems, always returns a result."""
     expected_text = "" if expected is None else str(expected)
+
+    def result(
+        status: ConstraintStatus,
+        message: str,
+        error: AicrError | None = None,
+        actual: str | None = None,
+    ) -> ConstraintResult:
+        return ConstraintResult(name, expected_text, actual, status, message, error)
+
     try:
         path = parse_path(name)
     except AicrError as exc:
-        return ConstraintResult(
-            name,
-            expected_text,
-            None,
-            ConstraintStatus.ERROR,
-            exc.message,
-            exc,
-        )
+        return result(ConstraintStatus.ERROR, exc.message, exc)
     try:
         expr = parse_expression(expected_text)
     except AicrError as exc:
-        return ConstraintResult(
-            name,
-            expected_text,
-            None,
-            ConstraintStatus.ERROR,
-            f"invalid constraint expression: {exc.message}",
-            exc,
-        )
+        return result(ConstraintStatus.ERROR, f"invalid constraint expression: {exc.message}", exc)
     if snapshot is None:
         err = not_found("no snapshot to evaluate against", name)
-        return ConstraintResult(
-            name,
-            expected_text,
-            None,
-            ConstraintStatus.UNAVAILABLE,
-            f'reading "{name}" is unavailable: no snapshot was supplied',
-            err,
-        )
+        unavailable = f'reading "{name}" is unavailable: no snapshot was supplied'
+        return result(ConstraintStatus.UNAVAILABLE, unavailable, err)
     try:
         raw = extract(snapshot, path)
     except AicrError as exc:
         if exc.has_code(ErrorCode.NOT_FOUND):
             wrapped = not_found("value not found in snapshot", exc)
-            return ConstraintResult(
-                name,
-                expected_text,
-                None,
-                ConstraintStatus.UNAVAILABLE,
-                f'reading "{name}" is unavailable: {exc.message}',
-                wrapped,
-            )
-        return ConstraintResult(name, expected_text, None, ConstraintStatus.ERROR, exc.message, exc)
+            unavailable = f'reading "{name}" is unavailable: {exc.message}'
+            return result(ConstraintStatus.UNAVAILABLE, unavailable, wrapped)
+        return result(ConstraintStatus.ERROR, exc.message, exc)
     actual = format_scalar(raw)
     try:
         ok = evaluate_expression(expr, actual)
     except AicrError as exc:
-        return ConstraintResult(
-            name, expected_text, actual, ConstraintStatus.ERROR, exc.render(), exc
-        )
-    if ok:
-        return ConstraintResult(
-            name,
-            expected_text,
-            actual,
-            ConstraintStatus.PASSED,
-            f"expected {expected_text}, got {actual}",
-        )
-    return ConstraintResult(
-        name,
-        expected_text,
-        actual,
-        ConstraintStatus.FAILED,
-        f"expected {expected_text}, got {actual}",
-    )
+        return result(ConstraintStatus.ERROR, exc.render(), exc, actual)
+    status = ConstraintStatus.PASSED if ok else ConstraintStatus.FAILED
+    return result(status, f"expected {expected_text}, got {actual}", actual=actual)

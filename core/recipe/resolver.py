@@ -450,22 +450,24 @@ def apply_registry_defaults(catalog: Catalog, ref: ComponentRef) -> ComponentRef
     typ_final = update.get("type") or ref.type or reg.type
     if not ref.type:
         update["type"] = reg.type
+    defaults: dict[str, str] = {}
     if typ_final == "Helm" and reg.helm is not None:
-        if not ref.source and reg.helm.defaultRepository:
-            update["source"] = reg.helm.defaultRepository
-        if not ref.version and reg.helm.defaultVersion:
-            update["version"] = reg.helm.defaultVersion
-        if not ref.namespace and reg.helm.defaultNamespace:
-            update["namespace"] = reg.helm.defaultNamespace
-        if not ref.chart and reg.helm.defaultChart:
-            update["chart"] = reg.helm.defaultChart.rsplit("/", 1)[-1]
+        defaults = {
+            "source": reg.helm.defaultRepository,
+            "version": reg.helm.defaultVersion,
+            "namespace": reg.helm.defaultNamespace,
+            "chart": reg.helm.defaultChart,
+        }
     elif typ_final == "Kustomize" and reg.kustomize is not None:
-        if not ref.source and reg.kustomize.defaultSource:
-            update["source"] = reg.kustomize.defaultSource
-        if not ref.tag and reg.kustomize.defaultTag:
-            update["tag"] = reg.kustomize.defaultTag
-        if not ref.path and reg.kustomize.defaultPath:
-            update["path"] = reg.kustomize.defaultPath
+        defaults = {
+            "source": reg.kustomize.defaultSource,
+            "tag": reg.kustomize.defaultTag,
+            "path": reg.kustomize.defaultPath,
+        }
+    # A field the reference leaves empty takes the registry's default, when it has one.
+    update.update({k: v for k, v in defaults.items() if v and not getattr(ref, k)})
+    if "chart" in update:
+        update["chart"] = update["chart"].rsplit("/", 1)[-1]  # a chart name, not a path
     if not ref.manifestFiles and reg.manifestFiles:
         update["manifestFiles"] = list(reg.manifestFiles)
     assert_file = (reg.healthCheck or {}).get("assertFile")

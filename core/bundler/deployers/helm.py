@@ -7,7 +7,7 @@ and ``undeploy.sh`` removes in reverse.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.bundler.deployers.common import DeployContext, DeployOutput, local_chart, release_entry
 from core.bundler.deployers.layout import Unit, waitable
@@ -31,15 +31,7 @@ def render(ctx: DeployContext) -> DeployOutput:
             out.put(f"{comp.folder}/manifests/{mname}", body)
         out.put(f"{comp.folder}/install.sh", r.install_sh(comp))
         out.executables.add(f"{comp.folder}/install.sh")
-        entry: dict[str, Any] = {
-            "component": comp.name,
-            "name": comp.name,
-            "namespace": comp.namespace,
-            "path": comp.folder,
-        }
-        if comp.manifests:
-            entry["manifest"] = [f"{comp.folder}/manifests/{m}" for m in sorted(comp.manifests)]
-        out.releases.append(entry)
+        out.releases.append(r.component_release(comp))
         out.folders[comp.name] = comp.folder
     for comp in ctx.components:
         step = readiness.get(comp.name)
