@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
+from functools import partial
 from typing import TYPE_CHECKING
 
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
@@ -263,39 +264,34 @@ def extract(snapshot: Snapshot, path: ConstraintPath) -> Scalar:
 def evaluate_constraint(name: str, expected: str, snapshot: Snapshot | None) -> ConstraintResult:
     """Evaluate one constraint; never raises for data problems, always returns a result."""
     expected_text = "" if expected is None else str(expected)
-
-    def result(
-        status: ConstraintStatus,
-        message: str,
-        error: AicrError | None = None,
-        actual: str | None = None,
-    ) -> ConstraintResult:
-        return ConstraintResult(name, expected_text, actual, status, message, error)
+    result = partial(ConstraintResult, name, expected_text)  # then actual, status, message
 
     try:
         path = parse_path(name)
     except AicrError as exc:
-        return result(ConstraintStatus.ERROR, exc.message, exc)
+        return result(None, ConstraintStatus.ERROR, exc.message, exc)
     try:
         expr = parse_expression(expected_text)
     except AicrError as exc:
-        return result(ConstraintStatus.ERROR, f"invalid constraint expression: {exc.message}", exc)
+        return result(
+            None, ConstraintStatus.ERROR, f"invalid constraint expression: {exc.message}", exc
+        )
     if snapshot is None:
         err = not_found("no snapshot to evaluate against", name)
         unavailable = f'reading "{name}" is unavailable: no snapshot was supplied'
-        return result(ConstraintStatus.UNAVAILABLE, unavailable, err)
+        return result(None, ConstraintStatus.UNAVAILABLE, unavailable, err)
     try:
         raw = extract(snapshot, path)
     except AicrError as exc:
         if exc.has_code(ErrorCode.NOT_FOUND):
             wrapped = not_found("value not found in snapshot", exc)
             unavailable = f'reading "{name}" is unavailable: {exc.message}'
-            return result(ConstraintStatus.UNAVAILABLE, unavailable, wrapped)
-        return result(ConstraintStatus.ERROR, exc.message, exc)
+            return result(None, ConstraintStatus.UNAVAILABLE, unavailable, wrapped)
+        return result(None, ConstraintStatus.ERROR, exc.message, exc)
     actual = format_scalar(raw)
     try:
         ok = evaluate_expression(expr, actual)
     except AicrError as exc:
-        return result(ConstraintStatus.ERROR, exc.render(), exc, actual)
+        return result(actual, ConstraintStatus.ERROR, exc.render(), exc)
     status = ConstraintStatus.PASSED if ok else ConstraintStatus.FAILED
-    return result(status, f"expected {expected_text}, got {actual}", actual=actual)
+    return result(actual, status, f"expected {expected_text}, got {actual}")

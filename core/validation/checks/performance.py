@@ -167,14 +167,25 @@ def _watch_pod(ctx: CheckContext, name: str, follower: LogFollower | None = None
 # -- nccl-all-reduce-bw ------------------------------------------------------------------
 
 
-def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list[dict[str, Any]]:
+def _nccl_sizing(
+    ctx: CheckContext, nodes: list[NodeInfo]
+) -> tuple[int, dict[str, str], tuple[str, str]]:
+    """What both all-reduce layouts size from the nodes: GPUs per node, each worker's
+    resource limits (an RDMA device when every node offers one) and the message-size sweep
+    (min, max)."""
     gpus = nodes[0].gpu_count or 1
-    rdma = all(RDMA_RESOURCE in n.allocatable for n in nodes)
-    min_b = knob(ctx.entry, "AICR_NCCL_MIN_BYTES", "1K")
-    max_b = knob(ctx.entry, "AICR_NCCL_MAX_BYTES", "16G")
     limits: dict[str, str] = {"nvidia.com/gpu": str(gpus)}
-    if rdma:
+    if all(RDMA_RESOURCE in n.allocatable for n in nodes):
         limits[RDMA_RESOURCE] = "1"
+    sweep = (
+        knob(ctx.entry, "AICR_NCCL_MIN_BYTES", "1K"),
+        knob(ctx.entry, "AICR_NCCL_MAX_BYTES", "16G"),
+    )
+    return gpus, limits, sweep
+
+
+def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list[dict[str, Any]]:
+    gpus, limits, (min_b, max_b) = _nccl_sizing(ctx, nodes)
     labels = ctx.labels()
     launcher_cmd = (
         f"mpirun --allow-run-as-root -np {gpus * len(nodes)} --bind-to none "
@@ -313,13 +324,7 @@ def nccl_pod_manifests(
 ) -> list[dict[str, Any]]:
     """The all-reduce without Kubeflow Trainer: SSH key Secret, headless Service, one sshd
     worker pod pinned to each GPU node, and a launcher pod that runs mpirun across them."""
-    gpus = nodes[0].gpu_count or 1
-    rdma = all(RDMA_RESOURCE in n.allocatable for n in nodes)
-    min_b = knob(ctx.entry, "AICR_NCCL_MIN_BYTES", "1K")
-    max_b = knob(ctx.entry, "AICR_NCCL_MAX_BYTES", "16G")
-    limits: dict[str, str] = {"nvidia.com/gpu": str(gpus)}
-    if rdma:
-        limits[RDMA_RESOURCE] = "1"
+    gpus, limits, (min_b, max_b) = _nccl_sizing(ctx, nodes)
     private, public = ssh_keypair()
     ns = ctx.namespace
     workers = [f"aicr-nccl-worker-{i}" for i in range(len(nodes))]
