@@ -83,6 +83,14 @@ def arm(handler, tls: tuple[Path, Path, Path]) -> LoopbackServer:
     return LoopbackServer(handler, tls=(tls[1], tls[2]))
 
 
+def _refused(tls: tuple[Path, Path, Path], answer: Reply, **kwargs: Any) -> AicrError:
+    """The error a capture with no retries raises when ARM answers every request with
+    ``answer``."""
+    with arm(lambda _: answer, tls) as server, pytest.raises(AicrError) as info:
+        _capture(server.url, retries=0, **kwargs)
+    return info.value
+
+
 def _capture(endpoint: str | None, **kwargs: Any) -> Any:
     """``capture_aks_pools`` of the test cluster at ``endpoint``, with a static token unless
     ``credential`` says otherwise."""
@@ -179,23 +187,20 @@ def test_unknown_fields_are_kept_in_the_dump() -> None:
     }
 
 
-def _error(status: int, code: str, message: str):
-    def handler(_: Request) -> Reply:
-        return Reply(status, {"error": {"code": code, "message": message}})
-
-    return handler
+def _error(status: int, code: str, message: str) -> Reply:
+    return Reply(status, {"error": {"code": code, "message": message}})
 
 
 def test_403_names_the_rbac_action(tls: tuple[Path, Path, Path]) -> None:
-    handler = _error(
-        403,
-        "AuthorizationFailed",
-        "The client 'x' does not have authorization to perform action "
-        f"'{AGENT_POOLS_READ_ACTION}' over scope '/subscriptions/{SUB}'.",
+    err = _refused(
+        tls,
+        _error(
+            403,
+            "AuthorizationFailed",
+            "The client 'x' does not have authorization to perform action "
+            f"'{AGENT_POOLS_READ_ACTION}' over scope '/subscriptions/{SUB}'.",
+        ),
     )
-    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        _capture(server.url, retries=0)
-    err = info.value
     assert err.code is ErrorCode.UNAUTHORIZED
     assert AGENT_POOLS_READ_ACTION in err.message
     assert "AuthorizationFailed" in err.render()
@@ -203,30 +208,22 @@ def test_403_names_the_rbac_action(tls: tuple[Path, Path, Path]) -> None:
 
 
 def test_401_names_the_credential(tls: tuple[Path, Path, Path]) -> None:
-    handler = _error(401, "InvalidAuthenticationToken", "The access token is invalid.")
-    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        _capture(server.url, retries=0)
-    assert info.value.code is ErrorCode.UNAUTHORIZED
-    assert "az login" in info.value.message
-    assert "InvalidAuthenticationToken" in info.value.render()
+    err = _refused(tls, _error(401, "InvalidAuthenticationToken", "The access token is invalid."))
+    assert err.code is ErrorCode.UNAUTHORIZED
+    assert "az login" in err.message
+    assert "InvalidAuthenticationToken" in err.render()
 
 
 def test_404_names_the_cluster(tls: tuple[Path, Path, Path]) -> None:
-    handler = _error(404, "ResourceNotFound", "The Resource was not found.")
-    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        _capture(server.url, retries=0)
-    assert info.value.code is ErrorCode.NOT_FOUND
-    assert f'"{CLUSTER}"' in info.value.message and RG in info.value.message
+    err = _refused(tls, _error(404, "ResourceNotFound", "The Resource was not found."))
+    assert err.code is ErrorCode.NOT_FOUND
+    assert f'"{CLUSTER}"' in err.message and RG in err.message
 
 
 def test_slow_answer_is_a_timeout(tls: tuple[Path, Path, Path]) -> None:
-    def handler(_: Request) -> Reply:
-        return Reply(200, {"value": []}, delay_s=5)
-
-    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        _capture(server.url, timeout=0.4, retries=0)
-    assert info.value.code is ErrorCode.TIMEOUT
-    assert "0.4s" in info.value.message
+    err = _refused(tls, Reply(200, {"value": []}, delay_s=5), timeout=0.4)
+    assert err.code is ErrorCode.TIMEOUT
+    assert "0.4s" in err.message
 
 
 def test_missing_credential_is_named() -> None:
@@ -283,24 +280,16 @@ def test_cancel_between_pages_stops_the_listing(tls: tuple[Path, Path, Path]) ->
 
 
 def test_server_error_without_body_is_one_line(tls: tuple[Path, Path, Path]) -> None:
-    def handler(_: Request) -> Reply:
-        return Reply(500, b"")
-
-    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        _capture(server.url, retries=0)
-    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
-    assert "HTTP 500" in info.value.message
-    assert "\n" not in info.value.render()
+    err = _refused(tls, Reply(500, b""))
+    assert err.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "HTTP 500" in err.message
+    assert "\n" not in err.render()
 
 
 def test_body_that_is_not_a_pool_list(tls: tuple[Path, Path, Path]) -> None:
-    def handler(_: Request) -> Reply:
-        return Reply(200, b"<html>captive portal</html>")
-
-    with arm(handler, tls) as server, pytest.raises(AicrError) as info:
-        _capture(server.url, retries=0)
-    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
-    assert "\n" not in info.value.render()
+    err = _refused(tls, Reply(200, b"<html>captive portal</html>"))
+    assert err.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "\n" not in err.render()
 
 
 def test_bad_cloud_setting_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,6 +61,16 @@ def overlay(
     return {"kind": "RecipeMetadata", "apiVersion": api, "metadata": {"name": name}, "spec": body}
 
 
+def gpu_base(
+    *extra: dict[str, Any], spec: dict[str, Any] | None = None, **gpu_operator: Any
+) -> dict[str, Any]:
+    """The base overlay most catalog tests start from: cert-manager, then gpu-operator with
+    ``gpu_operator``'s fields, then any ``extra`` component references (``spec``: more of the
+    overlay's spec)."""
+    refs = [{"name": "cert-manager"}, {"name": "gpu-operator", **gpu_operator}, *extra]
+    return overlay("base", componentRefs=refs, **(spec or {}))
+
+
 def mixin(name: str, **spec: Any) -> dict[str, Any]:
     return {
         "kind": "RecipeMixin",

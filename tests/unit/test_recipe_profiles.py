@@ -22,6 +22,7 @@ from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     AUTHORING,
     _private_cache,
     build,
+    gpu_base,
     overlay,
 )
 
@@ -55,17 +56,10 @@ def declaration(**override: Any) -> dict[str, Any]:
 def profiled_catalog(tmp_path: Path, decl: dict[str, Any] | None = None, **kw: Any):  # type: ignore[no-untyped-def]
     return build(
         tmp_path,
-        base=overlay(
-            "base",
-            componentRefs=[
-                {"name": "cert-manager"},
-                {
-                    "name": "gpu-operator",
-                    "dependencyRefs": ["cert-manager"],
-                    "valuesFile": "components/gpu-operator/values.yaml",
-                },
-                {"name": "nvidia-dra-driver-gpu", "overrides": {"root": "/base"}},
-            ],
+        base=gpu_base(
+            {"name": "nvidia-dra-driver-gpu", "overrides": {"root": "/base"}},
+            dependencyRefs=["cert-manager"],
+            valuesFile="components/gpu-operator/values.yaml",
         ),
         overlays=[
             overlay("svc", criteria={"service": "aks"}, profile=decl or declaration()),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.criteria import parse_criteria
+from core.documents.criteria import Criteria, parse_criteria
 from core.documents.snapshot import Snapshot, Subtype, load_snapshot
 from core.foundation.errors import AicrError
 from core.recipe.catalog import load_catalog
@@ -51,6 +51,18 @@ def refused(v: QualificationVerdict) -> AicrError:
     return v.error
 
 
+def mismatch(
+    criteria: Criteria, profile: str | None, sample: str, seen: str
+) -> tuple[QualificationVerdict, AicrError, str]:
+    """Qualify against a sample snapshot and assert the refusal names ``seen`` (``expected X,
+    observed Y``) and carries a remedy: the verdict, the error and the remedy."""
+    v = qualify(criteria, profile, snap(sample))
+    err = refused(v)
+    assert seen in err.render()
+    assert err.remedy is not None
+    return v, err, err.remedy
+
+
 # --------------------------------------------------------------------------- AKS §3.1
 def test_aks_no_profile_no_snapshot_records_install_constraint() -> None:
     v = qualify(AKS)
@@ -80,15 +92,12 @@ def test_aks_default_with_install_resolves() -> None:
 
 
 def test_aks_default_with_none_fails_and_names_the_rerun() -> None:
-    v = qualify(AKS, None, snap("aks-h100-none"))
-    err = refused(v)
+    v, err, remedy = mismatch(AKS, None, "aks-h100-none", "expected Install, observed None")
     assert (
         err.message
         == 'profile gpuStack=azure-managed constraint "K8s.aks-gpu-pools.gpu-driver" failed'
     )
-    assert "expected Install, observed None" in err.render()
-    assert err.remedy is not None
-    assert err.remedy.startswith(
+    assert remedy.startswith(
         "rerun with --profile gpuStack=operator-managed against the same snapshot (no recapture needed)"
     )
     c = profile_check(v, POOLS)
@@ -144,11 +153,8 @@ def test_aks_operator_with_none_resolves() -> None:
 
 
 def test_aks_operator_with_install_fails() -> None:
-    v = qualify(AKS, OPERATOR, snap("aks-h100-install"))
-    err = refused(v)
-    assert "expected None, observed Install" in err.render()
-    assert err.remedy is not None
-    assert err.remedy.startswith("rerun without --profile (the gpuStack=azure-managed default)")
+    _, _, remedy = mismatch(AKS, OPERATOR, "aks-h100-install", "expected None, observed Install")
+    assert remedy.startswith("rerun without --profile (the gpuStack=azure-managed default)")
 
 
 def test_aks_old_cluster_removes_the_declaring_overlay() -> None:
@@ -186,22 +192,17 @@ def test_oke_no_snapshot_records_constraints() -> None:
 
 def test_oke_installed() -> None:
     assert qualify(OKE, None, snap("oke-gb200-active")).ok
-    v = qualify(OKE, OPERATOR, snap("oke-gb200-active"))
-    err = refused(v)
-    assert "expected absent, observed installed" in err.render()
-    assert err.remedy is not None
-    assert "remove the NvidiaGpuPlugin cluster add-on" in err.remedy
-    assert "oci.oraclecloud.com/disable-gpu-device-plugin=true does not qualify" in err.remedy
+    seen = "expected absent, observed installed"
+    v, _, remedy = mismatch(OKE, OPERATOR, "oke-gb200-active", seen)
+    assert "remove the NvidiaGpuPlugin cluster add-on" in remedy
+    assert "oci.oraclecloud.com/disable-gpu-device-plugin=true does not qualify" in remedy
     # every profile constraint is listed, even after the first failure
     assert profile_check(v, LEGACY).status == "passed"
 
 
 def test_oke_absent() -> None:
-    v = qualify(OKE, None, snap("oke-gb200-absent"))
-    err = refused(v)
-    assert "expected installed, observed absent" in err.render()
-    assert err.remedy is not None
-    assert err.remedy.startswith("rerun with --profile gpuStack=operator-managed")
+    _, _, remedy = mismatch(OKE, None, "oke-gb200-absent", "expected installed, observed absent")
+    assert remedy.startswith("rerun with --profile gpuStack=operator-managed")
     ok = qualify(OKE, OPERATOR, snap("oke-gb200-absent"))
     assert ok.ok and ok.recipe is not None
     assert ok.recipe.metadata.selectedProfile is not None

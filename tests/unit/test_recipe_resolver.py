@@ -16,6 +16,7 @@ from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     BASE_REFS,
     _private_cache,
     build,
+    gpu_base,
     mixin,
     overlay,
 )
@@ -89,20 +90,13 @@ def test_inheritance_cycle_and_unknown_parent_rejected(tmp_path: Path) -> None:
 def test_component_merge_rules(tmp_path: Path) -> None:
     cat = build(
         tmp_path,
-        base=overlay(
-            "base",
-            componentRefs=[
-                {"name": "cert-manager"},
-                {
-                    "name": "gpu-operator",
-                    "version": "v1",
-                    "overrides": {"driver": {"enabled": True, "version": "1"}, "list": [1, 2]},
-                    "dependencyRefs": ["cert-manager"],
-                    "manifestFiles": ["m1.yaml"],
-                    "expectedResources": [{"kind": "Deployment", "name": "a"}],
-                },
-            ],
-            constraints=[{"name": "K8s.server.version", "value": ">= 1.30"}],
+        base=gpu_base(
+            spec={"constraints": [{"name": "K8s.server.version", "value": ">= 1.30"}]},
+            version="v1",
+            overrides={"driver": {"enabled": True, "version": "1"}, "list": [1, 2]},
+            dependencyRefs=["cert-manager"],
+            manifestFiles=["m1.yaml"],
+            expectedResources=[{"kind": "Deployment", "name": "a"}],
         ),
         overlays=[
             overlay(
@@ -222,16 +216,9 @@ def test_validation_phase_merge(tmp_path: Path) -> None:
 def test_component_values_precedence_and_null_delete(tmp_path: Path) -> None:
     cat = build(
         tmp_path,
-        base=overlay(
-            "base",
-            componentRefs=[
-                {"name": "cert-manager"},
-                {
-                    "name": "gpu-operator",
-                    "valuesFile": "components/gpu-operator/values-x.yaml",
-                    "overrides": {"b": {"c": 3}, "gone": None},
-                },
-            ],
+        base=gpu_base(
+            valuesFile="components/gpu-operator/values-x.yaml",
+            overrides={"b": {"c": 3}, "gone": None},
         ),
         overlays=[overlay("svc", criteria={"service": "aks"})],
         files={

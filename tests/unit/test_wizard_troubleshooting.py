@@ -143,8 +143,9 @@ def test_small_sku_from_pool_sizes():
     assert "small-sku-full-node-floors" not in ids(plain)
 
 
-def test_recipe_values_show_the_nvsentinel_faults():
-    recipe = {
+def _host_driver_recipe(nvsentinel: dict[str, object]) -> dict[str, object]:
+    """A recipe whose GPU Operator leaves the driver to the host, with these NVSentinel values."""
+    return {
         "componentRefs": [
             {
                 "name": "gpu-operator",
@@ -153,34 +154,23 @@ def test_recipe_values_show_the_nvsentinel_faults():
                     "operator": {"runtimeClass": "nvidia-container-runtime"},
                 },
             },
-            {
-                "name": "nvsentinel",
-                "overrides": {"metadata-collector": {"runtimeClassName": "nvidia"}},
-            },
+            {"name": "nvsentinel", "overrides": nvsentinel},
         ]
     }
+
+
+def test_recipe_values_show_the_nvsentinel_faults():
+    recipe = _host_driver_recipe({"metadata-collector": {"runtimeClassName": "nvidia"}})
     found = ids(diagnose(DiagnosisContext(service="aks", recipe=recipe)))
     assert "nvsentinel-zero-desired" in found
     assert "runtimeclass-nvidia-not-found" in found
     assert "manual-label-reverts" in found
-    good = {
-        "componentRefs": [
-            {
-                "name": "gpu-operator",
-                "overrides": {
-                    "driver": {"enabled": False},
-                    "operator": {"runtimeClass": "nvidia-container-runtime"},
-                },
-            },
-            {
-                "name": "nvsentinel",
-                "overrides": {
-                    "labeler": {"assumeDriverInstalled": True},
-                    "metadata-collector": {"runtimeClassName": "nvidia-container-runtime"},
-                },
-            },
-        ]
-    }
+    good = _host_driver_recipe(
+        {
+            "labeler": {"assumeDriverInstalled": True},
+            "metadata-collector": {"runtimeClassName": "nvidia-container-runtime"},
+        }
+    )
     assert diagnose(DiagnosisContext(service="aks", recipe=good)) == []
 
 
