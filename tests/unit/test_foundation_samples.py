@@ -23,67 +23,75 @@ CAPTURES = SAMPLES / "captures"
 SNAPSHOTS = SAMPLES / "snapshots"
 
 
-def aks_base(driver_loaded: bool) -> dict[str, dict[str, dict[str, Any]]]:
-    """The AKS node readings; ``driver_loaded`` False for pools created with
-    --gpu-driver none (no driver until the GPU Operator installs one)."""
+def base_readings(
+    server: tuple[str, str, str],
+    node: tuple[str, str, str, str, str, str],
+    os_release: tuple[str, str],
+    gpu: tuple[int, str],
+    driver_loaded: bool,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """One GPU node's readings: the server (version, platform, Go), the node (kernel, image,
+    runtime and its version, kubelet, provider), the OS release (ID, version) and the GPUs
+    (count, model)."""
+    kernel, image, runtime, runtime_version, kubelet, provider = node
     return {
         "K8s": {
-            "server": {"version": "v1.34.2", "platform": "linux/amd64", "goVersion": "go1.24.6"},
+            "server": dict(zip(("version", "platform", "goVersion"), server, strict=True)),
             "node": {
-                "kernel-version": "6.8.0-1059-azure",
-                "os-image": "Ubuntu 24.04.3 LTS",
-                "container-runtime-name": "containerd",
-                "container-runtime-version": "2.1.4",
-                "kubelet-version": "v1.34.2",
-                "provider": "azure",
+                "kernel-version": kernel,
+                "os-image": image,
+                "container-runtime-name": runtime,
+                "container-runtime-version": runtime_version,
+                "kubelet-version": kubelet,
+                "provider": provider,
             },
         },
         "OS": {
-            "release": {"ID": "ubuntu", "VERSION_ID": "24.04"},
-            "sysctl": {"/proc/sys/kernel/osrelease": "6.8.0-1059-azure"},
+            "release": {"ID": os_release[0], "VERSION_ID": os_release[1]},
+            "sysctl": {"/proc/sys/kernel/osrelease": kernel},
         },
         "GPU": {
             "hardware": {
                 "gpu-present": True,
-                "gpu-count": 8,
+                "gpu-count": gpu[0],
                 "driver-loaded": driver_loaded,
                 "detection-source": "nfd",
-                "model": "NVIDIA H100 80GB HBM3",
+                "model": gpu[1],
             }
         },
     }
+
+
+def aks_base(driver_loaded: bool) -> dict[str, dict[str, dict[str, Any]]]:
+    """The AKS node readings; ``driver_loaded`` False for pools created with
+    --gpu-driver none (no driver until the GPU Operator installs one)."""
+    return base_readings(
+        ("v1.34.2", "linux/amd64", "go1.24.6"),
+        ("6.8.0-1059-azure", "Ubuntu 24.04.3 LTS", "containerd", "2.1.4", "v1.34.2", "azure"),
+        ("ubuntu", "24.04"),
+        (8, "NVIDIA H100 80GB HBM3"),
+        driver_loaded,
+    )
 
 
 AKS_BASE = aks_base(True)
 
 
 def oke_base(driver_loaded: bool) -> dict[str, dict[str, dict[str, Any]]]:
-    return {
-        "K8s": {
-            "server": {"version": "v1.34.1", "platform": "linux/arm64", "goVersion": "go1.24.4"},
-            "node": {
-                "kernel-version": "5.15.0-308.179.6.el8uek.aarch64",
-                "os-image": "Oracle Linux Server 8.10",
-                "container-runtime-name": "cri-o",
-                "container-runtime-version": "1.34.1",
-                "kubelet-version": "v1.34.1",
-                "provider": "oci",
-            },
-        },
-        "OS": {
-            "release": {"ID": "ol", "VERSION_ID": "8.10"},
-            "sysctl": {"/proc/sys/kernel/osrelease": "5.15.0-308.179.6.el8uek.aarch64"},
-        },
-        "GPU": {
-            "hardware": {
-                "gpu-present": True,
-                "gpu-count": 4,
-                "driver-loaded": driver_loaded,
-                "detection-source": "nfd",
-                "model": "NVIDIA GB200",
-            }
-        },
-    }
+    return base_readings(
+        ("v1.34.1", "linux/arm64", "go1.24.4"),
+        (
+            "5.15.0-308.179.6.el8uek.aarch64",
+            "Oracle Linux Server 8.10",
+            "cri-o",
+            "1.34.1",
+            "v1.34.1",
+            "oci",
+        ),
+        ("ol", "8.10"),
+        (4, "NVIDIA GB200"),
+        driver_loaded,
+    )
 
 
 # name -> (base readings, source node, capture files)

@@ -4,6 +4,7 @@ catalog and the sample snapshots; rows without a sample edit a sample's reading.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,6 +50,13 @@ def refused(v: QualificationVerdict) -> AicrError:
     assert not v.ok and v.recipe is None and v.error is not None
     assert v.error.exit_code == 2
     return v.error
+
+
+def overlay_criteria(c: Any) -> Criteria:
+    """The user criteria that name exactly what an overlay's ``criteria`` block matches."""
+    return parse_criteria(
+        service=c.service, accelerator=c.accelerator, intent=c.intent, os=c.os, platform=c.platform
+    )
 
 
 def mismatch(
@@ -336,13 +344,7 @@ def test_shipped_catalog_every_leaf_resolves() -> None:
         if ov.criteria is None or ov.criteria.service in ("any", ""):
             continue
         c = ov.criteria
-        crit = parse_criteria(
-            service=c.service,
-            accelerator=c.accelerator,
-            intent=c.intent,
-            os=c.os,
-            platform=c.platform,
-        )
+        crit = overlay_criteria(c)
         v = qualify(crit, catalog=cat)
         assert (
             v.error is None
@@ -383,13 +385,7 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
     for leaf in ("h100-aks-ubuntu-training", "gb200-aks-ubuntu-inference-dynamo"):
         c = profiled.overlays[leaf].criteria
         assert c is not None
-        crit = parse_criteria(
-            service=c.service,
-            accelerator=c.accelerator,
-            intent=c.intent,
-            os=c.os,
-            platform=c.platform,
-        )
+        crit = overlay_criteria(c)
         a, b = resolve(profiled, crit), resolve(legacy, crit)
         assert b.apiVersion == "aicr.run/v1" and b.metadata.selectedProfile is None
         changes = []
@@ -420,13 +416,7 @@ def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-
         c = ov.criteria
         if c is None or c.service != service:
             continue
-        crit = parse_criteria(
-            service=c.service,
-            accelerator=c.accelerator,
-            intent=c.intent,
-            os=c.os,
-            platform=c.platform,
-        )
+        crit = overlay_criteria(c)
         yield name, cat, resolve(cat, crit, profile=profile)
 
 
