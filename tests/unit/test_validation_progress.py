@@ -139,18 +139,7 @@ def test_latest_is_the_newest_log_line_gate_or_non_passing_message() -> None:
     assert row.latest == ""
     model.apply(LogLine(t=1, phase="performance", check="nccl-all-reduce-bw", line="launching"))
     assert row.latest == "launching"
-    model.apply(
-        Measurement(
-            t=2,
-            phase="performance",
-            check="nccl-all-reduce-bw",
-            name="busbw",
-            value=120.5,
-            unit="GB/s",
-            threshold=">= 150",
-            verdict="failed",
-        )
-    )
+    model.apply(gate("nccl-all-reduce-bw", 120.5, "GB/s", ">= 150", "failed", t=2, name="busbw"))
     assert row.latest == "120.5 GB/s vs >= 150 → failed"
     model.apply(
         CheckFinished(
