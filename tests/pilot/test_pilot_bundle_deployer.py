@@ -5,10 +5,8 @@ from __future__ import annotations
 from textual.widgets import TabbedContent
 
 from screens.bundle_preview import BundlePreviewScreen
-from tests.pilot.test_pilot_bundle_preview import KEYED, _edit, _host, _planned, _render, aks_recipe
+from tests.pilot.test_pilot_bundle_preview import KEYED, _edit, _host, _planned, _render
 from tests.pilot.validate_fixtures import wait_until
-
-__all__ = ["aks_recipe"]  # the module-scoped fixture, shared with the preview tests
 
 
 async def test_deployer_is_picked_previewed_and_written(aks_recipe, tmp_path) -> None:
