@@ -1,7 +1,10 @@
 """Step 2, recipe: the selection as selects, the qualification verdict live on every change.
 
-Each change re-runs ``qualify`` (the call ``aicr-tui recipe`` makes) in an exclusive thread
-worker, so a newer selection cancels an older one. A failed verdict opens the
+Each change re-runs ``qualify`` (the call ``aicr-tui recipe`` makes): on the UI thread once
+the core is warm, so the verdict is on screen in the keystroke's own frame; the first one
+(and any slow one) in an exclusive thread worker, so a newer selection cancels an older one.
+Which other ``gpuStack`` values qualify (what ``s`` offers) is cached per capture and
+criteria and, when not yet known, found in a worker after the verdict is shown. A failed verdict opens the
 troubleshooting panel with the cause and the remedies as keys; ``d`` shows the values the
 other ``gpuStack`` value would change, side by side.
 """
@@ -9,6 +12,7 @@ other ``gpuStack`` value would change, side by side.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
     from core.recipe.troubleshooting import Finding
 
 DEFAULT_VALUE = "__default__"
+# A qualification at most this long runs inline on the UI thread (see requalify).
+INLINE_QUALIFY_MS = 8.0
 
 
 class VerdictReady(Message):
@@ -52,7 +58,7 @@ class VerdictReady(Message):
         error: str,
         elapsed_ms: float,
         *,
-        qualifying: tuple[str, ...] = (),
+        qualifying: tuple[str, ...] | None = (),
         notes: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
@@ -60,8 +66,31 @@ class VerdictReady(Message):
         self.verdict = verdict
         self.error = error
         self.elapsed_ms = elapsed_ms
+        # The fastest qualification made for this message (alternatives included): whether
+        # the core is warm, once the first call has loaded the catalog.
+        self.fastest_ms = elapsed_ms
         self.qualifying = qualifying
         self.notes = notes
+
+
+class AlternativesReady(Message):
+    """The other gpuStack values that qualify the capture, for selection ``seq``."""
+
+    def __init__(self, seq: int, qualifying: tuple[str, ...]) -> None:
+        super().__init__()
+        self.seq = seq
+        self.qualifying = qualifying
+
+
+def qualifying_values(
+    values: list[str], current: str | None, known: dict[str, bool]
+) -> tuple[str, ...] | None:
+    """The declared values other than ``current`` that qualify, or None while any is
+    still unknown."""
+    others = [v for v in values if v != current]
+    if any(v not in known for v in others):
+        return None
+    return tuple(v for v in others if known[v])
 
 
 class ChoicesReady(Message):
@@ -135,10 +164,18 @@ class RecipeScreen(HostedScreen):
         self._populating = False
         self._findings: list[Finding] = []
         self.last_latency_ms: float | None = None  # qualify() alone, in the worker
-        self.last_roundtrip_ms: float | None = None  # selection change -> verdict on screen
+        self.last_roundtrip_ms: float | None = None  # selection change -> verdict rendered
+        self.shown_seq = 0  # the selection whose verdict is rendered (bench/wizard_bench)
+        self.verdict_shown_at = 0.0  # perf_counter() when it was
         self._asked_at = 0.0
         self._qualified_inputs: tuple[object, ...] | None = None
         self._qualifying: tuple[str, ...] = ()
+        # Per capture and criteria: which gpuStack values qualify (what `s` may offer).
+        self._value_ok: dict[tuple[object, ...], dict[str, bool]] = {}
+        self._inline = False  # the first qualification runs in a worker (catalog load)
+        self._ok = False  # the last verdict shown passed
+        self._shown_text: dict[str, str] = {}  # what _update_static last set, per widget
+        self._check_rows: list[tuple[str, str]] | None = None  # the constraint rows shown
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     # -- layout -------------------------------------------------------------------------
@@ -224,6 +261,7 @@ class RecipeScreen(HostedScreen):
         )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
+        self._watch_selects()
         if not self.state.choices:
             self._load_choices()
 
@@ -263,9 +301,7 @@ class RecipeScreen(HostedScreen):
         for note in state.criteria_notes:
             if note.startswith("no overlay covers"):
                 lines.append(note)
-        self.query_one("#recipe-capture", Static).update(
-            safe_text("\n".join(lines), multiline=True)
-        )
+        self._update_static("#recipe-capture", safe_text("\n".join(lines), multiline=True))
 
     def _inputs(self) -> tuple[object, ...]:
         """What a verdict depends on: the selection and which capture is loaded."""
@@ -276,12 +312,35 @@ class RecipeScreen(HostedScreen):
         self._populating = False
 
     # -- qualification ------------------------------------------------------------------
+    def _watch_selects(self) -> None:
+        """Follow each select's value as it is set, not only through its bubbled Changed.
+
+        The watcher runs inside the select's own handling of the choosing key, so the
+        verdict is rendered in the same frame as the select closing. A Changed message
+        bubbles up five containers and reaches the screen only after that frame and the
+        footer's rebuild for the focus change (tens of milliseconds later). Values set by
+        this screen (``_populating``) are skipped here as in ``_changed``; the Changed that
+        follows finds the state already up to date.
+        """
+        for select in self.query(Select):
+            self.watch(select, "value", partial(self._select_value, select), init=False)
+
+    def _select_value(self, select: Select[str], value: object) -> None:
+        if self._populating or value != select.value:
+            return
+        self._chosen(select.id or "", value)
+
     @on(Select.Changed)
     def _changed(self, event: Select.Changed) -> None:
         if self._populating or event.value != event.select.value:
             return  # ours (set_options picks a first option before the real one), or stale
-        select_id = event.select.id or ""
-        value = event.value
+        self._chosen(event.select.id or "", event.value)
+
+    def _chosen(self, select_id: str, value: object) -> None:
+        """The user chose ``value`` in select ``select_id``: update the selection and
+        re-qualify (nothing when the state already has it)."""
+        if value is Select.NULL:
+            return
         if select_id == "sel-profile":
             chosen = None if value == DEFAULT_VALUE else str(value)
             if chosen == self.state.profile_value:
@@ -302,15 +361,96 @@ class RecipeScreen(HostedScreen):
         self.requalify()
 
     def requalify(self) -> None:
+        """Qualify the current selection and show the verdict.
+
+        Once the core is warm (the last qualification took at most ``INLINE_QUALIFY_MS``)
+        the verdict is computed here, on the UI thread, and on screen in the same frame as
+        the keystroke: handing a sub-millisecond call to a thread costs tens of
+        milliseconds in GIL hand-offs. The first qualification (the catalog loads) and a
+        slow one run in a worker, so the screen never freezes.
+        """
         self._qualified_inputs = self._inputs()
         self._asked_at = time.perf_counter()
         self._seq += 1
         derived = set(self.state.derived)
         given = {k: v for k, v in self._criteria().items() if k not in derived}
-        self._qualify(self._seq, given, self.state.profile_value)
+        profile = self.state.profile_value
+        if not self._inline:
+            self._qualify(self._seq, given, profile)
+            return
+        message = self._qualification(self._seq, given, profile, alternatives=False)
+        if message.qualifying is None and message.verdict is not None and not message.error:
+            self._qualify_alternatives(self._seq, given, message.verdict)
+        self._verdict(message)
 
     def _criteria(self) -> dict[str, str]:
         return {k: v for k, v in self.state.criteria.items() if v and v != NO_PLATFORM}
+
+    def _alternatives_key(self, given: dict[str, str]) -> tuple[object, ...]:
+        """What the set of qualifying gpuStack values depends on: the capture and the
+        criteria (not the value chosen, which only says which one is current)."""
+        return (self.state.capture_seq, tuple(sorted(given.items())))
+
+    def _qualification(
+        self, seq: int, given: dict[str, str], profile: str | None, *, alternatives: bool
+    ) -> VerdictReady:
+        """``given``: the criteria the user chose or kept; open ones follow the snapshot,
+        as ``aicr-tui recipe --snapshot`` derives them (one core call for both).
+
+        Runs on the UI thread or in a worker: it reads the wizard state and writes only
+        the per-capture cache of which values qualify (a dict update, atomic under the
+        GIL). ``alternatives`` qualifies the other gpuStack values not yet known, so
+        ``s`` can offer one; without it they come from the cache or stay unknown (None).
+        """
+        from core.services.errors import error_line
+
+        started = time.perf_counter()
+        selection = f"gpuStack={profile}" if profile else None
+        services = self.wizard.services
+        snapshot, warnings = self.state.snapshot, self.state.warnings
+        notes: tuple[str, ...] = ()
+        try:
+            result = services.qualify(given, selection, snapshot, warnings)
+            verdict: QualificationVerdict | None = result.verdict
+            notes = result.notes
+            error = ""
+        except Exception as exc:
+            verdict, error = None, error_line(exc)
+        elapsed = fastest = (time.perf_counter() - started) * 1000
+        qualifying: tuple[str, ...] | None = ()
+        if verdict is not None and not error:
+            known = self._value_ok.setdefault(self._alternatives_key(given), {})
+            name, values, default, selected = profile_info(verdict)
+            current = selected or default
+            if current:
+                known[current] = verdict.ok
+            if alternatives:
+                fastest = min(fastest, self._qualify_values(given, name, values, known))
+            qualifying = qualifying_values(values, current, known)
+        message = VerdictReady(seq, verdict, error, elapsed, qualifying=qualifying, notes=notes)
+        message.fastest_ms = fastest
+        return message
+
+    def _qualify_values(
+        self, given: dict[str, str], name: str, values: list[str], known: dict[str, bool]
+    ) -> float:
+        """Record whether each gpuStack value not yet in ``known`` qualifies the capture;
+        return the fastest of those qualifications in ms (inf when none ran)."""
+        services = self.wizard.services
+        snapshot, warnings = self.state.snapshot, self.state.warnings
+        fastest = float("inf")
+        for other in values:
+            if other in known:
+                continue
+            started = time.perf_counter()
+            try:
+                alt = services.qualify(given, f"{name}={other}", snapshot, warnings)
+            except Exception:
+                known[other] = False
+                continue
+            fastest = min(fastest, (time.perf_counter() - started) * 1000)
+            known[other] = alt.verdict.ok
+        return fastest
 
     @work(
         thread=True,
@@ -320,52 +460,47 @@ class RecipeScreen(HostedScreen):
         description="Qualify the selection against the snapshot",
     )
     def _qualify(self, seq: int, given: dict[str, str], profile: str | None) -> None:
-        """``given``: the criteria the user chose or kept; open ones follow the snapshot,
-        as ``aicr-tui recipe --snapshot`` derives them (one core call for both)."""
-        from core.services.errors import error_line
+        message = self._qualification(seq, given, profile, alternatives=True)
+        self.post_message(message)
 
-        started = time.perf_counter()
-        selection = f"gpuStack={profile}" if profile else None
-        services = self.wizard.services
-        snapshot, warnings = self.state.snapshot, self.state.warnings
-        notes: tuple[str, ...] = ()
-        qualifying: list[str] = []
-        try:
-            result = services.qualify(given, selection, snapshot, warnings)
-            verdict: QualificationVerdict | None = result.verdict
-            notes = result.notes
-            error = ""
-        except Exception as exc:
-            verdict, error = None, error_line(exc)
-        elapsed = (time.perf_counter() - started) * 1000
-        if verdict is not None and not error:
-            # `s` is offered only for a value that qualifies this same capture.
-            name, values, default, selected = profile_info(verdict)
-            current = selected or default
-            for other in values:
-                if other == current:
-                    continue
-                try:
-                    alt = services.qualify(given, f"{name}={other}", snapshot, warnings)
-                except Exception:
-                    continue
-                if alt.verdict.ok:
-                    qualifying.append(other)
-        self.post_message(
-            VerdictReady(seq, verdict, error, elapsed, qualifying=tuple(qualifying), notes=notes)
-        )
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="alternatives",
+        description="Find the other gpuStack values that qualify the capture",
+    )
+    def _qualify_alternatives(
+        self, seq: int, given: dict[str, str], verdict: QualificationVerdict
+    ) -> None:
+        """After an inline verdict: which other values qualify (what ``s`` may offer)."""
+        name, values, default, selected = profile_info(verdict)
+        known = self._value_ok.setdefault(self._alternatives_key(given), {})
+        self._qualify_values(given, name, values, known)
+        qualifying = qualifying_values(values, selected or default, known)
+        self.post_message(AlternativesReady(seq, qualifying or ()))
+
+    @on(AlternativesReady)
+    def _alternatives_ready(self, message: AlternativesReady) -> None:
+        if message.seq != self._seq:
+            return  # the selection moved on; its own verdict says what qualifies
+        self._set_qualifying(message.qualifying)
+        if self.query_one("#trouble-panel").display:
+            self._show_trouble_text(self._ok)
 
     @on(VerdictReady)
     def _verdict(self, message: VerdictReady) -> None:
         if message.seq != self._seq:
             return  # a newer selection is on its way
+        # Inline from now on only while the core answers within a frame's share.
+        self._inline = message.fastest_ms <= INLINE_QUALIFY_MS
         state = self.state
         state.verdict = message.verdict
         state.criteria_notes = message.notes
-        self._qualifying = message.qualifying
+        self._set_qualifying(message.qualifying or ())
         self._show_capture_line()
-        self.refresh_bindings()
         ok = message.verdict is not None and message.verdict.ok and not message.error
+        self._ok = ok
         state.recipe = message.verdict.recipe if ok and message.verdict is not None else None
         state.last_error = message.error or verdict_error_text(message.verdict)
         self.last_latency_ms = message.elapsed_ms
@@ -374,7 +509,9 @@ class RecipeScreen(HostedScreen):
         self._render_trouble(ok)
         if self.query_one("#diff-panel").display:
             self._compute_diff()
-        self.last_roundtrip_ms = (time.perf_counter() - self._asked_at) * 1000
+        self.verdict_shown_at = time.perf_counter()
+        self.last_roundtrip_ms = (self.verdict_shown_at - self._asked_at) * 1000
+        self.shown_seq = message.seq
 
     def _update_profile_select(self) -> None:
         name, values, default, selected = profile_info(self.state.verdict)
@@ -404,39 +541,45 @@ class RecipeScreen(HostedScreen):
         if ok:
             snap = "qualified against the snapshot" if self.state.snapshot else "criteria-only"
             notes = f", g: {len(self._findings)} guide note(s)" if self._findings else ""
-            line.update(safe_text(f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}"))
+            text = f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}"
         else:
             failing = [c for c in verdict_checks(verdict) if c.status not in ("passed", "deferred")]
             if failing and not message.error:
                 first = failing[0]
                 more = f" (+{len(failing) - 1} more)" if len(failing) > 1 else ""
-                line.update(
-                    safe_text(
-                        f"FAIL  gpuStack={value}: {first.name} expected {first.expected}, "
-                        f"observed {first.actual}{more}"
-                    )
+                text = (
+                    f"FAIL  gpuStack={value}: {first.name} expected {first.expected}, "
+                    f"observed {first.actual}{more}"
                 )
             else:
-                text = message.error or verdict_error_text(verdict) or "not qualified"
+                error = message.error or verdict_error_text(verdict) or "not qualified"
                 # The remedy after the dash is in the troubleshooting panel below.
-                line.update(safe_text(f"FAIL  {text.split(' — ')[0]}"))
-        line.set_class(ok, "pass")
-        line.set_class(not ok, "fail")
+                text = f"FAIL  {error.split(' — ')[0]}"
+        self._update_static("#verdict-line", safe_text(text))
+        line.update_classes({"pass": ok, "fail": not ok})
+        rows = [
+            (
+                f"check-{i}",
+                escape_markup(
+                    f"{check.name}\n{check.status}: want {check.expected}, "
+                    f"got {check.actual} · {check.source}",
+                    multiline=True,
+                ),
+            )
+            for i, check in enumerate(verdict_checks(verdict))
+            if matches(
+                " ".join((check.name, check.status, check.expected, check.actual, check.source)),
+                query,
+            )
+        ]
+        if rows == self._check_rows:
+            return  # the same constraints: no clear, no re-layout of the table
+        self._check_rows = rows
         table = self.query_one("#recipe-checks", DataTable)
         with self.app.batch_update():
             table.clear()
-            for i, check in enumerate(verdict_checks(verdict)):
-                cells = (check.name, check.status, check.expected, check.actual, check.source)
-                if matches(" ".join(cells), query):
-                    table.add_row(
-                        escape_markup(
-                            f"{check.name}\n{check.status}: want {check.expected}, "
-                            f"got {check.actual} · {check.source}",
-                            multiline=True,
-                        ),
-                        key=f"check-{i}",
-                        height=2,
-                    )
+            for key, row in rows:
+                table.add_row(row, key=key, height=2)
 
     def _render_trouble(self, ok: bool) -> None:
         from core.recipe.troubleshooting import DiagnosisContext, diagnose
@@ -463,9 +606,26 @@ class RecipeScreen(HostedScreen):
         panel = self.query_one("#trouble-panel")
         panel.display = not ok or bool(shown)
         if panel.display:
-            self.query_one("#trouble-text", Static).update(
-                safe_text(self._trouble_text(ok), multiline=True)
-            )
+            self._show_trouble_text(ok)
+
+    def _show_trouble_text(self, ok: bool) -> None:
+        self._update_static("#trouble-text", safe_text(self._trouble_text(ok), multiline=True))
+
+    def _update_static(self, selector: str, text: str) -> None:
+        """Set a Static's text; unchanged text is left alone, so it costs no layout or
+        repaint (each verdict re-renders every panel, most of them unchanged)."""
+        if self._shown_text.get(selector) == text:
+            return
+        self._shown_text[selector] = text
+        self.query_one(selector, Static).update(text)
+
+    def _set_qualifying(self, qualifying: tuple[str, ...]) -> None:
+        """What ``s`` may switch to. The footer is rebuilt (a costly recompose) only when
+        whether and where ``s`` switches changed."""
+        before = self.switch_target()
+        self._qualifying = qualifying
+        if self.switch_target() != before:
+            self.refresh_bindings()
 
     def trouble_text(self) -> str:
         """The troubleshooting panel's text (empty when the panel is hidden)."""
