@@ -235,6 +235,26 @@ async def _published(
 _END = object()
 
 
+class TailLog(RichLog):
+    """The log pane: a RichLog whose shown tail can be replaced without a screen relayout.
+
+    A flood repaints the pane with the burst's newest lines: clear, then one write of the
+    same number of lines. Each step changes the log's virtual size (to nothing, then back),
+    which asks the screen for a full reflow (7-40 ms of the event loop measured at 80x24
+    under 5,000 events/s, several times a second). When the log ends up with the same
+    virtual size it had, nothing on the screen moved: only its lines are repainted.
+    """
+
+    def replace(self, text: Text) -> None:
+        """Show ``text`` in place of every line (the same as ``clear()`` then ``write()``)."""
+        before = self.virtual_size
+        self.clear()
+        self.write(text)
+        if self.virtual_size == before and self.is_mounted and not self._deferred_renders:
+            # The same scrollable size: no layout to redo, only the repaint clear() asked.
+            self._layout_required = False
+
+
 @dataclass(frozen=True)
 class _StreamFailed:
     message: str
@@ -333,7 +353,7 @@ class ValidationDashboardScreen(Screen[None]):
         with Horizontal(id="detail"):
             with Vertical(id="log-box"):
                 yield Static("log", id="log-title", markup=False)
-                yield RichLog(
+                yield TailLog(
                     id="log", max_lines=LOG_LINES_PER_CHECK, wrap=True, markup=False, min_width=20
                 )
             with Vertical(id="gates-box"):
@@ -629,7 +649,7 @@ class ValidationDashboardScreen(Screen[None]):
         LOG_PAINT_INTERVAL_S with the newest LIVE_TAIL_LINES of the burst. The model keeps
         the last LOG_LINES_PER_CHECK lines of every check whatever the pane shows.
         """
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", TailLog)
         row = self.model.rows.get(self.selected)
         if row is None:
             if reset:
@@ -637,8 +657,9 @@ class ValidationDashboardScreen(Screen[None]):
             return
         now = time.perf_counter()
         fresh = row.log_seq - self._shown_seq
+        replace = False  # the burst's tail in place of what the pane shows
         if reset or full:
-            log.clear()
+            replace = True
             tail = len(row.logs) if full else max(RESET_TAIL_LINES, log.size.height)
             lines = _tail(row.logs, tail)
             if row.log_seq > len(lines):
@@ -655,7 +676,7 @@ class ValidationDashboardScreen(Screen[None]):
             # A burst: every repaint of a growing log relayouts the screen, so slow down.
             return
         elif fresh > LIVE_TAIL_LINES:
-            log.clear()
+            replace = True
             lines = [
                 f"… {row.log_seq - LIVE_TAIL_LINES} earlier lines — press a for the kept lines"
             ]
@@ -664,7 +685,11 @@ class ValidationDashboardScreen(Screen[None]):
             lines = _tail(row.logs, fresh)
         self._shown_seq = row.log_seq
         self._log_painted_at = now
-        if lines:
+        if replace and lines:
+            log.replace(Text("\n".join(lines)))
+        elif replace:
+            log.clear()
+        elif lines:
             log.write(Text("\n".join(lines)))
 
     def _paint_log_title(self) -> None:
