@@ -61,7 +61,7 @@ def flood(checks: int, lines_per_check: int) -> Iterator[Any]:
         for i in range(lines_per_check):
             t += 0.0001
             yield LogLine(t, "performance", name, f"#  {i:>8}  all_reduce_perf  busbw 157.29 ok")
-        yield Measurement(t, "performance", name, name, 157.29, "GB/s", ">= 150", "pass")
+        yield Measurement(t, "performance", name, name, 157.29, "GB/s", ">= 150", "passed")
         yield CheckFinished(t, "performance", name, "passed", "", 1000)
     yield PhaseFinished(t, "performance", "passed", checks, 0, 0, 0, 0)
     yield RunFinished(t, checks, checks, 0, 0, 0, 0)

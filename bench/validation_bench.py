@@ -71,7 +71,7 @@ def synthetic_run(checks: int = 20, lines: int = 2500) -> list[Event]:
                 157.29,
                 "GB/s",
                 ">= 150",
-                "pass",
+                "passed",
                 "157.29",
             )
         )

@@ -66,9 +66,12 @@ async def _wizard_ready(pilot) -> None:
 
 
 def child_wizard() -> None:
-    from aicr_tui.app import create_app
+    # What run_wizard (``aicr-tui --demo``) does, headless and leaving at the first screen.
+    from aicr_tui.app import create_app, freeze_startup_heap
 
-    create_app(demo=True).run(headless=True, size=(80, 24), auto_pilot=_wizard_ready)
+    app = create_app(demo=True)
+    freeze_startup_heap()
+    app.run(headless=True, size=(80, 24), auto_pilot=_wizard_ready)
 
 
 async def _workers_done(app) -> None:
@@ -81,7 +84,50 @@ async def _workers_done(app) -> None:
         await app.workers.wait_for_complete([w for w in app.workers if not w.is_cancelled])
 
 
-async def keystroke_latency() -> tuple[list[float], list[float]]:
+async def _until(condition, what: str) -> None:
+    deadline = time.perf_counter() + KEY_TIMEOUT_S
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"{what}: not reached {KEY_TIMEOUT_S:g} s after the key")
+        await asyncio.sleep(0.001)
+
+
+class Keystrokes:
+    """Keys as the terminal driver delivers them, and the frames painted after them.
+
+    ``App._display`` receives every frame the compositor renders (headless, it is not
+    written to a terminal, which is the same for the floor); a keystroke's verdict is on
+    screen in the first frame painted after the screen applied it.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.paints: list[float] = []  # when each frame was painted
+        original = app._display
+
+        def display(screen, renderable) -> None:
+            original(screen, renderable)
+            if renderable is not None:
+                self.paints.append(time.perf_counter())
+
+        app._display = display
+
+    def first_paint_after(self, moment: float) -> float | None:
+        return next((t for t in self.paints if t >= moment), None)
+
+    def send(self, key: str, character: str | None = None) -> float:
+        from textual import events
+
+        event = events.Key(key, character)
+        event.set_sender(self.app)
+        sent = time.perf_counter()
+        self.app._driver.send_message(event)
+        return sent
+
+
+async def keystroke_latency(keystrokes: int = KEYSTROKES) -> tuple[list[float], list[float]]:
+    """Per choice of a gpuStack value: ms from the choosing key to the frame showing its
+    verdict, and ms the qualification itself took."""
     from aicr_tui.app import create_app
     from screens.recipe import RecipeScreen
 
@@ -100,29 +146,36 @@ async def keystroke_latency() -> tuple[list[float], list[float]]:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RecipeScreen)
+        keys = Keystrokes(app)
         # The gpuStack select, by keyboard: open, move, choose. Each choice re-qualifies
         # (`s` only switches to a value that qualifies the capture, so it cannot repeat).
         select = screen.query_one("#sel-profile")
         select.focus()
-        for i in range(KEYSTROKES):
+        await pilot.pause()
+        for i in range(keystrokes):
+            keys.send("enter", "\r")
+            await _until(lambda: select.expanded, "select open")
+            overlay = select.query_one("SelectOverlay")
+            before = overlay.highlighted
+            keys.send("down" if i % 2 == 0 else "up")
+            await _until(lambda o=overlay, b=before: o.highlighted != b, "option moved")
+            await asyncio.sleep(0.05)  # a person's pace: the last frame is long painted
             seq = screen._seq
-            await pilot.press("enter")
-            await pilot.pause()
-            await pilot.press("down" if i % 2 == 0 else "up")
-            await pilot.press("enter")  # the keystroke whose verdict is measured
-            deadline = time.perf_counter() + KEY_TIMEOUT_S
-            while (
-                screen._seq == seq
-                or screen.last_roundtrip_ms is None
-                or (app.state.verdict is None)
-            ):
-                if time.perf_counter() > deadline:
-                    raise RuntimeError(f"no verdict {KEY_TIMEOUT_S:g} s after choice {i}")
-                await asyncio.sleep(0.0005)
-            await _workers_done(app)
-            await pilot.pause()
-            roundtrips.append(screen.last_roundtrip_ms)
+            sent = keys.send("enter", "\r")  # the keystroke whose verdict is measured
+            # The verdict of a new selection was shown, then a frame was painted.
+            await _until(
+                lambda seq=seq: (
+                    screen._seq != seq
+                    and screen.shown_seq == screen._seq
+                    and keys.first_paint_after(screen.verdict_shown_at) is not None
+                ),
+                f"verdict on screen after choice {i}",
+            )
+            painted = keys.first_paint_after(screen.verdict_shown_at)
+            assert painted is not None and app.state.verdict is not None
+            roundtrips.append((painted - sent) * 1000)
             qualify_only.append(screen.last_latency_ms or 0.0)
+            await _workers_done(app)  # the `s` alternatives, when not cached
     return roundtrips, qualify_only
 
 
