@@ -9,7 +9,7 @@ worker also qualified every other gpuStack value to decide whether to offer `s`.
 from __future__ import annotations
 
 from screens.recipe import RecipeScreen
-from tests.pilot.wizard_helpers import demo_app, pick_sample, settle
+from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
 
 
 async def test_gpustack_choice_is_qualified_synchronously_and_alternatives_are_cached(tmp_path):
@@ -23,10 +23,7 @@ async def test_gpustack_choice_is_qualified_synchronously_and_alternatives_are_c
 
     app.services.qualify = counting
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pick_sample(pilot, "aks-install")
-        await pilot.press("n")
-        await settle(pilot)
+        await open_recipe(pilot, "aks-install")
         screen = app.screen
         assert isinstance(screen, RecipeScreen)
         assert app.state.verdict.ok and app.state.profile_value is None

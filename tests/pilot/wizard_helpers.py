@@ -60,3 +60,11 @@ async def pick_sample(pilot, key: str) -> None:
     await pilot.pause()
     await pilot.press("enter")
     await settle(pilot)
+
+
+async def open_recipe(pilot, key: str) -> None:
+    """From the first screen: load sample ``key`` and go on to the recipe screen."""
+    await settle(pilot)
+    await pick_sample(pilot, key)
+    await pilot.press("n")
+    await settle(pilot)
