@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,10 +42,16 @@ LIBRARIES = ("pydantic", "ruamel.yaml")
 HEAVY = ("kubernetes", "azure", "oci", "textual", "rich", "jsonschema", "kubernetes_validate")
 
 
+def one_minute_load() -> float:
+    return os.getloadavg()[0]
+
+
 @dataclass
 class Row:
     """One figure. ``limit`` with ``check`` makes it a budget: ``ratio`` (value/floor <=
-    limit), ``max`` (value <= limit) or ``min`` (value >= limit); without, information."""
+    limit), ``max`` (value <= limit) or ``min`` (value >= limit); without, information.
+    ``load`` is the machine's 1-minute load average when the figure was taken (the table
+    prints it beside each figure: on a shared machine wall times follow it)."""
 
     name: str
     value: float
@@ -55,6 +61,7 @@ class Row:
     note: str = ""
     limit: float | None = None
     check: str = ""
+    load: float = field(default_factory=one_minute_load)
 
     @property
     def ratio(self) -> float | None:
@@ -111,6 +118,22 @@ def run_process(argv: Sequence[str], *, env: dict[str, str] | None = None) -> tu
     child so far, so a small command run after a big one would inherit the big one's peak.
     A command that fails is an error of the benchmark, not a fast run.
     """
+    usage = process_usage(argv, env=env)
+    return usage.wall_s, usage.rss_kib
+
+
+@dataclass
+class Usage:
+    """What one process cost: wall seconds, CPU seconds (user + system, all its threads)
+    and peak RSS in KiB. CPU is what load on a shared machine inflates least."""
+
+    wall_s: float
+    cpu_s: float
+    rss_kib: int
+
+
+def process_usage(argv: Sequence[str], *, env: dict[str, str] | None = None) -> Usage:
+    """Run one process (see ``run_process``) and return its ``Usage``."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     t0 = time.perf_counter()
@@ -122,17 +145,20 @@ def run_process(argv: Sequence[str], *, env: dict[str, str] | None = None) -> tu
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise RuntimeError(f"benchmark command failed (exit {code}): {' '.join(argv)}")
-    return elapsed, int(usage.ru_maxrss)
+    return Usage(elapsed, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss))
 
 
 @dataclass
 class PairedRuns:
-    """Interleaved subject/floor runs: median wall seconds and the largest peak RSS (KiB)."""
+    """Interleaved subject/floor runs: median wall and CPU seconds, the largest peak RSS
+    (KiB)."""
 
     subject_s: float
     floor_s: float
     subject_rss_kib: int
     floor_rss_kib: int
+    subject_cpu_s: float = 0.0
+    floor_cpu_s: float = 0.0
 
 
 def capped_pairs(repeat: int) -> int:
@@ -147,16 +173,19 @@ def paired_process_runs(
     subject: Sequence[str], floor: Sequence[str], *, repeat: int = 7
 ) -> PairedRuns:
     """Interleave subject and floor runs so machine noise hits both alike."""
-    s_times, f_times, s_rss, f_rss = [], [], [], []
+    subjects: list[Usage] = []
+    floors: list[Usage] = []
     for _ in range(capped_pairs(repeat)):
-        ft, fr = run_process(floor)
-        st, sr = run_process(subject)
-        f_times.append(ft)
-        f_rss.append(fr)
-        s_times.append(st)
-        s_rss.append(sr)
+        floors.append(process_usage(floor))
+        subjects.append(process_usage(subject))
+    med = statistics.median
     return PairedRuns(
-        statistics.median(s_times), statistics.median(f_times), max(s_rss), max(f_rss)
+        med(u.wall_s for u in subjects),
+        med(u.wall_s for u in floors),
+        max(u.rss_kib for u in subjects),
+        max(u.rss_kib for u in floors),
+        med(u.cpu_s for u in subjects),
+        med(u.cpu_s for u in floors),
     )
 
 
@@ -223,7 +252,8 @@ def print_table(title: str, rows: Sequence[Row], *, sections: Sequence[str] = ()
     print(f"\n== {title}")
     width = max([len("measure"), *(len(r.name) for r in rows)])
     print(
-        f"{'measure':<{width}} {'value':>11}     {'floor':>9} {'ratio':>7}  {'budget':<24} verdict"
+        f"{'measure':<{width}} {'value':>11}     {'floor':>9} {'ratio':>7}  {'budget':<24} "
+        f"{'verdict':<7} {'load':>4}  note"
     )
     current = None
     for i, r in enumerate(rows):
@@ -235,6 +265,6 @@ def print_table(title: str, rows: Sequence[Row], *, sections: Sequence[str] = ()
         verdict = r.verdict or ("info" if not r.budget else "")
         line = (
             f"{r.name:<{width}} {r.value:>11.4g} {r.unit:<4} {floor:>9} {ratio:>7}  "
-            f"{r.budget:<24} {verdict} {r.note}"
+            f"{r.budget:<24} {verdict:<7} {r.load:>4.1f}  {r.note}"
         )
         print(line.rstrip(), flush=True)

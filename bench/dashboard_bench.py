@@ -28,6 +28,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+from bench._events import event_count, synthetic_run
 from bench._harness import Row, load_note, missed, report
 
 EVENTS_BUDGET = 5_000.0
@@ -41,34 +42,11 @@ FLOODING = [False]  # set while events flow (what the GC-pause row counts)
 
 
 def flood(checks: int, lines_per_check: int) -> Iterator[Any]:
-    from core.validation.events import (
-        CheckFinished,
-        CheckStarted,
-        LogLine,
-        Measurement,
-        PhaseFinished,
-        PhaseStarted,
-        RunFinished,
-        RunStarted,
-    )
-
-    names = tuple(f"check-{i:03d}" for i in range(checks))
-    yield RunStarted(0.0, "bench", 0, ("performance",), "replay", "bench")
-    yield PhaseStarted(0.0, "performance", names)
-    t = 0.0
-    for name in names:
-        yield CheckStarted(t, "performance", name)
-        for i in range(lines_per_check):
-            t += 0.0001
-            yield LogLine(t, "performance", name, f"#  {i:>8}  all_reduce_perf  busbw 157.29 ok")
-        yield Measurement(t, "performance", name, name, 157.29, "GB/s", ">= 150", "passed")
-        yield CheckFinished(t, "performance", name, "passed", "", 1000)
-    yield PhaseFinished(t, "performance", "passed", checks, 0, 0, 0, 0)
-    yield RunFinished(t, checks, checks, 0, 0, 0, 0)
+    return synthetic_run(checks, lines_per_check, line=_line, step=0.0001)
 
 
-def event_count(checks: int, lines_per_check: int) -> int:
-    return 2 + checks * (lines_per_check + 3) + 2
+def _line(i: int) -> str:
+    return f"#  {i:>8}  all_reduce_perf  busbw 157.29 ok"
 
 
 class FloodSource:

@@ -17,68 +17,22 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
 
+from bench._events import synthetic_run
 from bench._harness import Row, report
-from core.validation.events import (
-    CheckFinished,
-    CheckStarted,
-    Event,
-    LogLine,
-    Measurement,
-    PhaseFinished,
-    PhaseStarted,
-    RunFinished,
-    RunStarted,
-)
+from core.validation.events import Event
 from core.validation.recording import Recorder, parse_recording
 from core.validation.reports.ctrf import CtrfBuilder, render_ctrf
 from core.validation.reports.junit import render_junit
 from core.validation.stream import EventStream
 
 BUDGET = 5000.0
-
-
-def synthetic_run(checks: int = 20, lines: int = 2500) -> list[Event]:
-    ev: list[Event] = [
-        RunStarted(0.0, "bench", 1796000000000, ("deployment",), "cluster", "bench", "0")
-    ]
-    t = 0.0
-    ev.append(PhaseStarted(t, "performance", tuple(f"check-{i}" for i in range(checks))))
-    for i in range(checks):
-        name = f"check-{i}"
-        ev.append(CheckStarted(t, "performance", name, 1800.0, "bench"))
-        for j in range(lines):
-            t = round(t + 0.001, 3)
-            ev.append(
-                LogLine(
-                    round(t, 3),
-                    "performance",
-                    name,
-                    f"  {1024 * 2 ** (j % 25):>12}  float  sum  -1  {j * 0.37:8.2f}  {j % 97:6.2f}",
-                )
-            )
-        ev.append(
-            Measurement(
-                round(t, 3),
-                "performance",
-                name,
-                "nccl-all-reduce-bw",
-                157.29,
-                "GB/s",
-                ">= 150",
-                "passed",
-                "157.29",
-            )
-        )
-        ev.append(CheckFinished(round(t, 3), "performance", name, "passed", "ok", 1000))
-    ev.append(PhaseFinished(round(t, 3), "performance", "passed", checks, 0, 0, 0, 1000))
-    ev.append(RunFinished(round(t, 3), checks, checks, 0, 0, 0, 0))
-    return ev
 
 
 async def _pump(
@@ -111,10 +65,25 @@ def measure(
     return statistics.median(rates)
 
 
+def rate_row(name: str, rate: float, floor: float | None) -> Row:
+    """Events/s through one consumer, beside the bare stream's rate (its floor)."""
+    note = "floor = the stream alone, same events, same run" if floor is not None else ""
+    return Row(
+        name,
+        rate,
+        "ev/s",
+        floor,
+        f">= {BUDGET:,.0f}/s",
+        note,
+        limit=BUDGET,
+        check="min",
+    )
+
+
 def main() -> int:
     from aicr_tui.commands.validate import LiveTable, format_event
 
-    events = synthetic_run()
+    events = list(synthetic_run(20, 2500))
     rows: list[Row] = []
 
     def bare(stream: EventStream) -> list[asyncio.Task[None]]:
@@ -122,17 +91,7 @@ def main() -> int:
         return []
 
     floor = measure(events, bare)
-    rows.append(
-        Row(
-            "stream alone (no-op sink)",
-            floor,
-            "ev/s",
-            BUDGET,
-            "≥ 5,000/s",
-            limit=BUDGET,
-            check="min",
-        )
-    )
+    rows.append(rate_row("stream alone (no-op sink)", floor, None))
 
     tmpdir = tempfile.mkdtemp(prefix="aicr-bench-")
     state: dict[str, object] = {}
@@ -155,14 +114,10 @@ def main() -> int:
         render_junit(report)
 
     rows.append(
-        Row(
+        rate_row(
             "stream → CTRF + JSONL recorder (+ CTRF/JUnit render)",
             measure(events, reports, finish_reports),
-            "ev/s",
-            BUDGET,
-            "≥ 5,000/s",
-            limit=BUDGET,
-            check="min",
+            floor,
         )
     )
 
@@ -177,17 +132,7 @@ def main() -> int:
 
         return [asyncio.create_task(render())]
 
-    rows.append(
-        Row(
-            "stream → CLI plain renderer",
-            measure(events, plain),
-            "ev/s",
-            BUDGET,
-            "≥ 5,000/s",
-            limit=BUDGET,
-            check="min",
-        )
-    )
+    rows.append(rate_row("stream → CLI plain renderer", measure(events, plain), floor))
 
     def live(stream: EventStream) -> list[asyncio.Task[None]]:
         sub = stream.subscribe()
@@ -202,34 +147,21 @@ def main() -> int:
         return [asyncio.create_task(render())]
 
     rows.append(
-        Row(
-            "stream → CLI live-table state (+ table per batch)",
-            measure(events, live),
-            "ev/s",
-            BUDGET,
-            "≥ 5,000/s",
-            limit=BUDGET,
-            check="min",
-        )
+        rate_row("stream → CLI live-table state (+ table per batch)", measure(events, live), floor)
     )
 
     text = "".join(e.to_json() + "\n" for e in events)
     t0 = time.perf_counter()
+    decoded = [json.loads(line) for line in text.splitlines()]
+    json_rate = len(decoded) / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
     parsed = parse_recording(text, "bench")
     rate = len(parsed) / (time.perf_counter() - t0)
-    rows.append(
-        Row(
-            "recording parse (JSONL → events, replay input)",
-            rate,
-            "ev/s",
-            BUDGET,
-            "≥ 5,000/s",
-            limit=BUDGET,
-            check="min",
-        )
-    )
+    row = rate_row("recording parse (JSONL → events, replay input)", rate, json_rate)
+    row.note = "floor = json.loads of the same lines"
+    rows.append(row)
 
-    report(f"validation event pipeline ({len(events):,} events; ratio = rate / 5,000 ev/s)", rows)
+    report(f"validation event pipeline ({len(events):,} events)", rows)
     return 1 if any(r.value < BUDGET for r in rows) else 0
 
 
