@@ -1,12 +1,12 @@
 """Step 2, recipe: the selection as selects, the qualification verdict live on every change.
 
 Each change re-runs ``qualify`` (the call ``aicr-tui recipe`` makes): on the UI thread once
-the core is warm, so the verdict is on screen in the keystroke's own frame; the first one
-(and any slow one) in an exclusive thread worker, so a newer selection cancels an older one.
-Which other ``gpuStack`` values qualify (what ``s`` offers) is cached per capture and
-criteria and, when not yet known, found in a worker after the verdict is shown. A failed verdict opens the
-troubleshooting panel with the cause and the remedies as keys; ``d`` shows the values the
-other ``gpuStack`` value would change, side by side.
+the core is warm for the capture and criteria, so the verdict is on screen in the
+keystroke's own frame; the first one (and any slow one) in an exclusive thread worker, so
+a newer selection cancels an older one. Which other ``gpuStack`` values qualify (what ``s``
+offers) is cached per capture and criteria. A failed verdict opens the troubleshooting
+panel with the cause and the remedies as keys; ``d`` shows the values the other
+``gpuStack`` value would change, side by side.
 """
 
 from __future__ import annotations
@@ -363,11 +363,13 @@ class RecipeScreen(HostedScreen):
     def requalify(self) -> None:
         """Qualify the current selection and show the verdict.
 
-        Once the core is warm (the last qualification took at most ``INLINE_QUALIFY_MS``)
-        the verdict is computed here, on the UI thread, and on screen in the same frame as
-        the keystroke: handing a sub-millisecond call to a thread costs tens of
-        milliseconds in GIL hand-offs. The first qualification (the catalog loads) and a
-        slow one run in a worker, so the screen never freezes.
+        Once the core is warm for this capture and criteria (they were qualified before,
+        and the last qualification took at most ``INLINE_QUALIFY_MS``) the verdict is
+        computed here, on the UI thread, and on screen in the same frame as the keystroke:
+        handing a sub-millisecond call to a thread costs tens of milliseconds in GIL
+        hand-offs. The first qualification of a capture or criteria (the catalog, the
+        overlays of a new service load) and a slow one run in a worker, which also finds
+        the other gpuStack values that qualify, so the screen never freezes.
         """
         self._qualified_inputs = self._inputs()
         self._asked_at = time.perf_counter()
@@ -375,7 +377,7 @@ class RecipeScreen(HostedScreen):
         derived = set(self.state.derived)
         given = {k: v for k, v in self._criteria().items() if k not in derived}
         profile = self.state.profile_value
-        if not self._inline:
+        if not self._inline or self._alternatives_key(given) not in self._value_ok:
             self._qualify(self._seq, given, profile)
             return
         message = self._qualification(self._seq, given, profile, alternatives=False)
