@@ -15,7 +15,7 @@ by ``:``), else Helm pulls the pins into the cache.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -29,9 +29,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
 
 from core.foundation.textsafe import safe_text
+from core.services.bundle import FeedbackCache, PreviewResult, warning_text
 from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
-from screens.widgets.bundle_overrides import PreviewResult, preview, warning_text
+
+if TYPE_CHECKING:
+    from core.bundler import BundlePlan, ComponentPlan
+    from core.documents.recipe_result import RecipeResult
+    from core.verify.analysis import Verifier
 
 SYNTAX_THEME = "ansi_dark"
 PLAN_DEBOUNCE_S = 0.15
@@ -149,7 +154,7 @@ class BundlePreviewScreen(Screen[Path | None]):
 
     def __init__(
         self,
-        recipe: Any,
+        recipe: RecipeResult,
         *,
         default_output: Path,
         overrides: str = "",
@@ -172,9 +177,9 @@ class BundlePreviewScreen(Screen[Path | None]):
         self.written_to: Path | None = None
         self.writing = False
         self._debounce: Timer | None = None
-        self._feedback_cache: dict[tuple[str, str, str], list[Any]] = {}
+        self._feedback_cache: FeedbackCache = {}
         self.verify_charts = verify_charts
-        self._verifier: Any = None
+        self._verifier: Verifier | None = None
         self.charts_text = ""  # what the Charts tab shows (the verify report)
         self.values_text = ""  # what the Values tab shows (YAML, highlighted on screen)
         self.manifests_text = ""
@@ -244,34 +249,17 @@ class BundlePreviewScreen(Screen[Path | None]):
         description="plan the bundle",
     )
     def _plan_worker(self, text: str, generation: int) -> None:
-        from core.bundler import check_override_entry, plan_bundle
         from core.bundler.deployers.config import deployer_config
+        from core.services.bundle import preview
 
-        recipe = self.recipe
-        base_dir = self.base_dir
-        deployer = deployer_config(self.deployer)
-
-        def planner(overrides: Any, tolerations: list[Any] | None) -> Any:
-            return plan_bundle(
-                recipe, overrides, accelerated_tolerations=tolerations, deployer=deployer
-            )
-
-        cache = self._feedback_cache
-
-        def checker(kind: str, entry: str) -> list[Any]:
-            # An unchanged line keeps its verdict; --set-file reads a file that may change.
-            if kind == "set-file":
-                return check_override_entry(
-                    recipe, kind, entry, base_dir=base_dir, deployer=deployer
-                )
-            key = (deployer.name, kind, entry)
-            if key not in cache:
-                cache[key] = check_override_entry(
-                    recipe, kind, entry, base_dir=base_dir, deployer=deployer
-                )
-            return cache[key]
-
-        result = preview(text, planner, checker=checker, base_dir=base_dir, generation=generation)
+        result = preview(
+            self.recipe,
+            text,
+            deployer=deployer_config(self.deployer),
+            base_dir=self.base_dir,
+            generation=generation,
+            feedback_cache=self._feedback_cache,
+        )
         self.post_message(PlanReady(result))
 
     def on_plan_ready(self, message: PlanReady) -> None:
@@ -308,18 +296,14 @@ class BundlePreviewScreen(Screen[Path | None]):
         group="bundle-verify",
         description="render the charts with Helm",
     )
-    def _verify_worker(self, plan: Any, generation: int) -> None:
+    def _verify_worker(self, plan: BundlePlan, generation: int) -> None:
         from core.foundation.errors import AicrError
+        from core.services.bundle import chart_verifier, verify
 
         try:
             if self._verifier is None:
-                from core.verify.analysis import Verifier
-                from core.verify.api import _stand_ins
-
-                self._verifier = Verifier(self._chart_dirs(), stand_ins=_stand_ins(None))
-            from core.verify.api import plan_input
-
-            report = self._verifier.verify(plan_input(plan))
+                self._verifier = chart_verifier(self._chart_dirs())
+            report = verify(plan, self._verifier)
         except AicrError as err:
             self.post_message(VerifyReady(generation, f"not verified: {err.render()}", 0))
             return
@@ -339,21 +323,14 @@ class BundlePreviewScreen(Screen[Path | None]):
 
     # --------------------------------------------------------------- painting
     @property
-    def plan(self) -> Any:
+    def plan(self) -> BundlePlan | None:
         return self.result.plan if self.result is not None else None
 
     def _paint_banner(self) -> None:
-        criteria = getattr(self.recipe, "criteria", None)
-        parts = ["bundle"]
-        if criteria is not None:
-            parts.append(
-                " ".join(
-                    str(getattr(criteria, f, ""))
-                    for f in ("service", "accelerator", "intent", "os")
-                    if getattr(criteria, f, "any") not in ("", "any")
-                )
-            )
-        profile = getattr(getattr(self.recipe, "metadata", None), "selectedProfile", None)
+        criteria = self.recipe.criteria
+        shown = (criteria.service, criteria.accelerator, criteria.intent, criteria.os)
+        parts = ["bundle", " ".join(v for v in shown if v not in ("", "any"))]
+        profile = self.recipe.metadata.selectedProfile
         if profile is not None:
             parts.append(f"{profile.name}={profile.value}")
         parts.append(f"deployer {self.deployer} (d: next)")
@@ -372,7 +349,7 @@ class BundlePreviewScreen(Screen[Path | None]):
             view.update(Text("no plan — see Checks", style="dim"))
             return
         files = plan.files
-        entry = getattr(plan, "entrypoint", "")
+        entry = plan.entrypoint
         listing = "".join(
             f"# {path}  ({len(files[path])} bytes){'  <- entry point' if path == entry else ''}\n"
             for path in files
@@ -399,7 +376,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         component_nodes = [
             node for node in tree.root.children if node.data and node.data[0] == "component"
         ]
-        skipped_now = sorted(getattr(plan, "skipped", {}).items()) if plan is not None else []
+        skipped_now = sorted(plan.skipped.items()) if plan is not None else []
         skipped_shown = [
             (node.data[1], node.data[2])
             for node in tree.root.children
@@ -476,10 +453,10 @@ class BundlePreviewScreen(Screen[Path | None]):
         )
         manifests_view.update(_yaml_view(self.manifests_text))
 
-    def _values_text(self, component: Any) -> str:
+    def _values_text(self, component: ComponentPlan) -> str:
         """The values.yaml exactly as it will be written (plus cluster-values for --dynamic)."""
         plan = self.plan
-        files = getattr(plan, "files", {}) or {}
+        files = plan.files if plan is not None else {}
         written = files.get(f"{component.folder}/values.yaml")
         if isinstance(written, bytes):
             text = written.decode("utf-8", "replace")
@@ -546,7 +523,7 @@ class BundlePreviewScreen(Screen[Path | None]):
             for error in plan.errors:
                 text.append("✗ ", style="bold red")
                 text.append(safe_text(f"{error.check}"), style="bold")
-                if getattr(error, "component", ""):
+                if error.component:
                     text.append(safe_text(f" [{error.component}]"))
                 text.append(f"\n  {safe_text(error.message)}\n")
         else:
@@ -556,7 +533,7 @@ class BundlePreviewScreen(Screen[Path | None]):
             for warning in plan.warnings:
                 text.append("! ", style="yellow")
                 text.append(f"{safe_text(warning_text(warning))}\n")
-        notes = getattr(plan, "notes", ()) or ()
+        notes = plan.notes
         if notes:
             text.append(f"\nNotes ({len(notes)})\n", style="bold")
             for note in notes:
@@ -741,12 +718,12 @@ class BundlePreviewScreen(Screen[Path | None]):
         group="bundle-write",
         description="write the bundle",
     )
-    def _write_worker(self, plan: Any, out_dir: Path, force: bool) -> None:
-        from core.bundler import write_bundle
+    def _write_worker(self, plan: BundlePlan, out_dir: Path, force: bool) -> None:
         from core.foundation.errors import AicrError
+        from core.services.bundle import write
 
         try:
-            result = write_bundle(plan, out_dir, force=force)
+            result = write(plan, out_dir, force=force)
         except AicrError as err:
             self.post_message(BundleWriteFinished(out_dir, 0, err.render()))
             return
@@ -759,10 +736,10 @@ class BundlePreviewScreen(Screen[Path | None]):
         self.post_message(BundleWriteFinished(Path(result.out_dir), len(result.files)))
 
 
-def _component_label(component: Any, plan: Any) -> Text:
+def _component_label(component: ComponentPlan, plan: BundlePlan) -> Text:
     label = Text(f"{component.index:03d} ", style="dim")
     label.append(safe_text(component.name))
-    if any(getattr(e, "component", "") == component.name for e in plan.errors):
+    if any(e.component == component.name for e in plan.errors):
         label.append(" ✗", style="bold red")
     return label
 

@@ -10,15 +10,11 @@ and renamed into place; a non-empty output directory is only replaced with ``--f
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aicr_tui.commands._common import add_chart_flags, done, warn
 from core.foundation.textsafe import safe_text
-
-if TYPE_CHECKING:
-    from core.foundation.errors import AicrError
 
 
 def register(sub: Any) -> None:
@@ -164,39 +160,23 @@ def register(sub: Any) -> None:
     add_chart_flags(parser)
 
 
-def refusal(errors: Sequence[Any], *, explained: bool = False) -> AicrError:
-    """One error line for a refused plan: every blocking check named, the first one's
-    message in full, the rest behind ``--explain``."""
-    from core.foundation.errors import invalid
-
-    first = errors[0]
-    if len(errors) == 1:
-        return invalid(f"bundle refused by {first.check}", first.message)
-    names = ", ".join(dict.fromkeys(e.check for e in errors))
-    where = "listed above" if explained else "--explain lists each"
-    return invalid(
-        f"bundle refused by {len(errors)} blocking checks ({names}); first, {first.check}",
-        first.message,
-        remedy=f"fix every blocking check ({where})",
-    )
-
-
 def run(args: Any) -> int:
-    from core.bundler import parse_overrides, plan_bundle, write_bundle
-    from core.bundler.deployers.config import deployer_config
-    from core.bundler.tolerations import parse_selectors, parse_tolerations
+    from core.bundler import refusal
     from core.recipe.loading import load_recipe
+    from core.services import bundle
 
-    tolerations = parse_tolerations(args.accelerated_node_toleration)
-    selector = parse_selectors(args.accelerated_node_selector, "--accelerated-node-selector")
-    workload = parse_selectors(args.workload_selector, "--workload-selector")
-    system_tolerations = parse_tolerations(args.system_node_toleration, "--system-node-toleration")
-    system_selector = parse_selectors(args.system_node_selector, "--system-node-selector")
-    overrides = parse_overrides(
-        set_=args.set_, set_json=args.set_json, set_file=args.set_file, dynamic=args.dynamic
-    )
-    deployer = deployer_config(
-        args.deployer,
+    options = bundle.options_from_flags(
+        set_=args.set_,
+        set_json=args.set_json,
+        set_file=args.set_file,
+        dynamic=args.dynamic,
+        accelerated_node_toleration=args.accelerated_node_toleration,
+        accelerated_node_selector=args.accelerated_node_selector,
+        workload_selector=args.workload_selector,
+        system_node_toleration=args.system_node_toleration,
+        system_node_selector=args.system_node_selector,
+        storage_class=args.storage_class,
+        deployer=args.deployer,
         repo=args.repo,
         app_name=args.app_name,
         serial=args.serial,
@@ -204,18 +184,7 @@ def run(args: Any) -> int:
         flux_namespace=args.flux_namespace,
         flux_oci_source_name=args.flux_oci_source_name,
     )
-    recipe = load_recipe(args.recipe)
-    plan = plan_bundle(
-        recipe,
-        overrides,
-        accelerated_tolerations=tolerations,
-        accelerated_node_selector=selector,
-        workload_selector=workload,
-        system_tolerations=system_tolerations,
-        system_node_selector=system_selector,
-        deployer=deployer,
-        storage_class=args.storage_class,
-    )
+    plan = bundle.plan(load_recipe(args.recipe), options)
     for warning in plan.warnings:
         warn(warning)
     if plan.errors:
@@ -226,13 +195,9 @@ def run(args: Any) -> int:
     report = None
     if args.verify:
         from aicr_tui.commands.verify import chart_dirs
-        from core.verify.analysis import Verifier
-        from core.verify.api import _stand_ins, plan_input
 
-        verifier = Verifier(
-            chart_dirs(args.charts), stand_ins=_stand_ins(None), pull_timeout=args.pull_timeout
-        )
-        report = verifier.verify(plan_input(plan))
+        verifier = bundle.chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
+        report = bundle.verify(plan, verifier)
         sys.stdout.write(report.render_text())
         if report.findings:
             done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
@@ -241,12 +206,7 @@ def run(args: Any) -> int:
         from core.foundation.errors import invalid
 
         raise invalid("--charts needs --verify")
-    result = write_bundle(plan, Path(args.output), force=args.force)
-    if report is not None:
-        from aicr_tui.commands.verify import write_report
-        from core.verify.api import REPORT_NAME
-
-        write_report(report, result.out_dir / REPORT_NAME)
+    result = bundle.write(plan, Path(args.output), force=args.force, report=report)
     done(
         f"wrote {len(result.files)} files to {result.out_dir} "
         f"({len(plan.components)} components, {plan.deployer} deployer); "

@@ -52,17 +52,10 @@ def chart_dirs(values: list[str]) -> list[Path]:
     return out
 
 
-def write_report(report: Any, target: Path) -> None:
-    from core.foundation.fileio import atomic_write_text
-    from core.foundation.yamlio import dump_json
-
-    atomic_write_text(target, dump_json(report.to_json()))
-
-
 def run(args: Any) -> int:
     from core.foundation.errors import invalid
-    from core.verify.analysis import Verifier
-    from core.verify.api import REPORT_NAME, _stand_ins, bundle_input
+    from core.services.bundle import write_verify_report
+    from core.verify.api import REPORT_NAME, bundle_input, chart_verifier
 
     if args.pull_timeout <= 0:
         raise invalid(
@@ -71,11 +64,11 @@ def run(args: Any) -> int:
     charts = chart_dirs(args.charts)
     bundle = Path(args.bundle)
     data = bundle_input(bundle)
-    verifier = Verifier(charts, stand_ins=_stand_ins(None), pull_timeout=args.pull_timeout)
+    verifier = chart_verifier(charts, pull_timeout=args.pull_timeout)
     report = verifier.verify(data)
     sys.stdout.write(report.render_text())
     if args.report != "-":
         target = Path(args.report) if args.report else bundle / REPORT_NAME
-        write_report(report, target)
+        write_verify_report(report, target)
         info(f"JSON report: {target}")
     return report.exit_code

@@ -1,10 +1,11 @@
 """The bundler: turn a RecipeResult plus bundle-time overrides into a deployable bundle.
 
 Public calls (see :mod:`core.bundler.api`): :func:`parse_overrides`, :func:`plan_bundle`,
-:func:`write_bundle`, :func:`check_override_entry`.
+:func:`write_bundle`, :func:`check_override_entry`, :func:`refusal` (the one line for a
+refused plan). The faces call them through :mod:`core.services.bundle`.
 """
 
-from core.bundler.api import check_override_entry, plan_bundle, write_bundle
+from core.bundler.api import check_override_entry, plan_bundle, refusal, write_bundle
 from core.bundler.model import (
     BlockingError,
     BundlePlan,
@@ -30,5 +31,6 @@ __all__ = [
     "parse_toleration",
     "parse_tolerations",
     "plan_bundle",
+    "refusal",
     "write_bundle",
 ]

@@ -21,6 +21,7 @@ Input problems raise :class:`~core.foundation.errors.AicrError`; policy refusals
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +46,10 @@ from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
 from core.foundation import names
-from core.foundation.errors import invalid
+from core.foundation.errors import AicrError, internal, invalid
 from core.foundation.tree import (
     PRESENT,
+    copy_tree,
     deep_merge_typed,
     delete_path,
     observe,
@@ -55,6 +57,7 @@ from core.foundation.tree import (
     set_path,
     split_path,
 )
+from core.recipe.values import resolve_component_values
 
 if TYPE_CHECKING:
     from core.documents.recipe_result import ComponentRef, RecipeResult
@@ -89,6 +92,8 @@ def plan_bundle(
     DNS-1123 subdomain, as a StorageClass name is.
     """
     if catalog is None:
+        # Import cost: core.validation reads core.bundler.policy, which loads this module;
+        # the catalog (and its models) loads only when a bundle is planned.
         from core.recipe.catalog import load_catalog
 
         catalog = load_catalog()
@@ -141,8 +146,6 @@ def plan_bundle(
     )
     state.warnings.extend(config.warnings)
     policy.apply_override_policy(state)
-
-    from core.recipe.values import resolve_component_values
 
     problems: list[str] = []
     for name, ref in declared.items():
@@ -271,8 +274,6 @@ def _entries_exact_last(
 
 
 def _final_values(state: BundleState, ref: ComponentRef, base: dict[str, Any]) -> dict[str, Any]:
-    from core.foundation.tree import copy_tree
-
     name = ref.name
     values: dict[str, Any] = copy_tree(base)
     problems: list[str] = []
@@ -385,8 +386,6 @@ def _inject_scheduling(state: BundleState, ref: ComponentRef, values: dict[str, 
 def _check_storage_class(name: str) -> None:
     if not name.strip():
         raise invalid("--storage-class must not be blank", "expected a StorageClass name")
-    from core.foundation import names
-
     names.NameRule(
         "StorageClass name",
         "a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)",
@@ -439,8 +438,8 @@ def _check_required_selectors(state: BundleState) -> None:
 
 # ---------------------------------------------------------------------------- render
 def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
+    # Import cost, as for the catalog above: the recipe models load only to render.
     from core.documents.recipe_result import render_recipe
-    from core.foundation.tree import copy_tree
 
     catalog = state.catalog
     components: list[ComponentPlan] = []
@@ -619,12 +618,11 @@ def write_bundle(
     A plan with blocking errors is refused and nothing is written; an existing non-empty
     ``out_dir`` is only replaced with ``force``.
     """
+    # Import cost: the staging machinery (tempfile, shutil) loads only to write.
     from core.foundation.fileio import staged_directory
 
     if plan.errors:
-        first = plan.errors[0]
-        more = f" (and {len(plan.errors) - 1} more)" if len(plan.errors) > 1 else ""
-        raise invalid(f"bundle refused by {first.check}{more}", first.message)
+        raise refusal(plan.errors)
     target = Path(out_dir)
     with staged_directory(
         target, force=force, on_before_commit=lambda d: _verify(plan, d)
@@ -646,6 +644,21 @@ def write_bundle(
     return BundleWriteResult(out_dir=target, files=list(plan.files), warnings=list(plan.warnings))
 
 
+def refusal(errors: Sequence[BlockingError], *, explained: bool = False) -> AicrError:
+    """The one error line for a refused plan: every blocking check named, the first one's
+    message in full, the rest behind ``--explain`` (``explained``: they were listed)."""
+    first = errors[0]
+    if len(errors) == 1:
+        return invalid(f"bundle refused by {first.check}", first.message)
+    names = ", ".join(dict.fromkeys(e.check for e in errors))
+    where = "listed above" if explained else "--explain lists each"
+    return invalid(
+        f"bundle refused by {len(errors)} blocking checks ({names}); first, {first.check}",
+        first.message,
+        remedy=f"fix every blocking check ({where})",
+    )
+
+
 def _inside(stage: Path, root: str, rel: str) -> Path:
     """``stage / rel``, refused unless it resolves inside the staged directory: whatever a
     plan holds, nothing is written outside ``-o``."""
@@ -662,8 +675,6 @@ def _inside(stage: Path, root: str, rel: str) -> Path:
 def _verify(plan: BundlePlan, stage: Path) -> None:
     """Re-read the staged inventory against the checksums before it is renamed into place."""
     import hashlib
-
-    from core.foundation.errors import internal
 
     listed = {}
     for line in plan.files["checksums.txt"].decode().splitlines():
@@ -692,8 +703,6 @@ def check_override_entry(
 
     ``deployer`` is the layout being previewed (``deployer:`` options and ``--dynamic`` are
     judged against it)."""
-    from core.foundation.errors import AicrError
-
     try:
         entry = parse_entry(kind, text, base_dir=base_dir)
     except AicrError as err:
@@ -750,5 +759,6 @@ __all__ = [
     "BundleWriteResult",
     "check_override_entry",
     "plan_bundle",
+    "refusal",
     "write_bundle",
 ]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from core.foundation.errors import invalid
 from core.verify.analysis import Verifier
 from core.verify.model import VerifyComponent, VerifyInput, VerifyReport
+from core.verify.sources import PULL_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
     from core.bundler.model import BundlePlan
@@ -42,6 +43,17 @@ def _stand_ins(catalog: Catalog | None) -> Any:
         return None
 
     return lookup
+
+
+def chart_verifier(
+    charts: list[Path] | None = None,
+    *,
+    catalog: Catalog | None = None,
+    pull_timeout: float = PULL_TIMEOUT_SECONDS,
+) -> Verifier:
+    """The Verifier ``aicr-tui verify``, ``bundle --verify`` and the wizard's Charts tab use:
+    local ``charts`` (else each chart pulled), with the catalog's declared stand-ins."""
+    return Verifier(charts, stand_ins=_stand_ins(catalog), pull_timeout=pull_timeout)
 
 
 def kubernetes_constraint(recipe: RecipeResult) -> str:
@@ -139,7 +151,7 @@ def verify_plan(
     catalog: Catalog | None = None,
     verifier: Verifier | None = None,
 ) -> VerifyReport:
-    verifier = verifier or Verifier(charts, stand_ins=_stand_ins(catalog))
+    verifier = verifier or chart_verifier(charts, catalog=catalog)
     return verifier.verify(plan_input(plan))
 
 
@@ -278,4 +290,4 @@ def verify_bundle_dir(
     catalog: Catalog | None = None,
 ) -> VerifyReport:
     data = bundle_input(bundle)
-    return Verifier(charts, stand_ins=_stand_ins(catalog)).verify(data)
+    return chart_verifier(charts, catalog=catalog).verify(data)

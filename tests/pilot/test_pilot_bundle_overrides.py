@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from core.bundler import check_override_entry, plan_bundle
-from screens.widgets.bundle_overrides import overrides_of, parse_lines, preview, split_lines
+from core.services.bundle import overrides_of, parse_lines, preview, split_lines
 
 KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule"
 
 
 def _run(recipe, text: str, tmp_path):
-    def planner(overrides, tolerations):
-        return plan_bundle(recipe, overrides, accelerated_tolerations=tolerations)
-
-    def checker(kind, entry):
-        return check_override_entry(recipe, kind, entry, base_dir=tmp_path)
-
-    return preview(text, planner, checker=checker, base_dir=tmp_path)
+    return preview(recipe, text, base_dir=tmp_path)
 
 
 def test_lines_become_the_same_overrides_the_cli_flags_would(tmp_path) -> None:
