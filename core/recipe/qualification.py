@@ -870,19 +870,3 @@ def _diff_trees(component: str, prefix: str, a: Any, b: Any) -> list[ValueChange
             None if b is _MISSING else b,
         )
     ]
-
-
-def resolve(
-    catalog: Catalog,
-    criteria: Criteria,
-    *,
-    profile: str | None = None,
-    snapshot: Snapshot | None = None,
-) -> RecipeResult:
-    """Resolve to a RecipeResult or raise the qualification error (for callers that do not
-    need the structured verdict, e.g. re-resolving a RecipeMetadata file)."""
-    verdict = qualify(criteria, profile, snapshot, catalog=catalog)
-    if verdict.error is not None:
-        raise verdict.error
-    assert verdict.recipe is not None
-    return verdict.recipe

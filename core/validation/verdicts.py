@@ -21,14 +21,26 @@ measured (unless the run allowed it), else 0. ``--no-cluster`` runs and checks n
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 
-PASSED = "passed"
-FAILED = "failed"
-NOT_APPLICABLE = "not applicable"
-NOT_MEASURED = "not measured"
+
+class Verdict(StrEnum):
+    """How a check, a gate or a phase ended. A member is its word (``"passed"`` ==
+    ``Verdict.PASSED``), so events read back from a recording compare equal to it."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_APPLICABLE = "not applicable"
+    NOT_MEASURED = "not measured"
+
+
+PASSED = Verdict.PASSED
+FAILED = Verdict.FAILED
+NOT_APPLICABLE = Verdict.NOT_APPLICABLE
+NOT_MEASURED = Verdict.NOT_MEASURED
 
 # The closed set a check, a gate or a phase can end with; anything else is refused.
-VERDICTS: tuple[str, ...] = (PASSED, FAILED, NOT_APPLICABLE, NOT_MEASURED)
+VERDICTS: tuple[str, ...] = tuple(Verdict)
 # A gate may also carry a value shown for information only (no verdict of its own).
 INFO = "info"
 GATE_VERDICTS: tuple[str, ...] = (*VERDICTS, INFO)
@@ -87,6 +99,7 @@ __all__ = [
     "NOT_MEASURED",
     "PASSED",
     "VERDICTS",
+    "Verdict",
     "empty_counts",
     "is_verdict",
     "phase_verdict",

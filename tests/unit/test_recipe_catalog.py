@@ -12,7 +12,7 @@ import pytest
 from core.documents.criteria import parse_criteria
 from core.foundation.errors import AicrError
 from core.recipe.catalog import clear_catalog_cache, load_catalog
-from core.recipe.qualification import resolve
+from tests.recipe_resolve import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     _private_cache,
     build,

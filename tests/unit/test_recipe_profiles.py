@@ -16,8 +16,9 @@ from core.recipe.profiles import (
     parse_profile_selection,
     validate_declaration,
 )
-from core.recipe.qualification import profile_value_diff, qualify, resolve
+from core.recipe.qualification import profile_value_diff, qualify
 from core.recipe.values import resolve_component_values
+from tests.recipe_resolve import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     AUTHORING,
     _private_cache,

@@ -371,9 +371,10 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
     import shutil
 
     from core.foundation.yamlio import load_yaml_plain
-    from core.recipe.qualification import _diff_trees, resolve
+    from core.recipe.qualification import _diff_trees
     from core.recipe.values import resolve_component_values
     from tests.conftest import RECIPES
+    from tests.recipe_resolve import resolve
 
     copy = tmp_path / "recipes"
     shutil.copytree(RECIPES, copy)
@@ -409,7 +410,7 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
 
 
 def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-untyped-def]
-    from core.recipe.qualification import resolve
+    from tests.recipe_resolve import resolve
 
     cat = load_catalog()
     for name, ov in sorted(cat.overlays.items()):

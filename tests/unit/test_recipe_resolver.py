@@ -9,9 +9,10 @@ import pytest
 from core.documents.criteria import parse_criteria
 from core.documents.recipe_result import render_recipe
 from core.foundation.errors import AicrError
-from core.recipe.qualification import qualify, resolve
+from core.recipe.qualification import qualify
 from core.recipe.resolver import deployment_order
 from core.recipe.values import resolve_component_values
+from tests.recipe_resolve import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     BASE_REFS,
     _private_cache,

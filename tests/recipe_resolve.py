@@ -1,0 +1,30 @@
+"""``resolve``: a qualification's recipe, or its error raised (tests that need no verdict).
+
+It lived in core.recipe.qualification, where nothing but tests called it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.recipe.qualification import qualify
+
+if TYPE_CHECKING:
+    from core.documents.criteria import Criteria
+    from core.documents.recipe_result import RecipeResult
+    from core.documents.snapshot import Snapshot
+    from core.recipe.catalog import Catalog
+
+
+def resolve(
+    catalog: Catalog,
+    criteria: Criteria,
+    *,
+    profile: str | None = None,
+    snapshot: Snapshot | None = None,
+) -> RecipeResult:
+    verdict = qualify(criteria, profile, snapshot, catalog=catalog)
+    if verdict.error is not None:
+        raise verdict.error
+    assert verdict.recipe is not None
+    return verdict.recipe
