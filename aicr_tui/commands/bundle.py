@@ -177,12 +177,14 @@ def run(args: Any) -> int:
         system_node_selector=args.system_node_selector,
         storage_class=args.storage_class,
         deployer=args.deployer,
-        repo=args.repo,
-        app_name=args.app_name,
-        serial=args.serial,
-        readiness_hooks=args.readiness_hooks,
-        flux_namespace=args.flux_namespace,
-        flux_oci_source_name=args.flux_oci_source_name,
+        deployer_flags={
+            "repo": args.repo,
+            "app_name": args.app_name,
+            "serial": args.serial,
+            "readiness_hooks": args.readiness_hooks,
+            "flux_namespace": args.flux_namespace,
+            "flux_oci_source_name": args.flux_oci_source_name,
+        },
     )
     plan = bundle.plan(load_recipe(args.recipe), options)
     for warning in plan.warnings:

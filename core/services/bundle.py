@@ -15,10 +15,10 @@ with the same words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.bundler import (
     BundleOverrides,
@@ -88,16 +88,13 @@ def options_from_flags(
     system_node_selector: Sequence[str] = (),
     storage_class: str | None = None,
     deployer: str = "helm",
-    repo: str = "",
-    app_name: str | None = None,
-    serial: bool = False,
-    readiness_hooks: bool = False,
-    flux_namespace: str | None = None,
-    flux_oci_source_name: str | None = None,
+    deployer_flags: Mapping[str, Any] | None = None,
     base_dir: Path | None = None,
 ) -> BundleOptions:
     """The options the bundle flags name; the first bad flag raises an AicrError naming it
-    (scheduling flags first, then overrides, then the deployer, as ``aicr-tui bundle``)."""
+    (scheduling flags first, then overrides, then the deployer, as ``aicr-tui bundle``).
+    ``deployer_flags`` are :func:`~core.bundler.deployers.config.deployer_config`'s keywords
+    (``repo``, ``app_name``, ``serial``, ...)."""
     tolerations = parse_tolerations(list(accelerated_node_toleration))
     selector = parse_selectors(list(accelerated_node_selector), "--accelerated-node-selector")
     workload = parse_selectors(list(workload_selector), "--workload-selector")
@@ -110,15 +107,7 @@ def options_from_flags(
         dynamic=list(dynamic),
         base_dir=base_dir,
     )
-    config = deployer_config(
-        deployer,
-        repo=repo,
-        app_name=app_name,
-        serial=serial,
-        readiness_hooks=readiness_hooks,
-        flux_namespace=flux_namespace,
-        flux_oci_source_name=flux_oci_source_name,
-    )
+    config = deployer_config(deployer, **dict(deployer_flags or {}))
     return BundleOptions(
         overrides=overrides,
         accelerated_tolerations=tolerations,
