@@ -23,6 +23,7 @@ from screens.palette import WizardCommands
 from screens.state import WizardServices, WizardState, demo_recordings, demo_samples
 
 if TYPE_CHECKING:
+    from screens.bundle_preview import BundlePreviewScreen
     from screens.state import DemoSample
 
 
@@ -116,7 +117,7 @@ class AicrApp(App[int]):
             )
         )
 
-    def on_bundle_preview_screen_written(self, message: Any) -> None:
+    def on_bundle_preview_screen_written(self, message: BundlePreviewScreen.Written) -> None:
         self.state.bundle_dir = message.out_dir
         from screens.markup import escape_markup
 
@@ -161,7 +162,7 @@ class AicrApp(App[int]):
             ValidationDashboardScreen,
         )
 
-        source: Any
+        source: ReplaySource | LiveRunSource
         if recording is not None:
             source = ReplaySource(
                 recording, speed=self.state.replay_speed, label=recording.name, note=note

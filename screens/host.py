@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from textual.screen import Screen
 
@@ -23,7 +23,7 @@ class PaletteCommand:
 
     title: str
     help: str
-    run: Callable[[], Any]
+    run: Callable[[], object]
     search_text: str = ""
 
 

@@ -52,7 +52,10 @@ from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 
 if TYPE_CHECKING:
+    from core.documents.recipe_result import RecipeResult
+    from core.documents.snapshot import Snapshot
     from core.services.validation import ValidationSession
+    from core.validation.recipe_view import RecipeView
 
 # An apply pass stops after this long so keys are read between passes; after a pass that
 # left a backlog the loop sleeps YIELD_S, after one that emptied the inbox DRAIN_INTERVAL_S.
@@ -158,8 +161,8 @@ class LiveRunSource:
     the cluster as ``aicr-tui validate`` does.
     """
 
-    recipe: Any
-    snapshot: Any | None = None
+    recipe: RecipeResult | RecipeView
+    snapshot: Snapshot | None = None
     phases: tuple[str, ...] = ()
     kubeconfig: str | None = None
     context: str | None = None
