@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
-from core.foundation.deadline import MAX_PAGES, run_with_deadline
+from core.foundation.deadline import run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
-from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
+from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 AGENT_POOLS_READ_ACTION = "Microsoft.ContainerService/managedClusters/agentPools/read"
 DEFAULT_TIMEOUT_S = 30.0
@@ -199,12 +199,11 @@ def _list_agent_pools(
         with client:
             pages = client.agent_pools.list(ref.resource_group, ref.cluster).by_page()
             for number, page in enumerate(pages, start=1):
-                if number > MAX_PAGES:
-                    raise AicrError(
-                        ErrorCode.SERVICE_UNAVAILABLE,
-                        f"Azure Resource Manager kept answering nextLink for the agent pools "
-                        f"of {ref.describe()} after {MAX_PAGES} pages; refusing to follow it",
-                    )
+                page_cap(
+                    number,
+                    "Azure Resource Manager kept answering nextLink for the agent pools of "
+                    + ref.describe(),
+                )
                 for pool in page:
                     pools.append(agent_pool_to_az_json(_rest_dict(pool), ref.resource_group))
                 report(

@@ -42,9 +42,9 @@ from core.capture.oke_legacy import (
     classify_legacy_daemonset,
 )
 from core.documents.snapshot import Measurement, Snapshot, Subtype, new_snapshot
-from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
+from core.foundation.deadline import Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
-from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
+from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
 DEFAULT_DEADLINE_S = 120.0
@@ -622,12 +622,7 @@ def _collect_cluster(
         page = 0
         while True:
             page += 1
-            if page > MAX_PAGES:
-                raise AicrError(
-                    ErrorCode.SERVICE_UNAVAILABLE,
-                    f"the Kubernetes API kept answering GET /api/v1/nodes with a next page "
-                    f"after {MAX_PAGES} pages; refusing to follow it further",
-                )
+            page_cap(page, "the Kubernetes API kept answering GET /api/v1/nodes with a next page")
             report(progress, SOURCE, f"listing nodes (page {page})", done=1, total=3)
             kwargs: dict[str, Any] = {"limit": NODE_PAGE_SIZE}
             if token:

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
-from core.foundation.deadline import MAX_PAGES, run_with_deadline
+from core.foundation.deadline import run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
-from core.live.progress import ProgressCallback, check_cancel, positive_timeout, report
+from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 AUTH_METHODS = ("config", "instance_principal", "resource_principal")
 READ_CLUSTERS_POLICY = "Allow group <group> to read clusters in compartment <compartment>"
@@ -213,12 +213,11 @@ def _list_addons(
         number = 0
         while True:
             number += 1
-            if number > MAX_PAGES:
-                raise AicrError(
-                    ErrorCode.SERVICE_UNAVAILABLE,
-                    f"the OCI Container Engine API kept answering opc-next-page for the "
-                    f"add-ons of cluster {ocid} after {MAX_PAGES} pages; refusing to follow it",
-                )
+            page_cap(
+                number,
+                "the OCI Container Engine API kept answering opc-next-page for the add-ons of "
+                f"cluster {ocid}",
+            )
             kwargs: dict[str, Any] = {"page": page} if page else {}
             response = client.list_addons(ocid, **kwargs)
             for summary in response.data or []:

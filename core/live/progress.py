@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.foundation.deadline import MAX_PAGES
 from core.foundation.errors import AicrError, ErrorCode
 
 
@@ -26,6 +27,16 @@ def check_cancel(cancel: threading.Event | None, what: str) -> None:
     """Raise the upstream cancellation error (TIMEOUT) when ``cancel`` is set."""
     if cancel is not None and cancel.is_set():
         raise AicrError(ErrorCode.TIMEOUT, f"{what} canceled")
+
+
+def page_cap(number: int, what: str) -> None:
+    """Refuse page ``number`` once it is past ``MAX_PAGES``: ``what`` (the API and the list)
+    kept answering with a next page."""
+    if number > MAX_PAGES:
+        raise AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"{what} after {MAX_PAGES} pages; refusing to follow it further",
+        )
 
 
 def report(

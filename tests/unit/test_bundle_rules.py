@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from core.bundler import check_override_entry
@@ -294,54 +296,38 @@ def test_driver_ownership_toggles_install_dir_and_dynamic() -> None:
     assert any("cluster-values.yaml" in m for m in errors_of(p, "CheckDriverOwnershipCoherence"))
 
 
+NV_LABEL_OFF = "nv-sentinel:labeler.assumeDriverInstalled=false"
+
+
 def test_nvsentinel_driver_label_gate() -> None:
     r = legacy(demo_recipe("aks-azure"))
-    p = plan(r, set_=("nv-sentinel:labeler.assumeDriverInstalled=false",))
-    (msg,) = errors_of(p, "CheckNVSentinelDriverLabelDetectable")
+
+    def label_errors(*set_: str, recipe: Any = r) -> list[str]:
+        return errors_of(plan(recipe, set_=set_), "CheckNVSentinelDriverLabelDetectable")
+
+    (msg,) = label_errors(NV_LABEL_OFF)
     assert "labeler.assumeDriverInstalled" in msg and "metadata-collector" in msg
     assert "syslog-health-monitor-regular" in msg and "0 desired" in msg
     assert "--set nv-sentinel:labeler.assumeDriverInstalled=true" in msg
-    both_off = plan(
-        r,
-        set_=(
-            "nv-sentinel:labeler.assumeDriverInstalled=false",
-            "nv-sentinel:global.metadataCollector.enabled=false",
-            "nv-sentinel:global.syslogHealthMonitor.enabled=false",
-        ),
-    )
-    assert errors_of(both_off, "CheckNVSentinelDriverLabelDetectable") == []
-    one_off = plan(
-        r,
-        set_=(
-            "nv-sentinel:labeler.assumeDriverInstalled=false",
-            "nv-sentinel:global.metadataCollector.enabled=false",
-        ),
-    )
-    (msg,) = errors_of(one_off, "CheckNVSentinelDriverLabelDetectable")
+    collector_off = "nv-sentinel:global.metadataCollector.enabled=false"
+    syslog_off = "nv-sentinel:global.syslogHealthMonitor.enabled=false"
+    assert label_errors(NV_LABEL_OFF, collector_off, syslog_off) == []
+    (msg,) = label_errors(NV_LABEL_OFF, collector_off)
     assert "metadata-collector" not in msg and "syslog-health-monitor-kata" in msg
-    operator = plan(
-        legacy(demo_recipe("aks-operator")),
-        set_=("nv-sentinel:labeler.assumeDriverInstalled=false",),
-    )
-    assert errors_of(operator, "CheckNVSentinelDriverLabelDetectable") == []
+    assert label_errors(NV_LABEL_OFF, recipe=legacy(demo_recipe("aks-operator"))) == []
     dyn = plan(r, dynamic=("nv-sentinel:labeler.assumeDriverInstalled",))
     assert any("--dynamic" in m for m in errors_of(dyn, "CheckNVSentinelDriverLabelDetectable"))
 
 
 def test_nvsentinel_runtime_class_coherence() -> None:
     r = legacy(demo_recipe("aks-azure"))
-    p = plan(r, set_=("nv-sentinel:metadata-collector.runtimeClassName=nvidia",))
+    wrong_class = "nv-sentinel:metadata-collector.runtimeClassName=nvidia"
+    p = plan(r, set_=(wrong_class,))
     (msg,) = errors_of(p, "CheckNVSentinelRuntimeClassCoherence")
     assert '"nvidia"' in msg and '"nvidia-container-runtime"' in msg
     assert 'RuntimeClass "nvidia" not found' in msg and "FailedCreate" in msg
     assert "--set nv-sentinel:metadata-collector.runtimeClassName=nvidia-container-runtime" in msg
-    off = plan(
-        r,
-        set_=(
-            "nv-sentinel:metadata-collector.runtimeClassName=nvidia",
-            "nv-sentinel:global.metadataCollector.enabled=false",
-        ),
-    )
+    off = plan(r, set_=(wrong_class, "nv-sentinel:global.metadataCollector.enabled=false"))
     assert errors_of(off, "CheckNVSentinelRuntimeClassCoherence") == []
     empty = plan(r, set_json=('nv-sentinel:metadata-collector.runtimeClassName=""',))
     assert errors_of(empty, "CheckNVSentinelRuntimeClassCoherence") == []

@@ -161,33 +161,45 @@ def test_field_names_match_case_insensitively(key: str) -> None:
     }
 
 
-def test_unicode_fold_matches_like_go() -> None:
-    # Go folds U+017F (long s) to "s" and U+212A (Kelvin) to "k".
-    raw = '[{"name":"g","vm\u017fize":"Standard_NC6"}]'
-    assert project(raw.encode())["gpu-pool-count"] == 1
-
-
-def test_duplicate_keys_last_wins() -> None:
-    raw = '[{"name":"a","name":"b","vmSize":"Standard_D8s_v6","vmSize":"Standard_NC6"}]'
-    assert project(raw.encode())["gpu-pools"] == "b=Install"
-
-
-def test_duplicate_key_with_null_string_keeps_previous_value() -> None:
-    raw = '[{"name":"a","name":null,"vmSize":"Standard_NC6"}]'
-    assert project(raw.encode())["gpu-pools"] == "a=Install"
-
-
-def test_duplicate_gpu_profile_objects_merge_like_go_pointers() -> None:
-    raw = (
-        '[{"name":"a","vmSize":"Standard_NC6","gpuProfile":{"driver":"None"},'
-        '"gpuProfile":{"nvidia":{"managementMode":"Unmanaged"}}}]'
-    )
-    assert project(raw.encode())["gpu-driver"] == "None"
-
-
-def test_duplicate_gpu_profile_null_resets_pointer() -> None:
-    raw = '[{"name":"a","vmSize":"Standard_NC6","gpuProfile":{"driver":"None"},"gpuProfile":null}]'
-    assert project(raw.encode())["gpu-driver"] == "Install"
+@pytest.mark.parametrize(
+    ("raw", "key", "expected"),
+    [
+        # Go folds U+017F (long s) to "s" and U+212A (Kelvin) to "k".
+        pytest.param(
+            '[{"name":"g","vm\u017fize":"Standard_NC6"}]',
+            "gpu-pool-count",
+            1,
+            id="unicode-fold-like-go",
+        ),
+        pytest.param(
+            '[{"name":"a","name":"b","vmSize":"Standard_D8s_v6","vmSize":"Standard_NC6"}]',
+            "gpu-pools",
+            "b=Install",
+            id="duplicate-keys-last-wins",
+        ),
+        pytest.param(
+            '[{"name":"a","name":null,"vmSize":"Standard_NC6"}]',
+            "gpu-pools",
+            "a=Install",
+            id="duplicate-key-with-null-keeps-previous",
+        ),
+        pytest.param(
+            '[{"name":"a","vmSize":"Standard_NC6","gpuProfile":{"driver":"None"},'
+            '"gpuProfile":{"nvidia":{"managementMode":"Unmanaged"}}}]',
+            "gpu-driver",
+            "None",
+            id="duplicate-gpu-profiles-merge-like-go-pointers",
+        ),
+        pytest.param(
+            '[{"name":"a","vmSize":"Standard_NC6","gpuProfile":{"driver":"None"},"gpuProfile":null}]',
+            "gpu-driver",
+            "Install",
+            id="duplicate-gpu-profile-null-resets-pointer",
+        ),
+    ],
+)
+def test_go_decoding_rules(raw: str, key: str, expected: object) -> None:
+    assert project(raw.encode())[key] == expected
 
 
 def test_null_element_is_an_empty_non_gpu_pool() -> None:

@@ -126,34 +126,41 @@ def test_duplicate_keys_last_wins() -> None:
     assert project(raw.encode())["nvidia-gpu-plugin"] == "addon-failed"
 
 
-def test_duplicate_data_decodes_into_the_existing_elements_like_go() -> None:
-    # Go reuses the slice's elements: fields missing from the second array keep old values.
-    raw = (
-        '{"data":[{"name":"NvidiaGpuPlugin","lifecycle-state":"DELETING"}],'
-        '"data":[{"lifecycle-state":"ACTIVE"}]}'
-    )
-    assert project(raw.encode()) == {"nvidia-gpu-plugin": "installed", "addon-count": 1}
-
-
-def test_duplicate_data_shorter_array_truncates() -> None:
-    raw = (
-        '{"data":[{"name":"CoreDNS"},{"name":"NvidiaGpuPlugin","lifecycle-state":"ACTIVE"}],'
-        '"data":[{"name":"KubeProxy"}]}'
-    )
-    assert project(raw.encode()) == {"nvidia-gpu-plugin": "absent", "addon-count": 1}
-
-
-def test_duplicate_data_regrowing_exposes_old_elements_like_go() -> None:
-    raw = (
-        '{"data":[{"name":"a"},{"name":"NvidiaGpuPlugin","lifecycle-state":"ACTIVE"}],'
-        '"data":[{"name":"b"}],"data":[{"name":"c"},{}]}'
-    )
-    assert project(raw.encode()) == {"nvidia-gpu-plugin": "installed", "addon-count": 2}
-
-
-def test_duplicate_data_empty_array_then_growth_starts_fresh() -> None:
-    raw = '{"data":[{"name":"NvidiaGpuPlugin","lifecycle-state":"ACTIVE"}],"data":[],"data":[{}]}'
-    assert project(raw.encode()) == {"nvidia-gpu-plugin": "absent", "addon-count": 1}
+@pytest.mark.parametrize(
+    ("raw", "plugin", "count"),
+    [
+        # Go reuses the slice's elements: fields missing from the second array keep old values.
+        pytest.param(
+            '{"data":[{"name":"NvidiaGpuPlugin","lifecycle-state":"DELETING"}],'
+            '"data":[{"lifecycle-state":"ACTIVE"}]}',
+            "installed",
+            1,
+            id="decodes-into-the-existing-elements-like-go",
+        ),
+        pytest.param(
+            '{"data":[{"name":"CoreDNS"},{"name":"NvidiaGpuPlugin","lifecycle-state":"ACTIVE"}],'
+            '"data":[{"name":"KubeProxy"}]}',
+            "absent",
+            1,
+            id="shorter-array-truncates",
+        ),
+        pytest.param(
+            '{"data":[{"name":"a"},{"name":"NvidiaGpuPlugin","lifecycle-state":"ACTIVE"}],'
+            '"data":[{"name":"b"}],"data":[{"name":"c"},{}]}',
+            "installed",
+            2,
+            id="regrowing-exposes-old-elements-like-go",
+        ),
+        pytest.param(
+            '{"data":[{"name":"NvidiaGpuPlugin","lifecycle-state":"ACTIVE"}],"data":[],"data":[{}]}',
+            "absent",
+            1,
+            id="empty-array-then-growth-starts-fresh",
+        ),
+    ],
+)
+def test_duplicate_data_arrays_decode_like_go(raw: str, plugin: str, count: int) -> None:
+    assert project(raw.encode()) == {"nvidia-gpu-plugin": plugin, "addon-count": count}
 
 
 def test_duplicate_data_null_resets() -> None:

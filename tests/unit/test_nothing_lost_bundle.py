@@ -252,18 +252,27 @@ def test_the_losing_rename_is_a_conflict_not_a_crash(
         pauses[(name, step)] = (threading.Event(), threading.Event())
         return pauses[(name, step)]
 
+    def paused(name: str, plan: Any, outcome: dict[str, Any], reached: threading.Event) -> Any:
+        """Start ``name``'s write and wait until it stands at its pause."""
+        thread = writer(name, plan, outcome)
+        thread.start()
+        assert reached.wait(30)
+        return thread
+
+    def resume(go: threading.Event, thread: threading.Thread) -> None:
+        """Let a paused write go on, and wait for it to end."""
+        go.set()
+        thread.join(30)
+
     # 1. A has moved the old bundle aside and pauses; B finds the path free and commits;
     #    A's own rename then finds B's bundle there: A reports CONFLICT and cleans up.
     outcome: dict[str, Any] = {}
     a_reached, a_go = gate("A", "in")
-    a = writer("A", a_plan, outcome)
-    a.start()
-    assert a_reached.wait(30)
+    a = paused("A", a_plan, outcome, a_reached)
     b = writer("B", b_plan, outcome)
     b.start()
     b.join(30)
-    a_go.set()
-    a.join(30)
+    resume(a_go, a)
     assert outcome["B"] == "ok"
     assert isinstance(outcome["A"], AicrError) and outcome["A"].code is ErrorCode.CONFLICT
     assert outcome["A"].exit_code == 2
@@ -276,16 +285,10 @@ def test_the_losing_rename_is_a_conflict_not_a_crash(
     outcome = {}
     b_reached, b_go = gate("B", "aside")
     a_in_reached, a_in_go = gate("A", "in")
-    b = writer("B", b_plan, outcome)
-    b.start()
-    assert b_reached.wait(30)
-    a = writer("A", a_plan, outcome)
-    a.start()
-    assert a_in_reached.wait(30)  # A moved the bundle aside, its own is about to go in
-    b_go.set()
-    b.join(30)
-    a_in_go.set()
-    a.join(30)
+    b = paused("B", b_plan, outcome, b_reached)
+    a = paused("A", a_plan, outcome, a_in_reached)  # A moved the bundle aside; its own is next
+    resume(b_go, b)
+    resume(a_in_go, a)
     assert outcome["A"] == "ok"
     assert isinstance(outcome["B"], AicrError) and outcome["B"].code is ErrorCode.CONFLICT
     assert image(out) == a_plan.files
