@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.recipe.troubleshooting import guide_entry
 from screens.capture import CaptureScreen
 from tests.conftest import SAMPLES
-from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until
+from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until, wizard_running
 
 CAPTURES = SAMPLES / "captures"
 
@@ -56,9 +56,7 @@ async def test_samples_listed_projected_and_filtered(tmp_path):
         "oke-deleting": ("K8s", "oke-addons", "nvidia-gpu-plugin", "addon-deleting"),
         "oke-legacy-active": ("K8s", "oke-legacy-plugin", "nvidia-gpu-device-plugin", "active"),
     }
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         check_sample_list(app)
         for key, (mtype, sub, name, value) in expected.items():
             await pick_sample(pilot, key)
@@ -84,9 +82,7 @@ async def test_bad_file_shows_the_cli_message_inline_and_changes_nothing(
     monkeypatch.chdir(tmp_path)
     bad = tmp_path / "p.json"
     bad.write_text('[{"name": 5, "vmSize": "Standard_ND96isr_H100_v5"}]')  # an AKS pool list
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pick_sample(pilot, "aks-install")
         before = app.state.snapshot
         await pilot.press("o")
@@ -109,9 +105,7 @@ async def test_bad_file_shows_the_cli_message_inline_and_changes_nothing(
 async def test_a_file_of_no_known_kind_names_every_kind_and_changes_nothing(tmp_path):
     bad = tmp_path / "rest.json"
     bad.write_text('{"value": []}')  # `az rest` shape, not `az aks nodepool list`
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pick_sample(pilot, "aks-install")
         before = app.state.snapshot
         app.screen.open_file(str(bad))
@@ -124,9 +118,7 @@ async def test_a_file_of_no_known_kind_names_every_kind_and_changes_nothing(tmp_
 
 
 async def test_open_a_dump_by_path_then_next(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pilot.press("o")
         await pilot.pause()
         app.screen.query_one("#open-path").value = str(CAPTURES / "aks-pools-mixed.json")
@@ -148,9 +140,7 @@ async def test_open_a_dump_by_path_then_next(tmp_path):
 
 
 async def test_browse_picks_a_file_with_the_tree(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pilot.press("t")
         await pilot.pause()
         tree = app.screen.query_one("DirectoryTree")

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from screens.capture import CaptureScreen
 from screens.recipe import RecipeScreen
-from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until
+from tests.pilot.wizard_helpers import escape_to, pick_sample, settle, wait_until, wizard_running
 
 
 async def test_demo_flow_from_capture_to_replayed_validation(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         assert isinstance(app.screen, CaptureScreen)
 
         # 1. capture: --gpu-driver none pools, the second entry of the list
@@ -79,18 +77,14 @@ async def test_demo_flow_from_capture_to_replayed_validation(tmp_path):
         # esc back through the steps to the capture screen, q quits
         await pilot.press("escape")
         await pilot.pause()
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, CaptureScreen)
+        await escape_to(pilot, CaptureScreen)
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code in (0, None)
 
 
 async def test_failing_then_passing_on_oke(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         await pick_sample(pilot, "oke-legacy-active")
         await pilot.press("n")
         await settle(pilot)

@@ -7,31 +7,42 @@ kubeconfig pointing at it, and fills the wizard's fetch form with the keyboard.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
 from screens.capture import CaptureScreen
-from tests.pilot.wizard_helpers import demo_app, settle, wait_until
+from tests.pilot.wizard_helpers import settle, wait_until, wizard_running
 from tests.unit.live_fakes import LoopbackServer, Reply, write_kubeconfig
 from tests.unit.test_live_kube import LEGACY_DS, OKE_NODES, FakeCluster
 
 
-async def test_fetch_live_cluster_with_active_legacy_plugin(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    with LoopbackServer(FakeCluster(OKE_NODES, daemonset=Reply(200, LEGACY_DS))) as server:
+@contextlib.asynccontextmanager
+async def fetching_live(tmp_path: Path, cluster: Any) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """The wizard fetching a live capture (F, then ./kc) from ``cluster`` behind a kubeconfig."""
+    with LoopbackServer(cluster) as server:
         write_kubeconfig(tmp_path / "kc", server.url)
-        app = demo_app(tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
+        async with wizard_running(tmp_path) as (app, pilot):
             await pilot.press("F")
             await pilot.pause()
             await pilot.press("k", "c", "enter")  # kubeconfig field: ./kc
-            await wait_until(pilot, lambda: app.state.capture_label == "live capture")
-            await settle(pilot)
-            snap = app.state.snapshot
-            assert snap.reading("K8s", "oke-legacy-plugin", "nvidia-gpu-device-plugin") == "active"
-            assert snap.reading("K8s", "server", "version")
-            assert any(r.path == "/api/v1/nodes" for r in server.requests)
-            assert isinstance(app.screen, CaptureScreen)
-            table = app.screen.query_one("#capture-readings")
-            assert table.row_count > 5
+            yield app, pilot, server
+
+
+async def test_fetch_live_cluster_with_active_legacy_plugin(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cluster = FakeCluster(OKE_NODES, daemonset=Reply(200, LEGACY_DS))
+    async with fetching_live(tmp_path, cluster) as (app, pilot, server):
+        await wait_until(pilot, lambda: app.state.capture_label == "live capture")
+        await settle(pilot)
+        snap = app.state.snapshot
+        assert snap.reading("K8s", "oke-legacy-plugin", "nvidia-gpu-device-plugin") == "active"
+        assert snap.reading("K8s", "server", "version")
+        assert any(r.path == "/api/v1/nodes" for r in server.requests)
+        assert isinstance(app.screen, CaptureScreen)
+        table = app.screen.query_one("#capture-readings")
+        assert table.row_count > 5
 
 
 async def test_fetch_live_forbidden_is_one_line_inline(tmp_path, monkeypatch):
@@ -47,17 +58,10 @@ async def test_fetch_live_forbidden_is_one_line_inline(tmp_path, monkeypatch):
             "message": 'nodes is forbidden: User "viewer" cannot list resource "nodes"',
         },
     )
-    with LoopbackServer(cluster) as server:
-        write_kubeconfig(tmp_path / "kc", server.url)
-        app = demo_app(tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await pilot.press("F")
-            await pilot.pause()
-            await pilot.press("k", "c", "enter")
-            await wait_until(pilot, lambda: bool(app.state.last_error))
-            assert "nodes" in app.state.last_error and "\n" not in app.state.last_error
-            assert app.state.snapshot is None
+    async with fetching_live(tmp_path, cluster) as (app, pilot, server):
+        await wait_until(pilot, lambda: bool(app.state.last_error))
+        assert "nodes" in app.state.last_error and "\n" not in app.state.last_error
+        assert app.state.snapshot is None
 
 
 async def test_cancel_a_slow_live_fetch(tmp_path, monkeypatch):
@@ -65,16 +69,9 @@ async def test_cancel_a_slow_live_fetch(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cluster = FakeCluster(OKE_NODES)
     cluster.version = Reply(200, cluster.version.body, delay_s=1.5)
-    with LoopbackServer(cluster) as server:
-        write_kubeconfig(tmp_path / "kc", server.url)
-        app = demo_app(tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await pilot.press("F")
-            await pilot.pause()
-            await pilot.press("k", "c", "enter")
-            await pilot.pause()
-            await pilot.press("x")
-            await wait_until(pilot, lambda: bool(app.state.last_error), timeout=30)
-            assert "cancel" in app.state.last_error
-            assert app.state.snapshot is None
+    async with fetching_live(tmp_path, cluster) as (app, pilot, server):
+        await pilot.pause()
+        await pilot.press("x")
+        await wait_until(pilot, lambda: bool(app.state.last_error), timeout=30)
+        assert "cancel" in app.state.last_error
+        assert app.state.snapshot is None

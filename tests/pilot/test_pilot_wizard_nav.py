@@ -17,7 +17,14 @@ from screens.widgets.wizard_dialogs import (
     TextModal,
 )
 from screens.widgets.wizard_filter import FilterBar
-from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until
+from tests.pilot.wizard_helpers import (
+    escape_to,
+    palette_command,
+    pick_sample,
+    settle,
+    wait_until,
+    wizard_running,
+)
 
 WIZARD_CLASSES = (
     AicrApp,
@@ -41,9 +48,7 @@ def test_every_key_is_a_binding_with_id_and_description():
 
 
 async def test_help_lists_every_binding_of_the_screen(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         help_screen = app.screen
@@ -52,9 +57,7 @@ async def test_help_lists_every_binding_of_the_screen(tmp_path):
         for b in [*CaptureScreen.BINDINGS, *AicrApp.BINDINGS]:
             assert b.description in descriptions, b.description
         assert any(row[0] == "^p" and row[1] == "Palette" for row in help_screen.rows)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, CaptureScreen)
+        await escape_to(pilot, CaptureScreen)
 
         await pick_sample(pilot, "aks-install")
         await pilot.press("n")
@@ -67,9 +70,7 @@ async def test_help_lists_every_binding_of_the_screen(tmp_path):
 
 
 async def test_palette_finds_the_guide_by_symptom(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pilot.press("colon")
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
@@ -79,21 +80,13 @@ async def test_palette_finds_the_guide_by_symptom(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, TroubleshootScreen))
         guide = app.screen
         assert guide.current is not None and guide.current.id == "mixed-ownership-no-runtime"
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, CaptureScreen)
+        await escape_to(pilot, CaptureScreen)
 
 
 async def test_ctrl_p_palette_runs_wizard_actions(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pick_sample(pilot, "oke-active")
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"go to r")
-        await wait_until(pilot, lambda: app.screen.query_one("CommandList").option_count > 0)
-        await pilot.press("enter")
+        await palette_command(pilot, "ctrl+p", "go to r")
         await wait_until(pilot, lambda: isinstance(app.screen, RecipeScreen))
         await settle(pilot)
         assert app.state.verdict.ok, app.state.last_error
@@ -101,20 +94,14 @@ async def test_ctrl_p_palette_runs_wizard_actions(tmp_path):
         await pilot.press("l")
         await settle(pilot)
         assert isinstance(app.screen, CaptureScreen)
-        await pilot.press("colon")
-        await pilot.pause()
-        await pilot.press(*"recapt")
-        await wait_until(pilot, lambda: app.screen.query_one("CommandList").option_count > 0)
-        await pilot.press("enter")
+        await palette_command(pilot, "colon", "recapt")
         await wait_until(pilot, lambda: isinstance(app.screen, TextModal))
         assert any("--oke-addons" in line for line in app.screen.lines)
         assert isinstance(app.screen_stack[-2], RecipeScreen)
 
 
 async def test_guide_filter_and_marks_from_state(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         await pick_sample(pilot, "aks-mixed")
         await pilot.press("g")
         await pilot.pause()
@@ -131,15 +118,11 @@ async def test_guide_filter_and_marks_from_state(tmp_path):
         await pilot.press("escape")  # closes the filter
         await pilot.pause()
         assert options.option_count > 10
-        await pilot.press("escape")  # back
-        await pilot.pause()
-        assert isinstance(app.screen, CaptureScreen)
+        await escape_to(pilot, CaptureScreen)  # back
 
 
 async def test_recapture_command_and_escape_back(tmp_path):
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pick_sample(pilot, "aks-no-reading")
         await pilot.press("n")
         await settle(pilot)
@@ -150,12 +133,8 @@ async def test_recapture_command_and_escape_back(tmp_path):
         modal = app.screen
         assert isinstance(modal, TextModal)
         assert any("--aks-gpu-pools" in line for line in modal.lines)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, RecipeScreen)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, CaptureScreen)
+        await escape_to(pilot, RecipeScreen)
+        await escape_to(pilot, CaptureScreen)
         await pilot.press("q")
         await pilot.pause()
     assert not app.is_running
@@ -163,9 +142,7 @@ async def test_recapture_command_and_escape_back(tmp_path):
 
 async def test_selects_requalify_on_every_change(tmp_path):
     """No apply button: the gpuStack and service selects, changed by keyboard, re-qualify."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pick_sample(pilot, "aks-install")
         await pilot.press("n")
         await settle(pilot)

@@ -16,7 +16,7 @@ from core.documents.snapshot import render_snapshot
 from screens.capture import CaptureScreen
 from screens.recipe import RecipeScreen
 from tests.conftest import SAMPLES, run_cli
-from tests.pilot.wizard_helpers import demo_app, pick_sample, settle
+from tests.pilot.wizard_helpers import pick_sample, settle, wizard_running
 
 CAPTURES = SAMPLES / "captures"
 SNAPS = SAMPLES / "snapshots"
@@ -107,9 +107,7 @@ def expected_files(order: tuple[str, ...], upto: int) -> dict[str, str]:
 
 async def test_files_opened_in_every_order_agree_with_the_cli(tmp_path) -> None:
     observed: list[dict] = []
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         for order in permutations((AKS_MIXED, AKS_NONE_SNAPSHOT, OKE_ADDONS)):
             app.state.user_criteria = set()
             for i, path in enumerate(order):
@@ -141,9 +139,7 @@ async def test_files_opened_in_every_order_agree_with_the_cli(tmp_path) -> None:
 
 
 async def test_an_added_dump_says_so_and_c_keeps_only_it(tmp_path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         screen = app.screen
         screen.open_file(AKS_NONE_SNAPSHOT)
         await settle(pilot)
@@ -167,9 +163,7 @@ async def test_an_added_dump_says_so_and_c_keeps_only_it(tmp_path) -> None:
 
 
 async def test_a_criteria_choice_survives_a_new_capture(tmp_path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         app.screen.open_file(AKS_NONE_SNAPSHOT)
         await settle(pilot)
         await pilot.press("n")
@@ -203,9 +197,7 @@ async def _validate(pilot):  # type: ignore[no-untyped-def]
 async def test_v_plays_the_recording_of_this_recipe_or_says_it_is_another(tmp_path) -> None:
     from screens.validate_dashboard import ValidationDashboardScreen
 
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         # a failing verdict: v refuses like b
         await _pick(pilot, "aks-mixed")
         screen = await _validate(pilot)
@@ -239,9 +231,7 @@ async def test_v_plays_the_recording_of_this_recipe_or_says_it_is_another(tmp_pa
 
 
 async def test_slash_filters_the_pane_that_has_focus(tmp_path) -> None:
-    app = demo_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with wizard_running(tmp_path) as (app, pilot):
         await pick_sample(pilot, "oke-active")
         samples = app.screen.query_one("#capture-samples")
         readings = app.screen.query_one("#capture-readings")

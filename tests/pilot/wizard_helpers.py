@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 from aicr_tui.app import AicrApp, create_app
 
@@ -17,6 +19,17 @@ def demo_app(tmp_path: Path | None = None) -> AicrApp:
         app.state.output_dir = tmp_path
         app.state.reports_dir = tmp_path / "reports"
     return app
+
+
+@contextlib.asynccontextmanager
+async def wizard_running(
+    tmp_path: Path, size: tuple[int, int] = (80, 24)
+) -> AsyncIterator[tuple[AicrApp, Any]]:
+    """The demo wizard running at ``size``, writing under ``tmp_path``, once it has settled."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield app, pilot
 
 
 async def settle(pilot, rounds: int = 2) -> None:
@@ -35,6 +48,22 @@ async def settle(pilot, rounds: int = 2) -> None:
                 [w for w in pilot.app.workers if not w.is_cancelled]
             )
         await pilot.pause()
+
+
+async def palette_command(pilot, key: str, typed: str) -> None:
+    """Open the command palette with ``key``, type ``typed`` and run the first match."""
+    await pilot.press(key)
+    await pilot.pause()
+    await pilot.press(*typed)
+    await wait_until(pilot, lambda: pilot.app.screen.query_one("CommandList").option_count > 0)
+    await pilot.press("enter")
+
+
+async def escape_to(pilot, screen_type: type) -> None:
+    """Press escape and assert the wizard is back on a ``screen_type`` screen."""
+    await pilot.press("escape")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, screen_type), type(pilot.app.screen).__name__
 
 
 async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 20.0) -> None:
