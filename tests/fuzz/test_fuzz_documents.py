@@ -10,6 +10,7 @@ import json
 import time
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -109,18 +110,6 @@ _snapshot_doc = st.fixed_dictionaries(
 )
 
 
-@FUZZ
-@given(st.text(max_size=200))
-def test_snapshot_arbitrary_text(text: str) -> None:
-    _snapshot(text)
-
-
-@FUZZ
-@given(st.one_of(json_values, _snapshot_doc), st.booleans())
-def test_snapshot_shaped_documents(doc: Any, as_yaml: bool) -> None:
-    _snapshot(_yaml_or_json(doc, as_yaml))
-
-
 @functools.cache
 def _snapshot_samples() -> tuple[bytes, ...]:
     return tuple(p.read_bytes() for p in sorted(SNAPSHOTS.glob("*.yaml"))[:3])
@@ -191,16 +180,25 @@ _recipe_doc = st.fixed_dictionaries(
 )
 
 
-@FUZZ
-@given(st.text(max_size=200))
-def test_recipe_arbitrary_text(text: str) -> None:
-    _recipe(text)
+# Snapshots and recipes: any text, and documents of roughly the right shape (YAML or JSON).
+READERS = [
+    pytest.param(_snapshot, _snapshot_doc, id="snapshot"),
+    pytest.param(_recipe, _recipe_doc, id="recipe"),
+]
 
 
+@pytest.mark.parametrize(("check", "shape"), READERS)
 @FUZZ
-@given(st.one_of(json_values, _recipe_doc), st.booleans())
-def test_recipe_shaped_documents(doc: Any, as_yaml: bool) -> None:
-    _recipe(_yaml_or_json(doc, as_yaml))
+@given(text=st.text(max_size=200))
+def test_arbitrary_text(check: Any, shape: Any, text: str) -> None:
+    check(text)
+
+
+@pytest.mark.parametrize(("check", "shape"), READERS)
+@FUZZ
+@given(data=st.data(), as_yaml=st.booleans())
+def test_shaped_documents(check: Any, shape: Any, data: st.DataObject, as_yaml: bool) -> None:
+    check(_yaml_or_json(data.draw(st.one_of(json_values, shape)), as_yaml))
 
 
 @FUZZ

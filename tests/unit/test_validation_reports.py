@@ -6,6 +6,7 @@ import asyncio
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,9 +72,14 @@ def test_ctrf_shape_matches_upstream_fields() -> None:
     assert (robust["status"], robust["extra"]["verdict"]) == ("skipped", "not applicable")
 
 
+def ctrf_by_name(recording: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The CTRF report of a recording, and its tests by name."""
+    report = ctrf_from_events(load_recording(recording))
+    return report, {t["name"]: t for t in report["results"]["tests"]}
+
+
 def test_failed_sample_reports_both_outcomes() -> None:
-    report = ctrf_from_events(load_recording(FAILED))
-    by_name = {t["name"]: t for t in report["results"]["tests"]}
+    report, by_name = ctrf_by_name(FAILED)
     assert by_name["secure-accelerator-access"]["status"] == "failed"
     nccl = by_name["nccl-all-reduce-bw"]
     assert (nccl["status"], nccl["extra"]["verdict"]) == ("skipped", "not applicable")
@@ -82,8 +88,7 @@ def test_failed_sample_reports_both_outcomes() -> None:
 
 
 def test_unmeasured_gate_is_ctrf_other_never_a_pass() -> None:
-    report = ctrf_from_events(load_recording(UNMEASURED))
-    by_name = {t["name"]: t for t in report["results"]["tests"]}
+    report, by_name = ctrf_by_name(UNMEASURED)
     nccl = by_name["nccl-all-reduce-bw"]
     assert (nccl["status"], nccl["extra"]["verdict"]) == ("other", "not measured")
     assert "could not be pulled" in nccl["message"]
