@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
-from core.foundation.deadline import run_with_deadline
+from core.foundation.deadline import MAX_PAGES, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
@@ -201,6 +201,7 @@ def _list_agent_pools(
             for number, page in enumerate(pages, start=1):
                 page_cap(
                     number,
+                    MAX_PAGES,
                     "Azure Resource Manager kept answering nextLink for the agent pools of "
                     + ref.describe(),
                 )

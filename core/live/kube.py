@@ -42,7 +42,7 @@ from core.capture.oke_legacy import (
     classify_legacy_daemonset,
 )
 from core.documents.snapshot import Measurement, Snapshot, Subtype, new_snapshot
-from core.foundation.deadline import Deadline, run_with_deadline
+from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
@@ -622,7 +622,11 @@ def _collect_cluster(
         page = 0
         while True:
             page += 1
-            page_cap(page, "the Kubernetes API kept answering GET /api/v1/nodes with a next page")
+            page_cap(
+                page,
+                MAX_PAGES,
+                "the Kubernetes API kept answering GET /api/v1/nodes with a next page",
+            )
             report(progress, SOURCE, f"listing nodes (page {page})", done=1, total=3)
             kwargs: dict[str, Any] = {"limit": NODE_PAGE_SIZE}
             if token:

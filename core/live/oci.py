@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
-from core.foundation.deadline import run_with_deadline
+from core.foundation.deadline import MAX_PAGES, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
@@ -215,6 +215,7 @@ def _list_addons(
             number += 1
             page_cap(
                 number,
+                MAX_PAGES,
                 "the OCI Container Engine API kept answering opc-next-page for the add-ons of "
                 f"cluster {ocid}",
             )

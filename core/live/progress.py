@@ -6,7 +6,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.foundation.deadline import MAX_PAGES
 from core.foundation.errors import AicrError, ErrorCode
 
 
@@ -29,13 +28,13 @@ def check_cancel(cancel: threading.Event | None, what: str) -> None:
         raise AicrError(ErrorCode.TIMEOUT, f"{what} canceled")
 
 
-def page_cap(number: int, what: str) -> None:
-    """Refuse page ``number`` once it is past ``MAX_PAGES``: ``what`` (the API and the list)
-    kept answering with a next page."""
-    if number > MAX_PAGES:
+def page_cap(number: int, limit: int, what: str) -> None:
+    """Refuse page ``number`` once it is past ``limit`` (each reader's ``MAX_PAGES``): ``what``
+    (the API and the list) kept answering with a next page."""
+    if number > limit:
         raise AicrError(
             ErrorCode.SERVICE_UNAVAILABLE,
-            f"{what} after {MAX_PAGES} pages; refusing to follow it further",
+            f"{what} after {limit} pages; refusing to follow it further",
         )
 
 
