@@ -144,12 +144,10 @@ class ReplaySource:
         return f"replay of {Path(self.path).name}, recorded, nothing runs ({pace}){note}"
 
     async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
-        from core.services.replay import default_replay_speed
-        from core.validation.recording import load_recording, replay
+        from core.services.replay import open_replay, play
 
-        recorded = load_recording(self.path)
-        speed = default_replay_speed(recorded) if self.speed is None else self.speed
-        async for event in _published(lambda stream: replay(recorded, stream, speed=speed)):
+        opened = open_replay(self.path, self.speed)
+        async for event in _published(lambda stream: play(opened, stream)):
             yield event
 
 

@@ -424,28 +424,22 @@ def _run_replay(args: argparse.Namespace) -> int:
     import asyncio
 
     from core.foundation.errors import invalid
-    from core.services.replay import default_replay_speed, replay_header
-    from core.validation.events import RunFinished
+    from core.services.replay import open_replay, play
     from core.validation.outcome import exit_code_for
-    from core.validation.recording import load_recording, replay
     from core.validation.reports.ctrf import CtrfBuilder
     from core.validation.stream import EventStream
 
     if args.replay_speed is not None and args.replay_speed < 0:
         raise invalid(f"--replay-speed {args.replay_speed:g} must be >= 0 (0 = no pacing)")
-    events = load_recording(args.replay)
-    finished = [e for e in events if isinstance(e, RunFinished)]
-    if not finished:
-        raise invalid(f'recording "{args.replay}" has no RunFinished event; it is incomplete')
-    speed = default_replay_speed(events) if args.replay_speed is None else args.replay_speed
-    header = replay_header(args.replay, events)
+    opened = open_replay(args.replay, args.replay_speed)
     stream = EventStream()
     builder = CtrfBuilder()
     stream.add_sink(builder)
-    sys.stderr.write(header + "\n")
-    asyncio.run(_drive(args, replay(events, stream, speed=speed), stream, header))
+    sys.stderr.write(opened.header + "\n")
+    asyncio.run(_drive(args, play(opened, stream), stream, opened.header))
     _write_reports(args, builder.report())
     allow = True if args.allow_unmeasured else None
+    events = list(opened.events)
     report_unmeasured(events, allow)
     return exit_code_for(events, allow_unmeasured=allow)
 

@@ -1,7 +1,9 @@
 """Replaying a recorded validation run: what it is, how fast, and which one fits a recipe.
 
-The CLI (``validate --replay``) and the wizard's dashboard describe a replay with the same
-words and pace it the same way, so neither presents recorded events as a live run.
+The CLI (``validate --replay``) and the wizard's dashboard open a recording with
+:func:`open_replay` and play it with :func:`play`: they refuse the same incomplete
+recordings, describe a replay with the same words and pace it the same way, so neither
+presents recorded events as a live run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from core.documents.recipe_result import RecipeResult
     from core.validation.events import Event
+    from core.validation.stream import EventStream
 
 # A replay at the default pace lasts about this long, however long the recorded run took.
 DEFAULT_REPLAY_SECONDS = 3.0
@@ -52,6 +55,37 @@ def replay_header(path: str | Path, events: Sequence[Event]) -> str:
         f"replaying {Path(path).name} (recorded {recorded_when(events)}, "
         f"recipe {recorded_recipe(events)}); nothing runs against a cluster"
     )
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A recording opened for replay: its events, the pace and the line that says what it is."""
+
+    path: Path
+    events: Sequence[Event]
+    speed: float
+    header: str
+
+
+def open_replay(path: str | Path, speed: float | None = None) -> Replay:
+    """Read the recording at ``path`` (refused when it never finished: no RunFinished) and
+    pace it at ``speed`` (None: :func:`default_replay_speed`; 0: no pacing)."""
+    from core.foundation.errors import invalid
+    from core.validation.events import RunFinished
+    from core.validation.recording import load_recording
+
+    events = load_recording(str(path))
+    if not any(isinstance(e, RunFinished) for e in events):
+        raise invalid(f'recording "{path}" has no RunFinished event; it is incomplete')
+    pace = default_replay_speed(events) if speed is None else speed
+    return Replay(Path(path), events, pace, replay_header(path, events))
+
+
+async def play(opened: Replay, stream: EventStream) -> None:
+    """Publish the recorded events on ``stream`` at the replay's pace."""
+    from core.validation.recording import replay
+
+    await replay(list(opened.events), stream, speed=opened.speed)
 
 
 @dataclass(frozen=True)
