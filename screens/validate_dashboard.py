@@ -36,6 +36,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
 from core.foundation.textsafe import safe_text
+from core.services.errors import error_line
 from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event
 from core.validation.progress import (
@@ -409,7 +410,7 @@ class ValidationDashboardScreen(Screen[None]):
         try:
             asyncio.run(self._consume())
         except Exception as exc:  # reported on screen, never a traceback
-            self._inbox.append(_StreamFailed(_one_line(exc)))
+            self._inbox.append(_StreamFailed(error_line(exc)))
         self._inbox.append(_END)
 
     async def _consume(self) -> None:
@@ -903,12 +904,6 @@ def _tail(lines: deque[str], count: int) -> list[str]:
     if count >= len(lines):
         return list(lines)
     return list(islice(reversed(lines), count))[::-1]
-
-
-def _one_line(exc: BaseException) -> str:
-    render: Callable[[], str] | None = getattr(exc, "render", None)
-    text = render() if callable(render) else f"{type(exc).__name__}: {exc}"
-    return " ".join(text.split())
 
 
 def replay_screen(path: Path, *, speed: float = 1.0) -> ValidationDashboardScreen:

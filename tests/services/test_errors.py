@@ -40,3 +40,20 @@ def test_the_cli_prints_the_same_line_the_wizard_shows(tmp_path: Path) -> None:
     else:
         raise AssertionError("loading a missing recipe succeeded")
     assert expected in proc.stderr.splitlines()
+
+
+async def test_the_dashboard_shows_a_failing_stream_as_the_cli_line(tmp_path: Path) -> None:
+    """The dashboard had its own one-liner: an OS error read ``PermissionError: ...``."""
+    from textual.widgets import Static
+
+    from screens.validate_dashboard import ValidationDashboardScreen
+    from tests.pilot.validate_fixtures import FailingSource, ScreenHost, wait_until
+
+    exc = PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "run.jsonl"))
+    app = ScreenHost(lambda: ValidationDashboardScreen(FailingSource(exc)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "error")
+        await pilot.pause()
+        banner = str(screen.query_one("#run-banner", Static).render())
+        assert error_line(exc) in banner and "[INVALID_REQUEST]" in banner
