@@ -20,8 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from core.documents.model import ConfigDict, Model
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import path_bound_violation, value_bound_violation
 from core.foundation.tree import validate_path
@@ -46,7 +45,7 @@ _TRUE_WORDS = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE_WORDS = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
-class OverrideEntry(BaseModel):
+class OverrideEntry(Model):
     """One bundle-time override as the user typed it."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
@@ -74,7 +73,7 @@ class OverrideEntry(BaseModel):
         return f"{self.flag} {self.key}:{self.path}={self.text}"
 
 
-class BundleOverrides(BaseModel):
+class BundleOverrides(Model):
     """All bundle-time overrides, in the order given per flag."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
+from core.documents.model import ConfigDict, Model
 from core.foundation.errors import invalid
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-class Toleration(BaseModel):
+class Toleration(Model):
     model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str = ""

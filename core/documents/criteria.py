@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
-
+from core.documents.model import ConfigDict, Model
 from core.foundation.errors import invalid
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ FLAGS: dict[str, str] = {
 }
 
 
-class Criteria(BaseModel):
+class Criteria(Model):
     """A normalised criteria query (or an overlay's criteria block)."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)

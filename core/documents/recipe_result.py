@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from core.documents.model import ConfigDict, Field, Model, field_validator, validate_document
 from core.foundation import names
-from core.foundation.errors import invalid, malformed
+from core.foundation.errors import invalid
 from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
 
 RESULT_KIND = "RecipeResult"
@@ -42,7 +42,7 @@ def _text(v: Any) -> Any:
     return v
 
 
-class Constraint(BaseModel):
+class Constraint(Model):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
@@ -62,7 +62,7 @@ class Constraint(BaseModel):
         )
 
 
-class ComponentRef(BaseModel):
+class ComponentRef(Model):
     """One component of a recipe (or an overlay's partial view of it).
 
     Frozen: resolved refs are shared between results and the catalog memo. Use
@@ -174,7 +174,7 @@ def check_component_ref(ref: ComponentRef, field: str) -> None:
         names.COMPONENT_NAME.check(dep, f"{field}.dependencyRefs[{i}]")
 
 
-class ValidationPhase(BaseModel):
+class ValidationPhase(Model):
     """One validation phase. ``None`` lists mean "not stated" (inherit), ``[]`` clears."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -208,7 +208,7 @@ class ValidationPhase(BaseModel):
 PHASES = ("readiness", "deployment", "performance", "conformance")
 
 
-class Validation(BaseModel):
+class Validation(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     readiness: ValidationPhase | None = None
@@ -231,14 +231,14 @@ class Validation(BaseModel):
         return doc
 
 
-class ExcludedOverlay(BaseModel):
+class ExcludedOverlay(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     reason: str = ""
 
 
-class ConstraintWarning(BaseModel):
+class ConstraintWarning(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     overlay: str
@@ -259,7 +259,7 @@ class ConstraintWarning(BaseModel):
         return doc
 
 
-class SelectedProfile(BaseModel):
+class SelectedProfile(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
@@ -275,7 +275,7 @@ class SelectedProfile(BaseModel):
         return doc
 
 
-class ResultMetadata(BaseModel):
+class ResultMetadata(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     version: str = ""
@@ -322,7 +322,7 @@ class ResultMetadata(BaseModel):
         return doc
 
 
-class ResultCriteria(BaseModel):
+class ResultCriteria(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     service: str = "any"
@@ -339,7 +339,7 @@ class ResultCriteria(BaseModel):
         return doc
 
 
-class RecipeResult(BaseModel):
+class RecipeResult(Model):
     """The resolved, version-locked recipe."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -394,7 +394,7 @@ class RecipeResult(BaseModel):
         return doc
 
 
-def _omit(doc: dict[str, Any], model: BaseModel, fields: tuple[str, ...]) -> dict[str, Any]:
+def _omit(doc: dict[str, Any], model: Model, fields: tuple[str, ...]) -> dict[str, Any]:
     for f in fields:
         v = getattr(model, f)
         if v:
@@ -475,10 +475,7 @@ def recipe_from_document(raw: Any, source: str) -> RecipeResult | RecipeRequest:
         )
     doc = dict(raw)
     doc["kind"] = RESULT_KIND
-    try:
-        result = RecipeResult.model_validate(doc)
-    except ValidationError as exc:
-        raise malformed(exc, f'recipe file "{source}"') from exc
+    result = validate_document(RecipeResult, doc, f'recipe file "{source}"')
     for i, ref in enumerate(result.componentRefs):
         check_component_ref(ref, f'recipe file "{source}": componentRefs[{i}]')
     for i, name in enumerate(result.deploymentOrder):

@@ -12,10 +12,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from core import __version__
-from core.foundation.errors import invalid, malformed, not_found
+from core.documents.model import ConfigDict, Field, Model, field_validator, validate_document
+from core.foundation.errors import invalid, not_found
 from core.foundation.fileio import atomic_write_text, read_document
 from core.foundation.yamlio import (
     dump_json,
@@ -54,7 +53,7 @@ def _mapping(value: Any) -> dict[Any, Any]:
     return value
 
 
-class Item(BaseModel):
+class Item(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
     context: dict[str, str] | None = None
     data: dict[str, Scalar] | None = None
@@ -70,7 +69,7 @@ class Item(BaseModel):
         return None if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
 
-class Subtype(BaseModel):
+class Subtype(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
     subtype: str
     data: dict[str, Scalar] = Field(default_factory=dict)
@@ -88,7 +87,7 @@ class Subtype(BaseModel):
         return None if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
 
-class Measurement(BaseModel):
+class Measurement(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
     type: str
     subtypes: list[Subtype] = Field(default_factory=list)
@@ -99,7 +98,7 @@ class Measurement(BaseModel):
         return [] if v is None else v
 
 
-class Snapshot(BaseModel):
+class Snapshot(Model):
     model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
     kind: str = SNAPSHOT_KIND
     apiVersion: str = SNAPSHOT_API_VERSION
@@ -257,10 +256,7 @@ def _parse_snapshot(text: str, source: str) -> Snapshot:
     raw["measurements"] = usable
     raw["kind"] = SNAPSHOT_KIND
     raw["apiVersion"] = api or SNAPSHOT_API_VERSION
-    try:
-        return Snapshot.model_validate(raw)
-    except ValidationError as exc:
-        raise malformed(exc, f'snapshot file "{source}"') from exc
+    return validate_document(Snapshot, raw, f'snapshot file "{source}"')
 
 
 def load_snapshot(path: str) -> Snapshot:

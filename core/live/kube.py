@@ -41,7 +41,7 @@ from core.capture.oke_legacy import (
     LegacyPluginProjection,
     classify_legacy_daemonset,
 )
-from core.documents.snapshot import Measurement, Snapshot, Subtype, new_snapshot
+from core.documents.snapshot import Measurement, Scalar, Snapshot, Subtype, new_snapshot
 from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
@@ -178,7 +178,7 @@ def build_measurements(
     legacy: LegacyPluginProjection,
 ) -> tuple[list[Measurement], str | None]:
     """The measurements of a cluster from its /version body, node list and legacy reading."""
-    server_data = {
+    server_data: dict[str, Scalar] = {
         key: str(server[src])
         for key, src in (
             ("version", "gitVersion"),
@@ -192,7 +192,7 @@ def build_measurements(
     gpu_nodes = [n for n in ordered if is_gpu_node(n)]
     chosen = gpu_nodes[0] if gpu_nodes else (ordered[0] if ordered else None)
     measurements: list[Measurement] = []
-    gpu_data: dict[str, str | int | bool] = {
+    gpu_data: dict[str, Scalar] = {
         "gpu-present": bool(gpu_nodes),
         "gpu-count": 0,
         "detection-source": DETECTION_SOURCE,

@@ -23,10 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from core import __version__
 from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria, valid_values
+from core.documents.model import (
+    ConfigDict,
+    Field,
+    Model,
+    field_validator,
+    validate_document,
+)
+from core.documents.model import trusted_model as trusted
 from core.documents.recipe_result import (
     API_AUTHORING,
     API_PROFILE,
@@ -35,9 +41,8 @@ from core.documents.recipe_result import (
     Validation,
     check_component_ref,
 )
-from core.documents.trusted import trusted
 from core.foundation import names
-from core.foundation.errors import AicrError, invalid, malformed, not_found
+from core.foundation.errors import AicrError, invalid, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
 from core.foundation.yamlio import load_yaml_plain
 from core.recipe.constraints import parse_path
@@ -65,7 +70,7 @@ CACHE_FORMAT = 3  # 3: validated models, sealed (2 parsed documents; 1 sorted ke
 
 
 # ----------------------------------------------------------------------------- models
-class OverlaySpec(BaseModel):
+class OverlaySpec(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     base: str = ""
@@ -87,7 +92,7 @@ class OverlaySpec(BaseModel):
         return "" if v is None else v
 
 
-class MixinSpec(BaseModel):
+class MixinSpec(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     constraints: list[Constraint] = Field(default_factory=list)
@@ -117,7 +122,7 @@ class Mixin:
     path: str
 
 
-class HelmDefaults(BaseModel):
+class HelmDefaults(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     defaultRepository: str = ""
@@ -126,7 +131,7 @@ class HelmDefaults(BaseModel):
     defaultNamespace: str = ""
 
 
-class KustomizeDefaults(BaseModel):
+class KustomizeDefaults(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     defaultSource: str = ""
@@ -134,7 +139,7 @@ class KustomizeDefaults(BaseModel):
     defaultTag: str = ""
 
 
-class SchedulingGroup(BaseModel):
+class SchedulingGroup(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     nodeSelectorPaths: list[str] = Field(default_factory=list)
@@ -144,7 +149,7 @@ class SchedulingGroup(BaseModel):
     requireNodeSelectorIfStorageClassSet: bool = False
 
 
-class NodeScheduling(BaseModel):
+class NodeScheduling(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     system: SchedulingGroup | None = None
@@ -152,7 +157,7 @@ class NodeScheduling(BaseModel):
     nodeCountPaths: list[str] = Field(default_factory=list)
 
 
-class ComponentValidation(BaseModel):
+class ComponentValidation(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     function: str
@@ -161,7 +166,7 @@ class ComponentValidation(BaseModel):
     message: str = ""
 
 
-class RegistryComponent(BaseModel):
+class RegistryComponent(Model):
     """One registry entry: aliases, chart defaults, scheduling paths, bundle checks."""
 
     model_config = ConfigDict(extra="allow", defer_build=True)
@@ -205,7 +210,7 @@ class RegistryComponent(BaseModel):
         return [self.name, *self.valueOverrideKeys]
 
 
-class Registry(BaseModel):
+class Registry(Model):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     apiVersion: str = ""
@@ -721,10 +726,7 @@ def _load_registry(doc: Any, source: str) -> Registry:
     kind = doc.get("kind") or REGISTRY_KIND
     if kind != REGISTRY_KIND:
         raise invalid(f'{source}: kind "{kind}", expected "{REGISTRY_KIND}"')
-    try:
-        reg = Registry.model_validate(doc)
-    except ValidationError as exc:
-        raise malformed(exc, source) from exc
+    reg = validate_document(Registry, doc, source)
     seen: set[str] = set()
     for i, comp in enumerate(reg.components):
         _check_registry_names(comp, f"{source}: components[{i}]")
@@ -792,10 +794,7 @@ def _load_overlay(doc: Any, rel: str, *, external: bool) -> Overlay | None:
     unknown_top = sorted(set(doc) - {"kind", "apiVersion", "metadata", "spec"})
     if unknown_top and profiled:
         raise invalid(f"{rel}: unknown field {unknown_top[0]} in a profile-version overlay")
-    try:
-        spec = OverlaySpec.model_validate(doc.get("spec") or {})
-    except ValidationError as exc:
-        raise malformed(exc, rel, at="spec.") from exc
+    spec = validate_document(OverlaySpec, doc.get("spec") or {}, rel, at="spec.")
     if profiled and spec.profile is None:
         raise invalid(f'{rel}: apiVersion "{api}" requires spec.profile (a profile declaration)')
     if spec.profile is not None and not profiled:
@@ -845,10 +844,7 @@ def _load_mixin(doc: Any, rel: str) -> Mixin | None:
     spec_raw = doc.get("spec") or {}
     if isinstance(spec_raw, dict) and "profile" in spec_raw:
         raise invalid(f"{rel}: mixins cannot declare profiles")
-    try:
-        spec = MixinSpec.model_validate(spec_raw)
-    except ValidationError as exc:
-        raise malformed(exc, rel, at="spec.") from exc
+    spec = validate_document(MixinSpec, spec_raw, rel, at="spec.")
     _check_constraint_names(spec.constraints, rel)
     for i, ref in enumerate(spec.componentRefs):
         check_component_ref(ref, f"{rel}: spec.componentRefs[{i}]")

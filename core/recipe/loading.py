@@ -6,9 +6,8 @@ as a :class:`~core.documents.recipe_result.RecipeRequest` and is resolved here.
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from core.documents.criteria import DIMENSIONS, parse_criteria
+from core.documents.model import as_validation_error
 from core.documents.recipe_result import RecipeRequest, RecipeResult, read_recipe
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
@@ -52,7 +51,9 @@ def resolve_request(request: RecipeRequest, catalog: Catalog) -> RecipeResult:
         )
         try:
             mine = ProfileDeclaration.model_validate(request.profile)
-        except ValidationError as exc:
+        except ValueError as exc:
+            if as_validation_error(exc) is None:
+                raise
             raise invalid(f'recipe file "{source}" has a malformed spec.profile') from exc
         if resolved is None or mine.model_dump() != resolved.model_dump():
             raise invalid(

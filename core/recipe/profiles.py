@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
+from core.documents.model import ConfigDict, Field, Model, field_validator
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
 from core.foundation.tree import leaf_paths
@@ -27,7 +26,7 @@ ADVERTISERS = ("", "external")
 MAX_SAFE_INT = 2**53 - 1
 
 
-class ProfileComponentRef(BaseModel):
+class ProfileComponentRef(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
@@ -39,7 +38,7 @@ class ProfileComponentRef(BaseModel):
         return {} if v is None else v
 
 
-class ProfileValue(BaseModel):
+class ProfileValue(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     advertiser: str = ""
@@ -58,7 +57,7 @@ class ProfileValue(BaseModel):
         return "" if v is None else v
 
 
-class ProfileDeclaration(BaseModel):
+class ProfileDeclaration(Model):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 import core
 from aicr_tui.cli import COMMANDS, build_parser
+from core.documents.model import Model
 from tests.conftest import SAMPLES
 
 AKS = ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "training"]
@@ -93,6 +94,9 @@ def test_offline_command_imports_only_what_it_uses(
     assert heavy == [], f"{name} imported {heavy[:5]}"
     used = {m.rsplit(".", 1)[1] for m in modules if m.startswith("aicr_tui.commands.")}
     assert used - {"_common"} == commands, f"{name} registered {sorted(used)}"
+    # well-formed input takes the light models' fast path: pydantic (and its plugin scan
+    # through importlib.metadata) is loaded only to word a validation error
+    assert not {"pydantic", "importlib.metadata"} & modules, f"{name} loaded pydantic"
 
 
 def test_a_named_command_parses_as_with_every_command_registered() -> None:
@@ -125,14 +129,20 @@ def test_an_unknown_command_still_lists_every_command(
         assert f"'{name}'" in err
 
 
-def core_models() -> list[type[BaseModel]]:
-    found: dict[str, type[BaseModel]] = {}
+def core_models() -> list[type[BaseModel] | type[Model]]:
+    """Every model class in core: pydantic's, and the documents' light ones (whose
+    pydantic validator, the shadow, is generated from the same declaration)."""
+    found: dict[str, type[BaseModel] | type[Model]] = {}
     for info in pkgutil.walk_packages(core.__path__, "core."):
         if info.name.startswith("core.live"):
             continue  # the cloud collectors: no models, and their SDKs are slow to import
         module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):
-            if issubclass(obj, BaseModel) and obj.__module__ == info.name:
+            if (
+                issubclass(obj, BaseModel | Model)
+                and obj is not Model
+                and obj.__module__ == info.name
+            ):
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return list(found.values())
 
