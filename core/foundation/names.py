@@ -26,11 +26,11 @@ Grammars (upstream: Kubernetes apimachinery validation, Helm ``chartutil``/``act
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.foundation.errors import invalid
+from core.foundation.patterns import LazyPattern
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -43,14 +43,14 @@ CATALOG_PATH_MAX = 1024
 SHOWN_MAX = 64
 
 _LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
-_LABEL_RE = re.compile(_LABEL)
-_SUBDOMAIN_RE = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
-_CHART_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_FILE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_LABEL_RE = LazyPattern(_LABEL)
+_SUBDOMAIN_RE = LazyPattern(rf"{_LABEL}(?:\.{_LABEL})*")
+_CHART_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_FILE_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # Helm parses chart versions with Masterminds semver (``semver.NewVersion``), which takes
 # SemVer 2.0.0 and its loose forms: a leading ``v``, and minor/patch left out (``v1``, ``1.2``).
 _IDENT = r"[0-9A-Za-z-]+"
-_SEMVER_RE = re.compile(
+_SEMVER_RE = LazyPattern(
     rf"v?[0-9]+(?:\.[0-9]+)?(?:\.[0-9]+)?(?:-{_IDENT}(?:\.{_IDENT})*)?(?:\+{_IDENT}(?:\.{_IDENT})*)?"
 )
 _HOST = (
@@ -58,10 +58,10 @@ _HOST = (
     r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?"
 )
 _URL_PATH = r"(?:/[A-Za-z0-9._~%!$&'()*+,;=:@-]*)*"
-_REPO_RE = re.compile(rf"(?:https|oci)://{_HOST}{_URL_PATH}")
-_FILE_URL_RE = re.compile(r"file://(?:/[A-Za-z0-9._~%+@-]+)+/?")
-_GIT_SOURCE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]*")
-_GIT_REF_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_REPO_RE = LazyPattern(rf"(?:https|oci)://{_HOST}{_URL_PATH}")
+_FILE_URL_RE = LazyPattern(r"file://(?:/[A-Za-z0-9._~%+@-]+)+/?")
+_GIT_SOURCE_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]*")
+_GIT_REF_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 REPOSITORY_SCHEMES = ("https", "oci", "file")
 
 

@@ -28,7 +28,7 @@ Printable text, including every non-ASCII letter and emoji, is left exactly as i
 
 from __future__ import annotations
 
-import re
+from core.foundation.patterns import LazyPattern
 
 __all__ = ["safe_line", "safe_text"]
 
@@ -37,16 +37,16 @@ __all__ = ["safe_line", "safe_text"]
 # what stops it is not a terminator the string match fails and the ESC-other branch (or
 # the control pass) removes only the introducer. Stopping at introducers keeps the scan
 # linear: a run of unterminated introducers never rescans the rest of the text.
-_ESCAPE_SEQUENCE = re.compile(
+_ESCAPE_SEQUENCE = LazyPattern(
     r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9b-\x9f]*(?:\x07|\x1b\\|\x9c)"
     r"|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
 )
-_LINE_BREAK = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
-_SINGLE_LINE_SPACE = re.compile(r"\r\n|[\t\r\n\v\f\x85\u2028\u2029]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_CONTROL_SINGLE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_LINE_BREAK = LazyPattern(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
+_SINGLE_LINE_SPACE = LazyPattern(r"\r\n|[\t\r\n\v\f\x85\u2028\u2029]")
+_CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_SINGLE_LINE = LazyPattern(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = LazyPattern(r"[\ud800-\udfff]")
 
 
 def safe_text(text: str, *, multiline: bool = False) -> str:

@@ -9,16 +9,14 @@ it is ``unavailable``.
 
 from __future__ import annotations
 
-import difflib
 import math
-import re
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING
 
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
+from core.foundation.patterns import LazyPattern
 from core.foundation.versions import (
     Version,
     compare_versions,
@@ -44,7 +42,7 @@ CLOSED_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 _OPERATORS = (">=", "<=", "!=", "==", ">", "<", "=")
-_ITEM_FORM = re.compile(r"^(?P<sub>[^.\[\]]+)\[(?P<sel>[^\]]*)\]\.(?P<key>.+)$")
+_ITEM_FORM = LazyPattern(r"^(?P<sub>[^.\[\]]+)\[(?P<sel>[^\]]*)\]\.(?P<key>.+)$")
 
 
 class Op(StrEnum):
@@ -108,6 +106,8 @@ def parse_path(name: str) -> ConstraintPath:
         raise invalid("constraint name is required for snapshot evaluation")
     mtype, sep, rest = name.partition(".")
     if not sep or mtype not in MEASUREMENT_TYPES:
+        import difflib
+
         hint = difflib.get_close_matches(mtype, MEASUREMENT_TYPES, n=1)
         extra = (
             f'; did you mean "{hint[0]}"?'
@@ -128,6 +128,8 @@ def parse_path(name: str) -> ConstraintPath:
         raise invalid(f'invalid constraint path "{name}": expected {{Type}}.{{Subtype}}.{{Key}}')
     closed = CLOSED_KEYS.get((mtype, subtype))
     if closed is not None and key not in closed:
+        import difflib
+
         hint = difflib.get_close_matches(key, closed, n=1)
         extra = (
             f'; did you mean "{mtype}.{subtype}.{hint[0]}"?'
@@ -179,6 +181,8 @@ def format_go_float(value: float) -> str:
         return "+Inf" if value > 0 else "-Inf"
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
+    from decimal import Decimal
+
     sign, digits_t, exp = Decimal(repr(value)).normalize().as_tuple()
     digits = "".join(str(d) for d in digits_t)
     assert isinstance(exp, int)
