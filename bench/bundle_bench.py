@@ -22,16 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench._oneshot import (
-    REPO,
-    Row,
-    cli,
-    heavy_modules_row,
-    median_time,
-    run_bench,
-    run_process,
-    versus_floor,
-)
+from bench._harness import REPO, Row, cli, heavy_modules_row, median_time, run_process
+from bench._oneshot import run_bench, versus_floor
 
 KEYED = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
 DEMOS = {

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from bench._oneshot import (
+from bench._harness import (
     CACHE_ENV,
     REPO,
     Row,
@@ -25,10 +25,9 @@ from bench._oneshot import (
     heavy_modules_row,
     library_floor,
     median_time,
-    run_bench,
     run_process,
-    versus_floor,
 )
+from bench._oneshot import run_bench, versus_floor
 
 SNAPS = REPO / "recipes" / "samples" / "snapshots"
 CASES = (

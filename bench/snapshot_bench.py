@@ -17,7 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench._oneshot import REPO, Row, cli, heavy_modules_row, median_time, run_bench, versus_floor
+from bench._harness import REPO, Row, cli, heavy_modules_row, median_time
+from bench._oneshot import run_bench, versus_floor
 
 CAPTURES = REPO / "recipes" / "samples" / "captures"
 AKS_DUMP = CAPTURES / "aks-pools-mixed.json"
