@@ -36,6 +36,8 @@ KEY_BUDGET_MS = 100.0
 KEY_INTERVAL_S = 0.05
 PACED_RATE = 5_000.0
 PACED_SECONDS = 6.0
+IDLE_S = 1.0  # the paced run's screen idles this long first: the keys then are the floor
+SETTLE_S = 0.5  # after the screen has settled this long (mount, first paints)
 MEMORY_MARKS = (250_000, 500_000, 750_000, 1_000_000)
 FLAT_BUDGET = 1.05
 FLOODING = [False]  # set while events flow (what the GC-pause row counts)
@@ -52,13 +54,22 @@ def _line(i: int) -> str:
 class FloodSource:
     label = "bench"
 
-    def __init__(self, checks: int, lines_per_check: int, rate: float | None = None) -> None:
+    def __init__(
+        self, checks: int, lines_per_check: int, rate: float | None = None, idle_s: float = 0.0
+    ) -> None:
         self.checks = checks
         self.lines = lines_per_check
         self.rate = rate  # events per second, or None: as fast as the screen takes them
-        self.first_event_at = 0.0
+        self.idle_s = idle_s  # the screen is up and idle this long before the first event
+        self.idle_from = float("inf")  # keys posted from here to the first event: the floor
+        self.first_event_at = float("inf")
 
     async def events(self, cancel: threading.Event) -> AsyncIterator[Any]:
+        now = time.perf_counter()
+        self.idle_from = now + SETTLE_S  # mounting and the first paints are not idle
+        idle_until = now + SETTLE_S + self.idle_s
+        while time.perf_counter() < idle_until and not cancel.is_set():
+            await asyncio.sleep(0.01)
         self.first_event_at = start = time.perf_counter()
         for n, event in enumerate(flood(self.checks, self.lines)):
             if cancel.is_set():
@@ -95,7 +106,7 @@ def model_floor(checks: int, lines: int) -> float:
 
 
 async def run_dashboard(
-    checks: int, lines: int, *, probe_keys: bool, rate: float | None = None
+    checks: int, lines: int, *, probe_keys: bool, rate: float | None = None, idle_s: float = 0.0
 ) -> dict[str, Any]:
     from textual import events as tevents
     from textual.app import App, ComposeResult
@@ -116,7 +127,7 @@ async def run_dashboard(
             if seq in posted:
                 latencies.append(now - posted[seq])
 
-    source = FloodSource(checks, lines, rate)
+    source = FloodSource(checks, lines, rate, idle_s)
     rss_marks: list[tuple[int, int]] = []
 
     class Host(App[None]):
@@ -179,7 +190,13 @@ async def run_dashboard(
         return {
             "applied": screen.model.applied,
             "seconds": done - source.first_event_at,
-            "latencies": latencies,
+            # Keys posted while events flowed, and before the first one (the idle floor).
+            "latencies": [x for i, x in enumerate(latencies) if posted[i] >= source.first_event_at],
+            "idle_latencies": [
+                x
+                for i, x in enumerate(latencies)
+                if source.idle_from <= posted[i] < source.first_event_at
+            ],
             "stretches": stretches,
             "retained_lines": sum(len(r.logs) for r in screen.model.rows.values()),
             "rss_marks": rss_marks,
@@ -198,7 +215,7 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> int:
     checks, lines = 40, 25_000  # 1,000,160 events
     expected = event_count(checks, lines)
-    floor = model_floor(checks, 5_000)
+    floor = model_floor(checks, 1_000)
 
     # The paced run first: a million events before it would leave their heap behind.
     paced_lines = int(PACED_RATE * PACED_SECONDS / checks)
@@ -212,10 +229,13 @@ def main() -> int:
             pauses.append((time.perf_counter() - started[0]) * 1000)
 
     gc.callbacks.append(gc_timer)
-    paced = asyncio.run(run_dashboard(checks, paced_lines, probe_keys=True, rate=PACED_RATE))
+    paced = asyncio.run(
+        run_dashboard(checks, paced_lines, probe_keys=True, rate=PACED_RATE, idle_s=IDLE_S)
+    )
     gc.callbacks.remove(gc_timer)
     paced_rate = paced["applied"] / paced["seconds"]
     lat_ms = [x * 1000 for x in paced["latencies"]]
+    idle_ms = [x * 1000 for x in paced["idle_latencies"]]
     busy_ms = [x * 1000 for x in paced["stretches"]]
     p99 = percentile(lat_ms, 0.99)
 
@@ -245,12 +265,21 @@ def main() -> int:
             f"key latency at {PACED_RATE:,.0f} events/s, p99",
             p99,
             "ms",
+            floor=percentile(idle_ms, 0.99),
             budget=f"<= {KEY_BUDGET_MS:.0f} ms",
-            note=f"{len(lat_ms)} keys, paced at {paced_rate:,.0f}/s; {load_note()}",
+            note=(
+                f"{len(lat_ms)} keys, paced at {paced_rate:,.0f}/s; floor = the same screen "
+                f"and keys before the first event ({len(idle_ms)} keys); {load_note()}"
+            ),
             limit=KEY_BUDGET_MS,
             check="max",
         ),
-        Row(f"key latency at {PACED_RATE:,.0f} events/s, p50", percentile(lat_ms, 0.5), "ms"),
+        Row(
+            f"key latency at {PACED_RATE:,.0f} events/s, p50",
+            percentile(lat_ms, 0.5),
+            "ms",
+            floor=percentile(idle_ms, 0.5),
+        ),
         Row(f"key latency at {PACED_RATE:,.0f} events/s, max", max(lat_ms), "ms"),
         Row(
             f"event-loop busy stretch at {PACED_RATE:,.0f} events/s, p99 (CPU)",

@@ -1,7 +1,7 @@
 """Validation event pipeline: events per second through the stream and its consumers.
 
 Budget (DESIGN.md): the dashboard applies >= 5,000 events/s. Measured here, side by side in
-one process on the same synthetic run (20 checks x 2,500 log lines plus gates — the shape of
+one process on the same synthetic run (20 checks x 1,500 log lines plus gates — the shape of
 a chatty NCCL/inference run):
 
 - stream alone (one no-op sink): the floor every consumer adds to;
@@ -83,7 +83,7 @@ def rate_row(name: str, rate: float, floor: float | None) -> Row:
 def main() -> int:
     from aicr_tui.commands.validate import LiveTable, format_event
 
-    events = list(synthetic_run(20, 2500))
+    events = list(synthetic_run(20, 1500))
     rows: list[Row] = []
 
     def bare(stream: EventStream) -> list[asyncio.Task[None]]:

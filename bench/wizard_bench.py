@@ -33,7 +33,7 @@ from bench._harness import (
 )
 
 REPEAT_START = 9
-KEYSTROKES = 40
+KEYSTROKES = 25
 START_BUDGET = 1.25
 KEY_BUDGET_MS = 16.0
 KEY_TIMEOUT_S = 10.0
