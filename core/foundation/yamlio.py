@@ -336,7 +336,8 @@ def _scalar_dumper() -> YAML:
 
 def _rendered(value: Any, key: bool) -> str:
     """``value`` as ruamel writes it in block context (a mapping key, or a value)."""
-    memo = (type(value), value, key)
+    # repr for floats: -0.0 == 0.0 (same hash), but ruamel writes them differently.
+    memo = (type(value), repr(value) if type(value) is float else value, key)
     text = _SCALARS.get(memo)
     if text is not None:
         return text
