@@ -16,7 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from aicr_tui.app import create_app
 
@@ -65,8 +67,24 @@ async def _pick(pilot, key: str) -> None:
     await _settle(pilot)
 
 
-async def walk(size: tuple[int, int], out: Path, work: Path) -> list[Path]:
-    """Run the demo at ``size`` and save one SVG per step; returns the files written."""
+Step = Callable[[Any, str], Awaitable[None]]
+
+
+async def _samples_step(pilot, key: str) -> None:
+    """Back on the capture step (esc from the recipe) and load sample ``key``."""
+    app = pilot.app
+    if type(app.screen).__name__ != "CaptureScreen":
+        app.show_capture()
+        await _settle(pilot)
+    await _pick(pilot, key)
+
+
+async def walk(
+    size: tuple[int, int], out: Path | None, work: Path, on_step: Step | None = None
+) -> list[Path]:
+    """Run the demo at ``size`` and save one SVG per step under ``out`` (none when ``out``
+    is None); ``on_step(pilot, name)`` runs at each step too (the 80x24 fit test checks
+    every step there). Returns the files written."""
     app = create_app(demo=True)
     app.state.output_dir = work
     app.state.reports_dir = work / "reports"
@@ -74,42 +92,67 @@ async def walk(size: tuple[int, int], out: Path, work: Path) -> list[Path]:
     written: list[Path] = []
     tag = f"{size[0]}x{size[1]}"
 
-    def shot(name: str) -> None:
-        path = out / f"{name}-{tag}.svg"
-        app.save_screenshot(filename=path.name, path=str(out))
-        written.append(path)
-
     async with app.run_test(size=size) as pilot:
+
+        async def step(name: str) -> None:
+            # Toasts are transient and cover what is under them: not part of the picture.
+            app.clear_notifications()
+            await pilot.pause()
+            if out is not None:
+                path = out / f"{name}-{tag}.svg"
+                app.save_screenshot(filename=path.name, path=str(out))
+                written.append(path)
+            if on_step is not None:
+                await on_step(pilot, name)
+
         await _settle(pilot)
-        shot("01-capture-samples")
-        await _pick(pilot, "aks-none")
-        shot("02-capture-aks-none")
+        await step("01-capture-samples")
+        await _pick(pilot, "aks-install")
+        await step("02-capture-aks-install")
+        await _pick(pilot, "aks-mixed")
+        await step("03-capture-aks-mixed")
         await pilot.press("n")
         await _settle(pilot, 3)
-        shot("03-recipe-failing")
-        await pilot.press("s")
-        await _settle(pilot)
-        shot("04-recipe-passing")
+        await step("04-recipe-aks-mixed")
+        await _samples_step(pilot, "oke-active")
+        await step("05-capture-oke-active")
+        await _pick(pilot, "oke-legacy-active")
+        await step("06-capture-oke-legacy-active")
+        await pilot.press("n")
+        await _settle(pilot, 3)
+        await step("07-recipe-oke-legacy-active")
+        await _samples_step(pilot, "aks-none")
+        await step("08-capture-aks-none")
+        await pilot.press("n")
+        await _settle(pilot, 3)
+        await step("09-recipe-failing")
         await pilot.press("d")
         await _settle(pilot, 3)
-        shot("05-recipe-profile-diff")
+        await step("10-recipe-failing-diff")
+        await pilot.press("d")
+        await pilot.press("s")
+        await _settle(pilot)
+        await step("11-recipe-passing")
+        await pilot.press("d")
+        await _settle(pilot, 3)
+        await step("12-recipe-profile-diff")
         await pilot.press("r")
         await pilot.pause()
-        shot("06-recapture-command")
+        await step("13-recapture-command")
         await pilot.press("escape")
         await pilot.press("g")
         await _settle(pilot)
-        shot("07-troubleshooting-guide")
+        await step("14-troubleshooting-guide")
         await pilot.press("escape")
         await pilot.press("question_mark")
         await pilot.pause()
-        shot("08-help")
+        await step("15-help")
         await pilot.press("escape")
         await pilot.press("colon")
         await pilot.pause()
         await pilot.press(*"sandbox")
         await pilot.pause(0.5)
-        shot("09-palette-guide-search")
+        await step("16-palette-guide-search")
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("b")
@@ -117,13 +160,29 @@ async def walk(size: tuple[int, int], out: Path, work: Path) -> list[Path]:
         bundle = app.screen
         await _wait(pilot, lambda: getattr(bundle, "plan", None) is not None)
         await pilot.pause(0.3)
-        shot("10-bundle-preview")
+        await step("17-bundle-preview")
+        for deployer in ("helmfile", "argocd", "argocd-helm", "flux", "helm"):
+            await pilot.press("d")
+            await _wait(
+                pilot,
+                lambda d=deployer: (
+                    bundle.deployer == d and getattr(bundle.plan, "deployer", d) == d
+                ),
+            )
+            await _settle(pilot)
+            if deployer != "helm":
+                await step(f"18-bundle-deployer-{deployer}")
+        await pilot.press("c")
+        await pilot.pause()
+        await step("19-bundle-checks")
+        await pilot.press("v")
         await pilot.press("w")
         await pilot.pause()
+        await step("20-write-dialog")
         await pilot.press("enter")
         await _wait(pilot, lambda: app.state.bundle_dir is not None)
         await pilot.pause(0.3)
-        shot("11-bundle-written")
+        await step("21-bundle-written")
         await pilot.press("escape")
         await _settle(pilot)
         await pilot.press("v")
@@ -131,7 +190,10 @@ async def walk(size: tuple[int, int], out: Path, work: Path) -> list[Path]:
         dash = app.screen
         await _wait(pilot, lambda: bool(getattr(dash, "_ended", True)))
         await pilot.pause(0.5)
-        shot("12-validation-replay")
+        await step("22-validation-replay")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        await step("23-validation-help")
     return written
 
 
