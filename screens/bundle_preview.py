@@ -26,12 +26,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TabbedContent, TabPane, TextArea, Tree
+from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
 
 from core.foundation.textsafe import safe_text
 from core.services.bundle import FeedbackCache, PreviewResult, warning_text
 from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.keys_footer import KeysFooter
 
 if TYPE_CHECKING:
     from core.bundler import BundlePlan, ComponentPlan
@@ -90,15 +91,17 @@ class BundlePreviewScreen(Screen[Path | None]):
 
     CSS_PATH = Path(__file__).with_suffix(".tcss")
 
+    # The five tab keys share one footer entry ("tabs"), so the footer fits 80 columns.
+    TABS = Binding.Group("tabs")
     BINDINGS = [
-        Binding("w", "write", "Write bundle", id="bundle.write"),
+        Binding("w", "write", "Write", id="bundle.write"),
         Binding("o", "edit_overrides", "Overrides", id="bundle.overrides"),
-        Binding("v", "show_tab('values')", "Values", id="bundle.values"),
-        Binding("m", "show_tab('manifests')", "Manifests", id="bundle.manifests"),
-        Binding("c", "show_tab('checks')", "Checks", id="bundle.checks"),
         Binding("d", "cycle_deployer", "Deployer", id="bundle.deployer"),
-        Binding("f", "show_tab('files')", "Files", id="bundle.files"),
-        Binding("k", "show_tab('charts')", "Charts", id="bundle.charts"),
+        Binding("v", "show_tab('values')", "Values", id="bundle.values", group=TABS),
+        Binding("m", "show_tab('manifests')", "Manifests", id="bundle.manifests", group=TABS),
+        Binding("c", "show_tab('checks')", "Checks", id="bundle.checks", group=TABS),
+        Binding("f", "show_tab('files')", "Files", id="bundle.files", group=TABS),
+        Binding("k", "show_tab('charts')", "Charts", id="bundle.charts", group=TABS),
         Binding("escape", "back", "Back", id="bundle.back"),
         Binding("f7", "select_overrides", "Select all", id="bundle.select_all", show=False),
         Binding("f8", "clear_overrides", "Clear overrides", id="bundle.clear", show=False),
@@ -218,7 +221,7 @@ class BundlePreviewScreen(Screen[Path | None]):
                     with VerticalScroll(id="charts-scroll"):
                         yield Static("rendering the charts…", id="charts-view", markup=False)
         yield Static("", id="bundle-status", markup=False)
-        yield Footer(show_command_palette=False)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._paint_banner()

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.foundation.textsafe import safe_text
@@ -33,6 +33,8 @@ from screens.state import (
     LiveRequest,
     snapshot_readings,
 )
+from screens.widgets.fit_table import FitTable
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.wizard_filter import FilterBar, matches
 
 if TYPE_CHECKING:
@@ -115,20 +117,14 @@ class CaptureScreen(HostedScreen):
                 yield OptionList(id="capture-samples")
             with Vertical(id="capture-right"):
                 yield Static("", id="capture-label", classes="pane-title")
-                yield DataTable(id="capture-pools", cursor_type="row", zebra_stripes=True)
+                yield FitTable(id="capture-pools", zebra_stripes=True)
                 yield Static("Readings", classes="pane-title")
-                yield DataTable(id="capture-readings", cursor_type="row")
+                yield FitTable(id="capture-readings")
         yield Static("", id="capture-status", markup=False)
-        yield Footer(show_command_palette=False)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "enter loads a sample; o opens a file, F fetches live"
-        pools = self.query_one("#capture-pools", DataTable)
-        # The projected mode and the reading value lead: they are what a narrow terminal
-        # must not scroll away.
-        pools.add_columns("name", "projected mode", "size / state", "source")
-        readings = self.query_one("#capture-readings", DataTable)
-        readings.add_columns("reading", "value")  # the name first: it must never be cut
         options = self.query_one("#capture-samples", OptionList)
         for sample in self.state.samples:
             missing = sample.missing()
@@ -474,19 +470,32 @@ class CaptureScreen(HostedScreen):
             if state.capture_label
             else "No capture loaded"
         )
-        pools = self.query_one("#capture-pools", DataTable)
-        readings = self.query_one("#capture-readings", DataTable)
+        pools = self.query_one("#capture-pools", FitTable)
+        readings = self.query_one("#capture-readings", FitTable)
         with self.app.batch_update():
             self._filter_samples(q("capture-samples"))
-            pools.clear()
+            # The projected mode keeps its width; at 80 columns the source file, then the
+            # size/state, then the name wrap rather than being cut.
+            pool_rows = []
             for i, row in enumerate(state.rows):
                 cells = (row.name, row.mode, row.detail, row.source)
                 if matches(" ".join(cells), q("capture-pools")):
-                    pools.add_row(*(escape_markup(c) for c in cells), key=f"row-{i}")
-            readings.clear()
-            for path, value in snapshot_readings(state.snapshot):
-                if matches(f"{path} {value}", q("capture-readings")):
-                    readings.add_row(escape_markup(path), escape_markup(value), key=path)
+                    pool_rows.append((f"row-{i}", tuple(escape_markup(c) for c in cells)))
+            pools.fill(
+                ("name", "projected mode", "size / state", "source"),
+                pool_rows,
+                shrink=((3, 8), (2, 8), (0, 15)),
+            )
+            # The reading's name first and whole; a long value wraps under itself.
+            readings.fill(
+                ("reading", "value"),
+                [
+                    (path, (escape_markup(path), escape_markup(value)))
+                    for path, value in snapshot_readings(state.snapshot)
+                    if matches(f"{path} {value}", q("capture-readings"))
+                ],
+                shrink=((1, 14), (0, 20)),
+            )
 
     def _filter_samples(self, query: str) -> None:
         """Show the samples whose title matches (all of them for an empty query)."""

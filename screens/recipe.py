@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Label, Select, Static
+from textual.widgets import Header, Label, Select, Static
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
@@ -32,6 +32,8 @@ from screens.state import (
     verdict_checks,
     verdict_error_text,
 )
+from screens.widgets.fit_table import FitTable
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.wizard_dialogs import TextModal
 from screens.widgets.wizard_filter import FilterBar, matches
 
@@ -132,6 +134,17 @@ def finding_line(title: str, evidence: str) -> str:
     return f"{title} ({evidence})"
 
 
+def _show_selected(select: Select[str]) -> None:
+    """Show the selected option's label: ``set_options`` keeps the old label when the
+    value stays the same (``(default)`` would hide which value the default is)."""
+    from textual.widgets._select import SelectCurrent
+
+    for prompt, value in select._options:
+        if value == select.value:
+            select.query_one(SelectCurrent).update(prompt)
+            return
+
+
 def _cell(value: object) -> str:
     if value is None:
         return "(absent)"
@@ -175,7 +188,7 @@ class RecipeScreen(HostedScreen):
         self._inline = False  # the first qualification runs in a worker (catalog load)
         self._ok = False  # the last verdict shown passed
         self._shown_text: dict[str, str] = {}  # what _update_static last set, per widget
-        self._check_rows: list[tuple[str, str]] | None = None  # the constraint rows shown
+        self._check_rows: list[tuple[str, tuple[str]]] | None = None  # the constraint rows shown
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     # -- layout -------------------------------------------------------------------------
@@ -204,14 +217,14 @@ class RecipeScreen(HostedScreen):
                     yield Static("", id="recipe-capture", markup=False)
                 with Vertical(id="recipe-main"):
                     yield Static("", id="verdict-line", markup=False)
-                    yield DataTable(id="recipe-checks", cursor_type="row", zebra_stripes=True)
+                    yield FitTable(id="recipe-checks", zebra_stripes=True)
             with VerticalScroll(id="trouble-panel"):
                 yield Static("", id="trouble-text", markup=False)
             with Vertical(id="diff-panel"):
                 yield Static("", id="diff-title", markup=False)
-                yield DataTable(id="diff-table", cursor_type="row")
+                yield FitTable(id="diff-table")
         yield FilterBar(id="recipe-filter")
-        yield Footer(show_command_palette=False)
+        yield KeysFooter()
 
     def _choices(self, field: str) -> list[tuple[str, str]]:
         """The select's options: the catalog's values once loaded, else the current value."""
@@ -253,12 +266,6 @@ class RecipeScreen(HostedScreen):
 
     def on_mount(self) -> None:
         self.sub_title = "selection and live qualification"
-        # The constraint name first: at 80 columns a value may be cut, never the name.
-        # Two lines per constraint, so that at 80 columns neither the name nor its values
-        # are cut: the name, then status, expected ("want"), observed ("got"), source.
-        self.query_one("#recipe-checks", DataTable).add_column(
-            "constraint / status: want, got · from", key="check"
-        )
         self.query_one("#diff-panel").display = False
         self.query_one("#trouble-panel").display = False
         self._watch_selects()
@@ -519,7 +526,7 @@ class RecipeScreen(HostedScreen):
         name, values, default, selected = profile_info(self.state.verdict)
         select: Select[str] = self.query_one("#sel-profile", Select)
         options = [
-            (f"(default: {escape_markup(default)})" if default else "(default)", DEFAULT_VALUE)
+            (f"default: {escape_markup(default)}" if default else "(default)", DEFAULT_VALUE)
         ]
         options += [(escape_markup(v), v) for v in values]
         current = self.state.profile_value or DEFAULT_VALUE
@@ -531,6 +538,7 @@ class RecipeScreen(HostedScreen):
             self._populating = True
             select.value = current
             self.call_after_refresh(self._end_populating)
+        _show_selected(select)
 
     def _render_verdict(self, message: VerdictReady, query: str | None = None) -> None:
         if query is None:
@@ -541,9 +549,9 @@ class RecipeScreen(HostedScreen):
         _, _, default, selected = profile_info(verdict)
         value = selected or self.state.profile_value or default or "default"
         if ok:
-            snap = "qualified against the snapshot" if self.state.snapshot else "criteria-only"
-            notes = f", g: {len(self._findings)} guide note(s)" if self._findings else ""
-            text = f"PASS  gpuStack={value} resolves ({snap}). b: bundle{notes}"
+            snap = "against the snapshot" if self.state.snapshot else "criteria-only"
+            notes = f" · g: {len(self._findings)} guide notes" if self._findings else ""
+            text = f"PASS  gpuStack={value} resolves ({snap}) · b: bundle{notes}"
         else:
             failing = [c for c in verdict_checks(verdict) if c.status not in ("passed", "deferred")]
             if failing and not message.error:
@@ -559,13 +567,17 @@ class RecipeScreen(HostedScreen):
                 text = f"FAIL  {error.split(' — ')[0]}"
         self._update_static("#verdict-line", safe_text(text))
         line.update_classes({"pass": ok, "fail": not ok})
+        # Two lines per constraint: the name, then status, expected ("want"), observed
+        # ("got") and source; at 80 columns the second line wraps, nothing is cut.
         rows = [
             (
                 f"check-{i}",
-                escape_markup(
-                    f"{check.name}\n{check.status}: want {check.expected}, "
-                    f"got {check.actual} · {check.source}",
-                    multiline=True,
+                (
+                    escape_markup(
+                        f"{check.name}\n{check.status}: want {check.expected}, "
+                        f"got {check.actual} · {check.source}",
+                        multiline=True,
+                    ),
                 ),
             )
             for i, check in enumerate(verdict_checks(verdict))
@@ -575,13 +587,13 @@ class RecipeScreen(HostedScreen):
             )
         ]
         if rows == self._check_rows:
-            return  # the same constraints: no clear, no re-layout of the table
+            return  # the same constraints: no refill, no re-layout of the table
         self._check_rows = rows
-        table = self.query_one("#recipe-checks", DataTable)
+        table = self.query_one("#recipe-checks", FitTable)
         with self.app.batch_update():
-            table.clear()
-            for key, row in rows:
-                table.add_row(row, key=key, height=2)
+            table.fill(
+                ("constraint / status: want, got · from",), rows, shrink=((0, 20),), height=2
+            )
 
     def _render_trouble(self, ok: bool) -> None:
         from core.recipe.troubleshooting import DiagnosisContext, diagnose
@@ -742,21 +754,20 @@ class RecipeScreen(HostedScreen):
                     else f"Diff {message.title}: no value changes"
                 )
             )
-        table = self.query_one("#diff-table", DataTable)
+        table = self.query_one("#diff-table", FitTable)
         current, _, other = message.title.partition("  ->  ")
-        with self.app.batch_update():
-            table.clear(columns=True)
-            # Two lines per value, so neither the path nor the target value is cut at 80x24.
-            table.add_column(
-                f"component:path / now ({escape_markup(current)}) -> with {escape_markup(other)}",
-                key="change",
+        # Two lines per value (path, then now -> with the other value); at 80 columns a
+        # long line wraps, so neither the path nor the target value is cut.
+        header = "component:path / now -> after the switch"  # the values: in the title
+        rows = [
+            (
+                f"diff-{i}",
+                (escape_markup(f"{component}:{path}\n  {before}  ->  {after}", multiline=True),),
             )
-            for i, (component, path, before, after) in enumerate(message.rows):
-                table.add_row(
-                    escape_markup(f"{component}:{path}\n  {before}  ->  {after}", multiline=True),
-                    key=f"diff-{i}",
-                    height=2,
-                )
+            for i, (component, path, before, after) in enumerate(message.rows)
+        ]
+        with self.app.batch_update():
+            table.fill((header,), rows, shrink=((0, 20),), height=2)
 
     def action_load_capture(self) -> None:
         self.wizard.show_capture()

@@ -12,12 +12,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen, WizardHost
 from screens.state import pool_vm_sizes
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.wizard_filter import FilterBar
 
 if TYPE_CHECKING:
@@ -48,10 +49,10 @@ class TroubleshootScreen(HostedScreen):
             with VerticalScroll(id="guide-detail"):
                 yield Static("", id="guide-text", markup=False)
         yield FilterBar(id="guide-filter")
-        yield Footer(show_command_palette=False)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "symptoms, causes and remedies from the AKS and OKE briefs"
+        self.sub_title = "symptoms, causes and remedies (AKS and OKE briefs)"
         self._findings = {f.entry.id: f for f in self._diagnose()}
         self._fill("")
         # Open on the named entry, else on the first one the current state shows.

@@ -28,12 +28,12 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, RichLog, Static
+from textual.widgets import DataTable, Input, RichLog, Static
 
 from core.foundation.textsafe import safe_text
 from core.services.errors import error_line
@@ -51,6 +51,7 @@ from core.validation.progress import (
 from core.validation.reports.ctrf import CtrfBuilder
 from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.keys_footer import KeysFooter
 
 if TYPE_CHECKING:
     from core.documents.recipe_result import RecipeResult
@@ -100,10 +101,12 @@ COLUMNS = (
     ("threshold", "Threshold"),
     ("duration", "Time"),
 )
-# Column widths for narrow (< 100 cells, e.g. 80x24 over ssh) and wide terminals; long
-# check names (readiness constraint paths) are cut rather than pushing the gates off-screen.
-NARROW_WIDTHS = (5, 14, 14, 14, 10, 6)
-WIDE_WIDTHS = (11, 30, 14, 18, 14, 8)
+# Column widths for narrow (< 100 cells, e.g. 80x24 over ssh) and wide terminals. Narrow
+# rows are two lines high and their cells wrap, so a readiness constraint path, a measured
+# value with its unit or "not applicable" is shown whole, never cut; wide rows are one line.
+NARROW_WIDTHS = (5, 21, 12, 10, 10, 6)
+NARROW_ROW_HEIGHT = 2
+WIDE_WIDTHS = (11, 36, 14, 18, 14, 8)
 NARROW_BELOW = 100
 SHORT_PHASE = {
     "readiness": "ready",
@@ -342,6 +345,9 @@ class ValidationDashboardScreen(Screen[None]):
         self._report = CtrfBuilder()
         self._report_lock = threading.Lock()
         self.events_applied = 0
+        self._banner_text = ""
+        self._log_title = ""
+        self._gates_lines = -1
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -360,9 +366,10 @@ class ValidationDashboardScreen(Screen[None]):
                 )
             with Vertical(id="gates-box"):
                 yield Static("gates", id="gates-title", markup=False)
-                yield Static("", id="gates", markup=False)
+                with VerticalScroll(id="gates-scroll"):
+                    yield Static("", id="gates", markup=False)
         yield Static("", id="summary", markup=False)
-        yield Footer(show_command_palette=False)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#checks", DataTable)
@@ -389,6 +396,7 @@ class ValidationDashboardScreen(Screen[None]):
             table.clear(columns=True)
             self._add_columns(table)
             self._rebuild_table()
+            self._paint_banner()
 
     def _add_columns(self, table: DataTable[Any]) -> None:
         widths = NARROW_WIDTHS if self._narrow else WIDE_WIDTHS
@@ -532,7 +540,7 @@ class ValidationDashboardScreen(Screen[None]):
         for key in changes.new_rows:
             row = self.model.rows[key]
             if self._visible(row):
-                table.add_row(*self._cells(row), key=key)
+                table.add_row(*self._cells(row), key=key, height=self._row_height())
         for key in changes.rows:
             if key in changes.new_rows or self.filter_text:
                 continue
@@ -554,14 +562,26 @@ class ValidationDashboardScreen(Screen[None]):
         # Text, not str: the table would parse a str as markup (slower, and a "[" in a
         # check name or measured value would be taken for a style tag).
         narrow = getattr(self, "_narrow", False)
+        if narrow:  # two-line rows: the cells wrap inside their column
+            return (
+                Text(SHORT_PHASE.get(row.phase, row.phase)),
+                Text(row.name, overflow="fold"),
+                Text(row.status, style=STATUS_STYLE.get(row.status, "")),
+                Text(row.measured, overflow="fold"),
+                Text(row.threshold, overflow="fold"),
+                Text(row.duration),
+            )
         return (
-            Text(SHORT_PHASE.get(row.phase, row.phase) if narrow else row.phase, no_wrap=True),
-            Text(_fit(row.name, (NARROW_WIDTHS if narrow else WIDE_WIDTHS)[1]), no_wrap=True),
+            Text(row.phase, no_wrap=True),
+            Text(_fit(row.name, WIDE_WIDTHS[1]), no_wrap=True),
             Text(row.status, style=STATUS_STYLE.get(row.status, ""), no_wrap=True),
             Text(row.measured, no_wrap=True),
             Text(row.threshold, no_wrap=True),
             Text(row.duration, no_wrap=True),
         )
+
+    def _row_height(self) -> int:
+        return NARROW_ROW_HEIGHT if getattr(self, "_narrow", False) else 1
 
     def _visible(self, row: CheckRow) -> bool:
         needle = self.filter_text.lower()
@@ -578,12 +598,17 @@ class ValidationDashboardScreen(Screen[None]):
             parts.append(f"recorded as a {model.mode} run" if replayed else model.mode)
         if model.error:
             parts.append(model.error)
-        if model.run_id:
-            parts.append(f"run {model.run_id}")
-        if model.recipe:
-            parts.append(model.recipe)
+        narrow = getattr(self, "_narrow", False)
+        if model.run_id and not narrow:
+            parts.append(f"run {model.run_id}")  # in the reports; no room for it at 80x24
+        if model.recipe and not (narrow and getattr(self.source, "note", "")):
+            parts.append(model.recipe)  # at 80x24 the note already names the recipe
         banner = self.query_one("#run-banner", Static)
-        banner.update(safe_text(" · ".join(parts)), layout=False)  # one fixed line: no relayout
+        text = safe_text(" · ".join(parts))
+        if text != self._banner_text:
+            # Wraps (up to four lines at 80 columns): it changes with the run's state only.
+            self._banner_text = text
+            banner.update(text)
         banner.set_class(model.state == "error", "error")
 
     def _paint_phases(self, names: set[str]) -> None:
@@ -625,22 +650,35 @@ class ValidationDashboardScreen(Screen[None]):
                 return 0
             return 1 if gate.verdict == "failed" else 2
 
+        blocks: list[Text] = []  # one per check: its name, then each gate
         last_check = ""
         for row, gate in sorted(gates, key=rank):
             selected = row.key == self.selected
             if row.key != last_check:
-                if text:
-                    text.append("\n")
-                text.append(("▶ " if selected else "") + row.name, style="bold")
+                blocks.append(Text())
+                blocks[-1].append(("▶ " if selected else "") + row.name, style="bold")
                 last_check = row.key
+            block = blocks[-1]
             label = "" if gate.name == row.name else f"{gate.name}: "
-            text.append(f"\n  {label}{gate.measured} vs {gate.threshold or '—'} ")
-            text.append(gate.verdict, style=VERDICT_STYLE.get(gate.verdict, ""))
+            block.append(f"\n  {label}{gate.measured} vs {gate.threshold or '—'} ")
+            block.append(gate.verdict, style=VERDICT_STYLE.get(gate.verdict, ""))
             if gate.note and selected:
-                text.append(f"\n  {gate.note}", style="dim")
-        # The panel has a fixed size (the most relevant gates come first, the rest is cut),
-        # so no relayout of the screen is needed.
-        self.query_one("#gates", Static).update(text, layout=False)
+                block.append(f"\n  {gate.note}", style="dim")
+        for block in blocks:
+            if text:
+                text.append("\n")
+            text.append_text(block)
+        # The panel scrolls (tab to it) and keeps the most relevant checks on top. Its height
+        # follows the text's line count, so the screen is laid out again only when that
+        # count changes (a new gate, another selection), not on every repaint.
+        panel = self.query_one("#gates", Static)
+        width = panel.content_region.width
+        lines = len(text.wrap(self.app.console, width)) if width > 0 else 0
+        if lines != self._gates_lines:
+            self._gates_lines = lines
+            panel.update(text)
+        else:
+            panel.update(text, layout=False)
 
     def _paint_log(self, *, reset: bool = False, full: bool = False) -> None:
         """Append the selected check's new lines to the log pane, in one write.
@@ -701,7 +739,10 @@ class ValidationDashboardScreen(Screen[None]):
             title = f"log · {row.phase}/{row.name} · {row.status}"
             if row.message:
                 title += f" · {row.message}"
-        self.query_one("#log-title", Static).update(title, layout=False)
+        if title != self._log_title:
+            # Wraps under a long message; repainted only when the text changes.
+            self._log_title = title
+            self.query_one("#log-title", Static).update(title)
 
     def _select(self, key: str) -> None:
         if key == self.selected:
@@ -733,7 +774,7 @@ class ValidationDashboardScreen(Screen[None]):
             table.clear()
             for row in self.model.rows.values():
                 if self._visible(row):
-                    table.add_row(*self._cells(row), key=row.key)
+                    table.add_row(*self._cells(row), key=row.key, height=self._row_height())
 
     def on_report_saved(self, message: ReportSaved) -> None:
         self.notify(

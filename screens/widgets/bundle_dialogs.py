@@ -40,6 +40,9 @@ PathPromptModal, ConfirmModal {
     width: 100%;
     margin: 0 0 1 0;
 }
+.dialog #path-target {
+    color: $text-muted;
+}
 .dialog .dialog-error {
     color: $error;
     width: 100%;
@@ -55,6 +58,14 @@ PathPromptModal, ConfirmModal {
     min-width: 10;
 }
 """
+
+
+def _lands_at(text: str) -> str:
+    """Where a typed path lands (relative paths resolved against the working directory)."""
+    text = text.strip()
+    if not text:
+        return ""
+    return safe_text(f"→ {Path(text).expanduser().absolute()}")
 
 
 class PathPromptModal(ModalScreen[Path | None]):
@@ -80,6 +91,10 @@ class PathPromptModal(ModalScreen[Path | None]):
                 )
             # Not pre-selected: one stray key must not replace the whole path.
             yield Input(value=str(self._default), id="path-input", select_on_focus=False)
+            # The field scrolls a long path; this line shows where it lands, whole.
+            yield Static(
+                _lands_at(str(self._default)), id="path-target", classes="dialog-body", markup=False
+            )
             yield Static("", id="path-error", classes="dialog-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
@@ -87,6 +102,10 @@ class PathPromptModal(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#path-input", Input).focus()
+
+    @on(Input.Changed, "#path-input")
+    def _path_changed(self, event: Input.Changed) -> None:
+        self.query_one("#path-target", Static).update(_lands_at(event.value))
 
     @on(Input.Submitted, "#path-input")
     @on(Button.Pressed, "#ok")

@@ -1,0 +1,105 @@
+"""A DataTable that fits its width: columns that would not fit wrap instead of being cut.
+
+``FitTable.fill(columns, rows, shrink=...)`` lays the rows out at their natural widths when
+they fit. When they do not, the columns named in ``shrink`` as ``(column, minimum)``
+(least important first) are narrowed, each down to its minimum, and every row takes the
+height its wrapped cells need (the header too, when a label no longer fits its column);
+the other columns keep their width. The table re-fills itself when its width changes, so
+80x24 and 120x40 both show every character of every cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import events
+from textual.widgets import DataTable
+
+
+def cell_width(cell: str) -> int:
+    """Widest line of a markup cell, in terminal cells."""
+    return max((line.cell_len for line in Text.from_markup(cell).split()), default=0)
+
+
+def column_widths(
+    natural: Sequence[int], available: int, pad: int, shrink: Sequence[tuple[int, int]]
+) -> list[int]:
+    """Content width per column so that the columns (each plus ``pad``) fit ``available``;
+    the ``(column, minimum)`` pairs of ``shrink`` give up width in order, never below their
+    minimum."""
+    widths = list(natural)
+    over = sum(w + pad for w in widths) - available
+    for index, minimum in shrink:
+        if over <= 0:
+            break
+        floor = min(minimum, natural[index])
+        give = min(over, widths[index] - floor)
+        widths[index] -= give
+        over -= give
+    return widths
+
+
+class FitTable(DataTable[str]):
+    """A DataTable whose columns wrap to the table's width instead of running past it."""
+
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        cursor_type: str = "row",
+        zebra_stripes: bool = False,
+    ) -> None:
+        super().__init__(id=id, cursor_type=cursor_type, zebra_stripes=zebra_stripes)  # type: ignore[arg-type]
+        self._columns: tuple[str, ...] = ()
+        self._rows: list[tuple[str, tuple[str, ...], int]] = []
+        self._shrink: tuple[tuple[int, int], ...] = ()
+        self._laid_out_for = -1
+
+    def fill(
+        self,
+        columns: Sequence[str],
+        rows: Sequence[tuple[str, Sequence[str]]],
+        *,
+        shrink: Sequence[tuple[int, int]] = (),
+        height: int = 1,
+    ) -> None:
+        """Show ``rows`` (row key, cells) under ``columns``; ``height`` is each row's
+        height when nothing wraps."""
+        self._columns = tuple(columns)
+        self._rows = [(key, tuple(cells), height) for key, cells in rows]
+        self._shrink = tuple(shrink)
+        self._layout()
+
+    def _available(self) -> int:
+        """Cells the columns may use: the content width less a vertical scrollbar."""
+        width = self.content_region.width
+        if width <= 0:
+            return 0
+        return max(width - self.styles.scrollbar_size_vertical, 1)
+
+    def _layout(self) -> None:
+        available = self._available()
+        self._laid_out_for = available
+        labels = [cell_width(label) for label in self._columns]
+        natural = list(labels)
+        for _, cells, _ in self._rows:
+            natural = [max(n, cell_width(c)) for n, c in zip(natural, cells, strict=False)]
+        pad = 2 * self.cell_padding
+        widths = column_widths(natural, available, pad, self._shrink) if available else natural
+        wraps = widths != natural
+        self.header_height = 2 if any(w < n for w, n in zip(widths, labels, strict=True)) else 1
+        cursor = self.cursor_row
+        self.clear(columns=True)
+        for index, (label, width, full) in enumerate(
+            zip(self._columns, widths, natural, strict=True)
+        ):
+            self.add_column(label, width=None if width == full else width, key=f"col-{index}")
+        for key, cells, height in self._rows:
+            self.add_row(*cells, key=key, height=None if wraps else height)
+        if self.row_count:
+            self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._columns and self._available() != self._laid_out_for:
+            self._layout()
