@@ -79,6 +79,23 @@ async def _samples_step(pilot, key: str) -> None:
     await _pick(pilot, key)
 
 
+# (sample, its capture step, its recipe step or None): Install, Mixed and None pools, the
+# OKE add-on ACTIVE and absent with the legacy plugin active; the walk goes on from aks-none.
+CAPTURE_TOUR = (
+    ("aks-install", "02-capture-aks-install", None),
+    ("aks-mixed", "03-capture-aks-mixed", "04-recipe-aks-mixed"),
+    ("oke-active", "05-capture-oke-active", None),
+    ("oke-legacy-active", "06-capture-oke-legacy-active", "07-recipe-oke-legacy-active"),
+    ("aks-none", "08-capture-aks-none", "09-recipe-failing"),
+)
+
+
+async def _recipe_step(pilot) -> None:
+    """``n``: on to the recipe step, its verdict and checks in."""
+    await pilot.press("n")
+    await _settle(pilot, 3)
+
+
 async def walk(
     size: tuple[int, int], out: Path | None, work: Path, on_step: Step | None = None
 ) -> list[Path]:
@@ -107,25 +124,12 @@ async def walk(
 
         await _settle(pilot)
         await step("01-capture-samples")
-        await _pick(pilot, "aks-install")
-        await step("02-capture-aks-install")
-        await _pick(pilot, "aks-mixed")
-        await step("03-capture-aks-mixed")
-        await pilot.press("n")
-        await _settle(pilot, 3)
-        await step("04-recipe-aks-mixed")
-        await _samples_step(pilot, "oke-active")
-        await step("05-capture-oke-active")
-        await _pick(pilot, "oke-legacy-active")
-        await step("06-capture-oke-legacy-active")
-        await pilot.press("n")
-        await _settle(pilot, 3)
-        await step("07-recipe-oke-legacy-active")
-        await _samples_step(pilot, "aks-none")
-        await step("08-capture-aks-none")
-        await pilot.press("n")
-        await _settle(pilot, 3)
-        await step("09-recipe-failing")
+        for sample, capture_step, recipe_step in CAPTURE_TOUR:
+            await _samples_step(pilot, sample)
+            await step(capture_step)
+            if recipe_step:
+                await _recipe_step(pilot)
+                await step(recipe_step)
         await pilot.press("d")
         await _settle(pilot, 3)
         await step("10-recipe-failing-diff")

@@ -24,7 +24,7 @@ Whitespace is ignored in the comparisons: a wrap may replace a space by a line b
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rich.console import Console
@@ -211,21 +211,17 @@ def cuts(app: Any, expected: Iterable[str] = (), seen: set[str] | None = None) -
     lines = screen_lines(app)
     screen = app.screen
     problems: list[str] = []
-    for table in screen.query(DataTable):
-        if _visible(table):
-            problems += _table_cuts(table, lines, seen)
-    for footer in screen.query(Footer):
-        if _visible(footer):
-            problems += _footer_cuts(footer, lines)
-    for select in screen.query(Select):
-        if _visible(select):
-            problems += _select_cuts(select, lines)
-    for header in screen.query(Header):
-        if _visible(header):
-            problems += _header_cuts(header, app, lines)
-    for tree in screen.query(Tree):
-        if _visible(tree):
-            problems += _tree_cuts(tree, lines)
+    checks: tuple[tuple[type[Widget], Callable[[Any], list[str]]], ...] = (
+        (DataTable, lambda w: _table_cuts(w, lines, seen)),
+        (Footer, lambda w: _footer_cuts(w, lines)),
+        (Select, lambda w: _select_cuts(w, lines)),
+        (Header, lambda w: _header_cuts(w, app, lines)),
+        (Tree, lambda w: _tree_cuts(w, lines)),
+    )
+    for kind, check in checks:
+        for widget in screen.query(kind):
+            if _visible(widget):
+                problems += check(widget)
     for widget in screen.query(Static):  # labels, status lines, tabs
         if _visible(widget) and not _scrolls(widget):
             if type(widget).__module__.startswith("textual.widgets._footer"):
