@@ -151,18 +151,11 @@ class AicrApp(App[int]):
                     return
                 recording = choice.path
                 if not choice.matches:
-                    # The banner names the recorded recipe's file (it fits 80x24); the
-                    # notice spells out its criteria.
                     note = (
-                        f"recorded demo data for another recipe ({choice.recipe}), "
+                        f"recorded demo data for another recipe ({choice.recorded_for}), "
                         "not this selection"
                     )
-                    self.notify(
-                        f"Showing recorded demo data for another recipe "
-                        f"({choice.recorded_for}), not this selection.",
-                        severity="warning",
-                        timeout=10,
-                    )
+                    self.notify(f"Showing {note}.", severity="warning", timeout=10)
         from screens.validate_dashboard import (
             LiveRunSource,
             ReplaySource,

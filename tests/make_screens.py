@@ -114,6 +114,9 @@ async def walk(
         async def step(name: str) -> None:
             # Toasts are transient and cover what is under them: not part of the picture.
             app.clear_notifications()
+            # Tables re-lay out on idle after a refill or a resize: let them settle first.
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause(0.05)
             await pilot.pause()
             if out is not None:
                 path = out / f"{name}-{tag}.svg"

@@ -91,10 +91,10 @@ class FitTable(DataTable[str]):
         self.header_height = 2 if any(w < n for w, n in zip(widths, labels, strict=True)) else 1
         cursor = self.cursor_row
         self.clear(columns=True)
-        for index, (label, width, full) in enumerate(
-            zip(self._columns, widths, natural, strict=True)
-        ):
-            self.add_column(label, width=None if width == full else width, key=f"col-{index}")
+        # Every column gets its width now (none is measured later, on idle): the header is
+        # drawn at the same widths as the rows from the first frame on.
+        for index, (label, width) in enumerate(zip(self._columns, widths, strict=True)):
+            self.add_column(label, width=width, key=f"col-{index}")
         for key, cells, height in self._rows:
             self.add_row(*cells, key=key, height=None if wraps else height)
         if self.row_count:
