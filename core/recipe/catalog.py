@@ -628,9 +628,12 @@ def _build(root: Path, ext: Path | None) -> Catalog:
     if payload is not None:
         files.pop("@ext/registry.yaml", None)
         try:
-            return _from_payload(payload, root, ext, files)
+            cached = _from_payload(payload, root, ext, files)
         except (KeyError, TypeError, ValueError, AttributeError):
-            pass  # sealed but not a catalog this build can rebuild: load from the files
+            cached = None  # sealed but not a catalog this build can rebuild
+        if cached is not None and _names_hold(cached):
+            return cached
+        # otherwise load from the files, which report what is wrong in them
     if ext_registry is not None:
         files["@ext/registry.yaml"] = ext_registry
     docs = {rel: _parse(files[rel], rel) for rel in to_parse}
@@ -639,6 +642,35 @@ def _build(root: Path, ext: Path | None) -> Catalog:
     if cache_file is not None:
         _store_cache(cache_file, _payload(catalog))
     return catalog
+
+
+def _names_hold(catalog: Catalog) -> bool:
+    """Whether a cache hit passes the name, path and constraint checks a full load makes.
+
+    The seal proves the cache file is whole, not who wrote it: a hand-edited cache with
+    a fresh seal must not hand the engine a component name, namespace, chart version or
+    URL that the catalog's own files could never carry. The checks are the full load's.
+    """
+    try:
+        for i, comp in enumerate(catalog.registry.components):
+            _check_registry_names(comp, f"registry.yaml: components[{i}]")
+        specs: list[tuple[str, Any]] = [
+            (ov.path, ov.spec) for ov in [catalog.base, *catalog.overlays.values()]
+        ]
+        specs += [(mx.path, mx.spec) for mx in catalog.mixins.values()]
+        for rel, spec in specs:
+            _check_constraint_names(spec.constraints, rel)
+            for i, ref in enumerate(spec.componentRefs):
+                check_component_ref(ref, f"{rel}: spec.componentRefs[{i}]")
+            profile = getattr(spec, "profile", None)
+            if profile is not None:
+                validate_declaration(profile, rel)
+                for value in profile.values.values():
+                    _check_constraint_names(value.constraints, f"{rel} profile value")
+                    _check_constraint_names(value.readinessConstraints, f"{rel} profile value")
+    except AicrError:
+        return False
+    return True
 
 
 def _parse(path: Path, rel: str) -> Any:

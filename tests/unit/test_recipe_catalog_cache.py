@@ -183,3 +183,36 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_replaced(
     if damage != "fifo":
         assert _catalog_state(_load(root)) == expected  # the replacement is a valid cache
         assert cache.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    ("genuine", "forged"),
+    [
+        ('"gpu-operator"', '"gpu-operator$(touch pwned)"'),  # component name and namespace
+        ('"https://helm.ngc.nvidia.com/nvidia"', '"https://user:pw@helm.example/nvidia"'),
+        ('"cert-manager"', '"--kubeconfig=/tmp/x"'),
+        ('"components/gpu-operator/values.yaml"', '"../../../../etc/passwd"'),
+        ('"v1.20.2"', '"v1.20.2 --post-renderer=/tmp/x"'),
+    ],
+    ids=["shell-payload", "credentials-url", "option-like", "traversal", "chart-version"],
+)
+def test_a_resealed_cache_with_hostile_names_is_ignored_and_replaced(
+    tmp_path: Path, private_cache: Path, genuine: str, forged: str
+) -> None:
+    """The seal says the file is whole, not who wrote it: a cache edited by hand and sealed
+    again reaches no further than the catalog's own files could. Its names go through the
+    full load's grammar checks; one that fails sends the load back to the files."""
+    import core.recipe.catalog as catalog_mod
+
+    root = catalog_mod.default_data_dir()
+    expected = _catalog_state(_load(root))
+    (cache,) = _caches(tmp_path)
+    data = cache.read_bytes()
+    header, body = data.split(b"\n", 1)
+    assert genuine.encode() in body, f"the shipped catalog holds no {genuine}"
+    body = body.replace(genuine.encode(), forged.encode())
+    cache.write_bytes(reseal(header, body) + body)
+    forged_state = _catalog_state(_load(root))
+    assert forged_state == expected
+    assert forged.encode() not in repr(forged_state).encode()
+    assert cache.read_bytes() == data  # the genuine cache took its place
