@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from functools import partial
 
 from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
+from core.foundation.record import Record
 from core.foundation.yamlio import (
     GoField,
     decode_go_struct,
@@ -53,8 +53,7 @@ _POOL_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class AksPool:
+class AksPool(Record, frozen=True):
     """One agent pool as the projection saw it. ``mode`` is None for a non-GPU pool."""
 
     name: str
@@ -66,8 +65,7 @@ class AksPool:
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class AksPoolsProjection:
+class AksPoolsProjection(Record, frozen=True):
     source: str
     pools: list[AksPool]
     subtype: Subtype

@@ -9,18 +9,17 @@ attached to the first K8s measurement of the base snapshot (created when absent)
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 
 from core.capture.aks_pools import AksPoolsProjection, load_aks_pools
 from core.capture.oke_addons import OkeAddonsProjection, load_oke_addons
 from core.capture.oke_legacy import LegacyPluginProjection, load_legacy_daemonset
 from core.documents.snapshot import Snapshot, new_snapshot
+from core.foundation.record import Record, field
 
 Projection = AksPoolsProjection | OkeAddonsProjection | LegacyPluginProjection
 
 
-@dataclass(frozen=True)
-class Projections:
+class Projections(Record, frozen=True):
     """The projections that ran, for screens that list pools, add-ons and their modes."""
 
     aks_pools: AksPoolsProjection | None = None
@@ -32,8 +31,7 @@ class Projections:
         return [p for p in found if p is not None]
 
 
-@dataclass(frozen=True)
-class CaptureResult:
+class CaptureResult(Record, frozen=True):
     snapshot: Snapshot
     projections: Projections
     warnings: list[str] = field(default_factory=list)

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
 from functools import partial
 
 from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
+from core.foundation.record import Record, field
 from core.foundation.yamlio import (
     GoField,
     GoSlice,
@@ -47,14 +47,12 @@ _ADDON_FIELDS = (GoField("name", "string"), GoField("lifecycle-state", "string")
 _DUMP_FIELDS = (GoField("data", "struct_slice", _ADDON_FIELDS),)
 
 
-@dataclass(frozen=True)
-class OkeAddon:
+class OkeAddon(Record, frozen=True):
     name: str
     lifecycle_state: str
 
 
-@dataclass(frozen=True)
-class OkeAddonsProjection:
+class OkeAddonsProjection(Record, frozen=True):
     source: str
     addons: list[OkeAddon]
     subtype: Subtype

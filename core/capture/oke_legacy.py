@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -25,6 +24,7 @@ from core.capture.dumps import decode_failure, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import AicrError, invalid
 from core.foundation.fileio import read_dump
+from core.foundation.record import Record
 from core.foundation.yamlio import json_kind, load_json_pairs, pairs_to_plain
 
 DESCRIPTION = "OKE legacy device-plugin DaemonSet"
@@ -49,8 +49,7 @@ DETAIL_ACTIVE = "active"
 DETAIL_UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class LegacyPluginProjection:
+class LegacyPluginProjection(Record, frozen=True):
     """The collapsed reading, its detail, and a sentence saying why."""
 
     plugin: str

@@ -9,15 +9,14 @@ non-negative integers. Comparison stops at the lower precision of the two sides,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from core.foundation.errors import invalid
+from core.foundation.record import Record
 
 _GKE_EXTRA = re.compile(r"^-gke\.(.*)$")
 
 
-@dataclass(frozen=True)
-class Version:
+class Version(Record, frozen=True):
     parts: tuple[int, ...]
     extras: str = ""
 

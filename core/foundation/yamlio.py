@@ -10,7 +10,6 @@ import io
 import json
 import re
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -22,6 +21,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarStri
 
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import value_bound_violation
+from core.foundation.record import Record
 from core.foundation.tree import KindNames, kind_name
 
 
@@ -584,8 +584,7 @@ def go_lower(text: str) -> str:
     return text.replace("\u0130", "i").lower()
 
 
-@dataclass(frozen=True)
-class GoField:
+class GoField(Record, frozen=True):
     """One field of a Go struct: its JSON tag and kind.
 
     ``kind`` is ``string``, ``struct_ptr`` (``*T``: null sets nil, an object merges into
@@ -608,8 +607,7 @@ def new_go_struct(fields: tuple[GoField, ...]) -> GoStruct:
     return out
 
 
-@dataclass
-class GoSlice:
+class GoSlice(Record):
     """A Go slice: the elements in use plus every element ever written to its backing array."""
 
     backing: list[GoStruct]

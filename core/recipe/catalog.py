@@ -19,7 +19,6 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,6 +43,7 @@ from core.documents.recipe_result import (
 from core.foundation import names
 from core.foundation.errors import AicrError, invalid, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
+from core.foundation.record import Record, field
 from core.foundation.yamlio import load_yaml_plain
 from core.recipe.constraints import parse_path
 from core.recipe.profiles import ProfileDeclaration, owned_paths, validate_declaration
@@ -104,8 +104,7 @@ class MixinSpec(Model):
         return [] if v is None else v
 
 
-@dataclass
-class Overlay:
+class Overlay(Record):
     name: str
     api_version: str
     spec: OverlaySpec
@@ -115,8 +114,7 @@ class Overlay:
     owned_paths: dict[str, list[str]] = field(default_factory=dict)
 
 
-@dataclass
-class Mixin:
+class Mixin(Record):
     name: str
     spec: MixinSpec
     path: str
@@ -232,8 +230,7 @@ class Registry(Model):
 
 
 # ---------------------------------------------------------------------------- catalog
-@dataclass
-class Catalog:
+class Catalog(Record):
     """A loaded catalog. Trees it returns are shared: treat them as read-only."""
 
     data_dir: Path

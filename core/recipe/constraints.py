@@ -10,13 +10,13 @@ it is ``unavailable``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING
 
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
 from core.foundation.patterns import LazyPattern
+from core.foundation.record import Record
 from core.foundation.versions import (
     Version,
     compare_versions,
@@ -62,8 +62,7 @@ class ConstraintStatus(StrEnum):
     ERROR = "error"
 
 
-@dataclass(frozen=True)
-class ConstraintPath:
+class ConstraintPath(Record, frozen=True):
     mtype: str
     subtype: str
     key: str
@@ -74,8 +73,7 @@ class ConstraintPath:
         return f"{self.mtype}.{self.subtype}{sel}.{self.key}"
 
 
-@dataclass(frozen=True)
-class Expression:
+class Expression(Record, frozen=True):
     op: Op
     value: str
     version: bool
@@ -84,8 +82,7 @@ class Expression:
         return f"{self.op.value} {self.value}" if self.op is not Op.EXACT else self.value
 
 
-@dataclass(frozen=True)
-class ConstraintResult:
+class ConstraintResult(Record, frozen=True):
     """The outcome of one constraint: what was expected, what was seen, and why."""
 
     name: str

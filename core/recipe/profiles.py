@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from core.documents.model import ConfigDict, Field, Model, field_validator
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
+from core.foundation.record import Record
 from core.foundation.tree import leaf_paths
 
 IDENT = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -69,8 +69,7 @@ class ProfileDeclaration(Model):
         return sorted(self.values)
 
 
-@dataclass(frozen=True)
-class ProfileSelection:
+class ProfileSelection(Record, frozen=True):
     name: str
     value: str
 

@@ -10,7 +10,6 @@ observed value, a status and the remedy the product briefs give for that case.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +25,7 @@ from core.documents.recipe_result import (
     Validation,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid
+from core.foundation.record import Record, field
 from core.foundation.tree import deep_merge, get_path
 from core.recipe.catalog import Catalog, Overlay, load_catalog
 from core.recipe.constraints import (
@@ -77,8 +77,7 @@ LEGACY_AKS_TUPLE = (
 )
 
 
-@dataclass(frozen=True)
-class QualificationCheck:
+class QualificationCheck(Record, frozen=True):
     """One constraint as the verdict shows it."""
 
     name: str
@@ -96,16 +95,14 @@ class QualificationCheck:
         return self.status in (CheckStatus.PASSED, CheckStatus.DEFERRED)
 
 
-@dataclass(frozen=True)
-class ValueChange:
+class ValueChange(Record, frozen=True):
     component: str
     path: str
     before: Any
     after: Any
 
 
-@dataclass
-class QualificationVerdict:
+class QualificationVerdict(Record):
     ok: bool
     criteria: Criteria
     recipe: RecipeResult | None = None
@@ -336,8 +333,7 @@ def qualify(
     return verdict
 
 
-@dataclass
-class _Filtered:
+class _Filtered(Record):
     """The candidates after snapshot filtering: what merged, what was checked and excluded."""
 
     merged: MergedSpec = field(init=False)
@@ -347,8 +343,7 @@ class _Filtered:
     evaluated: set[str] = field(default_factory=set)
 
 
-@dataclass
-class _Composition:
+class _Composition(Record):
     """The working composition: the merged spec with the selected profile value applied."""
 
     refs: dict[str, ComponentRef]

@@ -14,7 +14,6 @@ memoised object: every later step builds new dicts and uses ``model_copy``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from core import __version__
@@ -31,6 +30,7 @@ from core.documents.recipe_result import (
     ValidationPhase,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
+from core.foundation.record import Record, field
 from core.foundation.tree import deep_merge, leaf_paths
 from core.recipe.catalog import Catalog, Overlay
 
@@ -62,8 +62,7 @@ IDENTITY_FIELDS = (
 RESULT_VERSION = f"v{__version__}"
 
 
-@dataclass(frozen=True)
-class MergedSpec:
+class MergedSpec(Record, frozen=True):
     """A merged composition (read-only; memoised per candidate set)."""
 
     applied: tuple[str, ...]

@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
+from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.capture.capture import CaptureResult
@@ -113,8 +113,7 @@ def read_capture_kind(path: str) -> str:
 
 
 # --------------------------------------------------------------------------- the capture
-@dataclass(frozen=True)
-class Capture:
+class Capture(Record, frozen=True):
     """What the capture is made of: at most one file per kind."""
 
     files: Mapping[str, str] = field(default_factory=dict)
@@ -134,8 +133,7 @@ class Capture:
         return " + ".join(Path(self.files[k]).name for k in KINDS if k in self.files)
 
 
-@dataclass(frozen=True)
-class OpenedFile:
+class OpenedFile(Record, frozen=True):
     """How opening one file changes the capture (see :func:`open_capture_file`)."""
 
     kind: str
@@ -218,8 +216,7 @@ def derive_criteria(
     return out, tuple(derived)
 
 
-@dataclass(frozen=True)
-class SelectionVerdict:
+class SelectionVerdict(Record, frozen=True):
     """A qualification and how its criteria were made."""
 
     verdict: QualificationVerdict
