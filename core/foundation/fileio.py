@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import shutil
 import stat
 import sys
@@ -22,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from core.foundation.errors import AicrError, ErrorCode, invalid, timeout
+from core.foundation.patterns import LazyPattern
 
 MAX_PROVIDER_DUMP_BYTES = 1_048_576
 MAX_DOCUMENT_BYTES = 10 * 1_048_576
@@ -428,7 +428,7 @@ class OutputSet:
         self._special.clear()
 
 
-_FD_PATH = re.compile(r"/(?:dev/fd|proc/self/fd)/([0-9]+)")
+_FD_PATH = LazyPattern(r"/(?:dev/fd|proc/self/fd)/([0-9]+)")
 _STD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 

@@ -8,12 +8,11 @@ non-negative integers. Comparison stops at the lower precision of the two sides,
 
 from __future__ import annotations
 
-import re
-
 from core.foundation.errors import invalid
+from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
 
-_GKE_EXTRA = re.compile(r"^-gke\.(.*)$")
+_GKE_EXTRA = LazyPattern(r"^-gke\.(.*)$")
 
 
 class Version(Record, frozen=True):

@@ -21,6 +21,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarStri
 
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import value_bound_violation
+from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
 from core.foundation.tree import KindNames, kind_name
 
@@ -104,8 +105,8 @@ def load_yaml_plain(text: str, source: str) -> Any:
 # The YAML reader fails past a few hundred nested flow levels anyway (recursion), but its
 # scanner is quadratic in the depth: 3,000 "[" took ten seconds to refuse. Refuse early.
 MAX_FLOW_DEPTH = 500
-_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\n]|\'\')*\'')
-_FLOW_BRACKET = re.compile(r"[\[\]{}]")
+_QUOTED = LazyPattern(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\n]|\'\')*\'')
+_FLOW_BRACKET = LazyPattern(r"[\[\]{}]")
 
 
 def _flow_depth_reaches(text: str, limit: int) -> bool:
@@ -475,8 +476,8 @@ def _reject_constant(name: str) -> Any:
     raise GoDecodeError(f"invalid character in JSON: {name} is not a JSON value")
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = LazyPattern(r"\\u[dD][89abcdefABCDEF]")
 
 
 def _clean_text(text: str) -> str:

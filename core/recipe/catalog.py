@@ -13,14 +13,13 @@ parser would otherwise dominate the start-up of a one-shot ``aicr-tui recipe``.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
 import tempfile
 from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core import __version__
 from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria, valid_values
@@ -404,6 +403,17 @@ def _parsed_rels(files: dict[str, Path]) -> list[str]:
 # regular file, not the user's own, or writable by others. Only plain JSON is ever read
 # back (never pickle or marshal), and nothing from it is executed.
 _CACHE_MAGIC = "aicr-tui catalog cache"
+
+if TYPE_CHECKING:
+    from hashlib import sha256 as _sha256
+else:  # CPython's own SHA-256: hashlib would load OpenSSL (~3 ms) to hash ~200 KB here
+    try:
+        from _sha256 import sha256 as _sha256
+    except ImportError:  # 3.12+ names it _sha2; any other Python: hashlib's
+        try:
+            from _sha2 import sha256 as _sha256
+        except ImportError:
+            from hashlib import sha256 as _sha256
 _CACHE_MAX_BYTES = 64 * 1024 * 1024
 
 
@@ -457,18 +467,18 @@ def _read_regular(path: Path | str, cap: int, *, own: bool = False) -> bytes | N
 def _content_key(files: dict[str, Path], rels: Iterable[str]) -> str | None:
     """The cache key of these files' content (None when one cannot be read plainly: the
     full load then reports it)."""
-    h = hashlib.sha256(f"{CACHE_FORMAT}:{__version__}\n".encode())
+    h = _sha256(f"{CACHE_FORMAT}:{__version__}\n".encode())
     for rel in rels:
         data = _read_regular(files[rel], MAX_DOCUMENT_BYTES)
         if data is None:
             return None
         h.update(f"{rel}\0{files[rel]}\0".encode())
-        h.update(hashlib.sha256(data).digest())
+        h.update(_sha256(data).digest())
     return h.hexdigest()[:32]
 
 
 def _seal(key: str, body: bytes) -> bytes:
-    return f"{_CACHE_MAGIC} {CACHE_FORMAT} {key} {hashlib.sha256(body).hexdigest()}\n".encode()
+    return f"{_CACHE_MAGIC} {CACHE_FORMAT} {key} {_sha256(body).hexdigest()}\n".encode()
 
 
 def _read_cache(path: Path, key: str) -> dict[str, Any] | None:

@@ -10,17 +10,17 @@ highest recipe precedence. The union of the fragments' leaf paths, plus a synthe
 from __future__ import annotations
 
 import math
-import re
 from datetime import date, datetime
 from typing import Any
 
 from core.documents.model import ConfigDict, Field, Model, field_validator
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
+from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
 from core.foundation.tree import leaf_paths
 
-IDENT = re.compile(r"^[A-Za-z0-9._-]+$")
+IDENT = LazyPattern(r"^[A-Za-z0-9._-]+$")
 IDENT_TEXT = "[A-Za-z0-9._-]+"
 ADVERTISERS = ("", "external")
 MAX_SAFE_INT = 2**53 - 1
