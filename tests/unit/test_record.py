@@ -138,5 +138,8 @@ def test_fields_are_inherited_in_declaration_order() -> None:
     class Child(Base, frozen=True):
         c: int = 3
 
-    assert repr(Child(1)) == "test_fields_are_inherited_in_declaration_order.<locals>.Child(a=1, b=2, c=3)"
+    assert (
+        repr(Child(1))
+        == "test_fields_are_inherited_in_declaration_order.<locals>.Child(a=1, b=2, c=3)"
+    )
     assert Child(1, 5, 6) == Child(a=1, b=5, c=6) and Child(1) != Base(1)
