@@ -47,10 +47,20 @@ class WizardHost(Protocol):
     def palette_commands(self) -> list[PaletteCommand]: ...
 
 
+# Classes already found to host the screens: an isinstance check against a runtime
+# Protocol inspects every member each time (about 0.1 ms), and a keystroke on the recipe
+# screen reads ``self.state`` a few dozen times.
+_HOST_CLASSES: set[type] = set()
+
+
 def wizard_host(app: object) -> WizardHost:
     """``app`` as a :class:`WizardHost`; a screen mounted elsewhere is a programming error."""
+    kind = type(app)
+    if kind in _HOST_CLASSES:
+        return app  # type: ignore[return-value]
     if not isinstance(app, WizardHost):
-        raise TypeError(f"{type(app).__name__} does not host the wizard screens")
+        raise TypeError(f"{kind.__name__} does not host the wizard screens")
+    _HOST_CLASSES.add(kind)
     return app
 
 

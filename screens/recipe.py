@@ -32,6 +32,7 @@ from screens.state import (
     verdict_checks,
     verdict_error_text,
 )
+from screens.widgets.cycle_select import CycleSelect
 from screens.widgets.fit_table import FitTable
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.wizard_dialogs import TextModal
@@ -145,6 +146,26 @@ def _show_selected(select: Select[str]) -> None:
             return
 
 
+def set_text(static: Static, text: str) -> None:
+    """Show ``text`` in ``static``, laying the screen out again only when it needs to.
+
+    A Static's ``update`` asks for a layout of the whole screen (every widget placed
+    again, a few milliseconds at 80x24, and a repaint of whatever moved). When the widget's
+    width does not follow its text and the new text wraps to as many lines as the old one,
+    nothing can move: the widget alone is repainted.
+    """
+    width = static.content_size.width
+    fixed_width = static.styles.width is None or not static.styles.width.is_auto
+    if not width or not fixed_width or not static.is_mounted:
+        static.update(text)
+        return
+    size = static.content_size
+    lines = static.get_content_height(size, size, width)
+    static.update(text, layout=False)
+    if static.get_content_height(size, size, width) != lines:
+        static.refresh(layout=True)
+
+
 def _cell(value: object) -> str:
     if value is None:
         return "(absent)"
@@ -159,12 +180,14 @@ class RecipeScreen(HostedScreen):
     CSS_PATH = "recipe.tcss"
     TITLE = "2 Recipe"
     BINDINGS: ClassVar[list[BindingType]] = [
-        # Short words: the whole footer fits 80 columns; ? spells each one out.
+        # Short words: the whole footer fits 80 columns, with a select's "←→ Value" too;
+        # ? lists every key. `l` does what esc does (back to the capture step) and the
+        # troubleshooting panel names it, so the footer leaves it out for room.
         Binding("s", "switch_profile", "Switch", id="recipe.switch"),
         Binding("b", "bundle", "Bundle", id="recipe.bundle"),
         Binding("v", "validate", "Validate", id="recipe.validate"),
         Binding("d", "toggle_diff", "Diff", id="recipe.diff"),
-        Binding("l", "load_capture", "Load", id="recipe.load"),
+        Binding("l", "load_capture", "Load", id="recipe.load", show=False),
         Binding("r", "recapture", "Recapture", id="recipe.recapture"),
         Binding("escape", "back", "Back", id="recipe.back", show=False),
         Binding("g", "guide", "Guide", id="recipe.guide", show=False),
@@ -200,7 +223,7 @@ class RecipeScreen(HostedScreen):
                     for field in CRITERIA_FIELDS:
                         with Horizontal(classes="form-row"):
                             yield Label(field, classes="form-label")
-                            yield Select(
+                            yield CycleSelect(
                                 self._choices(field),
                                 allow_blank=False,
                                 compact=True,
@@ -208,7 +231,7 @@ class RecipeScreen(HostedScreen):
                             )
                     with Horizontal(classes="form-row"):
                         yield Label("gpuStack", classes="form-label")
-                        yield Select(
+                        yield CycleSelect(
                             [("(default)", DEFAULT_VALUE)],
                             allow_blank=False,
                             compact=True,
@@ -627,11 +650,12 @@ class RecipeScreen(HostedScreen):
 
     def _update_static(self, selector: str, text: str) -> None:
         """Set a Static's text; unchanged text is left alone, so it costs no layout or
-        repaint (each verdict re-renders every panel, most of them unchanged)."""
+        repaint (each verdict re-renders every panel, most of them unchanged), and text
+        that takes as many lines as before repaints the widget alone (see set_text)."""
         if self._shown_text.get(selector) == text:
             return
         self._shown_text[selector] = text
-        self.query_one(selector, Static).update(text)
+        set_text(self.query_one(selector, Static), text)
 
     def _set_qualifying(self, qualifying: tuple[str, ...]) -> None:
         """What ``s`` may switch to. The footer is rebuilt (a costly recompose) only when
