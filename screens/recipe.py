@@ -4,9 +4,14 @@ Each change re-runs ``qualify`` (the call ``aicr-tui recipe`` makes): on the UI 
 the core is warm for the capture and criteria, so the verdict is on screen in the
 keystroke's own frame; the first one (and any slow one) in an exclusive thread worker, so
 a newer selection cancels an older one. Which other ``gpuStack`` values qualify (what ``s``
-offers) is cached per capture and criteria. A failed verdict opens the troubleshooting
+offers) is cached per capture and criteria. A failed verdict fills the troubleshooting
 panel with the cause and the remedies as keys; ``d`` shows the values the other
 ``gpuStack`` value would change, side by side.
+
+The layout stays put while the selection changes (``←``/``→`` step a select, one key per
+value): the troubleshooting panel is always on screen (with nothing to fix it offers the
+keys), and text is repainted in place when it keeps its number of lines, so a verdict
+repaints the widgets whose text changed, not the whole screen.
 """
 
 from __future__ import annotations
@@ -209,6 +214,9 @@ class RecipeScreen(HostedScreen):
         # Per capture and criteria: which gpuStack values qualify (what `s` may offer).
         self._value_ok: dict[tuple[object, ...], dict[str, bool]] = {}
         self._inline = False  # the first qualification runs in a worker (catalog load)
+        # The troubleshooting panel has a failure or a finding to show. The panel is always
+        # there, so a verdict that flips between pass and fail moves nothing on screen.
+        self._troubled = False
         self._ok = False  # the last verdict shown passed
         self._shown_text: dict[str, str] = {}  # what _update_static last set, per widget
         self._check_rows: list[tuple[str, tuple[str]]] | None = None  # the constraint rows shown
@@ -290,7 +298,6 @@ class RecipeScreen(HostedScreen):
     def on_mount(self) -> None:
         self.sub_title = "selection and live qualification"
         self.query_one("#diff-panel").display = False
-        self.query_one("#trouble-panel").display = False
         self._watch_selects()
         if not self.state.choices:
             self._load_choices()
@@ -517,8 +524,7 @@ class RecipeScreen(HostedScreen):
         if message.seq != self._seq:
             return  # the selection moved on; its own verdict says what qualifies
         self._set_qualifying(message.qualifying)
-        if self.query_one("#trouble-panel").display:
-            self._show_trouble_text(self._ok)
+        self._show_trouble_text(self._ok)
 
     @on(VerdictReady)
     def _verdict(self, message: VerdictReady) -> None:
@@ -536,9 +542,10 @@ class RecipeScreen(HostedScreen):
         state.recipe = message.verdict.recipe if ok and message.verdict is not None else None
         state.last_error = message.error or verdict_error_text(message.verdict)
         self.last_latency_ms = message.elapsed_ms
+        # The troubleshooting first: the verdict line counts the guide notes it finds.
+        self._render_trouble(ok)
         self._render_verdict(message)
         self._update_profile_select()
-        self._render_trouble(ok)
         if self.query_one("#diff-panel").display:
             self._compute_diff()
         self.verdict_shown_at = time.perf_counter()
@@ -639,11 +646,18 @@ class RecipeScreen(HostedScreen):
             capture_warnings=state.warnings,
         )
         self._findings = diagnose(ctx)
-        shown = [f for f in self._findings if f.certainty == "shown"]
+        self._troubled = not ok or any(f.certainty == "shown" for f in self._findings)
+        self._place_panels()
+        self._show_trouble_text(ok)
+
+    def _place_panels(self) -> None:
+        """The troubleshooting panel stays on screen, with or without something to fix, so
+        a verdict that flips moves nothing; only the open diff takes its room while there
+        is nothing to troubleshoot."""
         panel = self.query_one("#trouble-panel")
-        panel.display = not ok or bool(shown)
-        if panel.display:
-            self._show_trouble_text(ok)
+        shown = self._troubled or not self.query_one("#diff-panel").display
+        if panel.display != shown:
+            panel.display = shown
 
     def _show_trouble_text(self, ok: bool) -> None:
         self._update_static("#trouble-text", safe_text(self._trouble_text(ok), multiline=True))
@@ -666,9 +680,9 @@ class RecipeScreen(HostedScreen):
             self.refresh_bindings()
 
     def trouble_text(self) -> str:
-        """The troubleshooting panel's text (empty when the panel is hidden)."""
-        panel = self.query_one("#trouble-panel")
-        return self._trouble_text(False) if panel.display else ""
+        """What the troubleshooting panel says is wrong and how to fix it: empty when the
+        verdict passes and no finding is shown (the panel then only offers the keys)."""
+        return self._trouble_text(False) if self._troubled else ""
 
     def _trouble_text(self, ok: bool) -> str:
         other = self.switch_target()
@@ -676,6 +690,8 @@ class RecipeScreen(HostedScreen):
         if other:
             actions.insert(0, f"s: switch to gpuStack={other} (it qualifies)")
         lines = ["   ".join(actions)]
+        if not self._troubled:
+            lines.insert(0, "Nothing to troubleshoot: the selection qualifies.")
         if not ok and self.state.last_error:
             lines.append(self.state.last_error)
         shown = [f for f in self._findings if f.certainty == "shown"]
@@ -727,6 +743,7 @@ class RecipeScreen(HostedScreen):
     def action_toggle_diff(self) -> None:
         panel = self.query_one("#diff-panel")
         panel.display = not panel.display
+        self._place_panels()
         if panel.display:
             self._compute_diff()
 

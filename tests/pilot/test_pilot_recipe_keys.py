@@ -116,3 +116,29 @@ async def test_text_that_changes_its_height_still_moves_the_widgets_below(tmp_pa
         assert line.region.height == 3 and table.region.y == line.region.bottom
         shown = "".join(screen_lines(app)[line.region.y : line.region.bottom])
         assert shown.count("A VERDICT") == 5
+
+
+async def test_the_guide_note_count_is_the_shown_verdicts_own(tmp_path):
+    """Before: the verdict line counted the guide notes of the verdict before it (it was
+    written before the new verdict was diagnosed): stepping from the failing default to
+    the passing operator-managed said "g: 3 guide notes" where the new verdict has none."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_recipe(pilot, "aks-none")
+        screen = app.screen
+        assert isinstance(screen, RecipeScreen)
+        failing_notes = len(screen._findings)
+        assert failing_notes > 0
+        line = screen.query_one("#verdict-line")
+        assert not app.state.verdict.ok
+        screen.query_one("#sel-profile", CycleSelect).focus()
+        await pilot.press("right", "right")  # -> azure-managed -> operator-managed
+        await settle(pilot)
+        assert app.state.verdict.ok
+        passing_notes = len(screen._findings)
+        assert passing_notes != failing_notes
+        text = str(line.render())
+        if passing_notes:
+            assert f"g: {passing_notes} guide notes" in text
+        else:
+            assert "guide notes" not in text
