@@ -142,3 +142,47 @@ async def test_the_guide_note_count_is_the_shown_verdicts_own(tmp_path):
             assert f"g: {passing_notes} guide notes" in text
         else:
             assert "guide notes" not in text
+
+
+async def test_the_footer_follows_s_without_being_rebuilt(tmp_path):
+    """Before: `s` coming or going rebuilt the whole footer (every key removed, mounted,
+    styled and laid out again), which took longer than the verdict; a second → pressed at a
+    person's pace waited for it. Now only the `s` key is mounted or removed."""
+    from textual.widgets._footer import FooterKey
+
+    from screens.widgets.keys_footer import KeysFooter
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_recipe(pilot, "aks-none")
+        screen = app.screen
+        assert isinstance(screen, RecipeScreen)
+        footer = screen.query_one(KeysFooter)
+        screen.query_one("#sel-profile", CycleSelect).focus()
+        await settle(pilot)
+        first_keys = list(footer.query(FooterKey))
+        composed = 0
+        recompose = footer.recompose
+
+        async def counting() -> None:
+            nonlocal composed
+            composed += 1
+            await recompose()
+
+        footer.recompose = counting  # type: ignore[method-assign]
+        full = "←→ Value  s Switch  b Bundle  v Validate  d Diff  r Recapture  ? Help  q Quit"
+        for _ in range(2):
+            for value in ("azure-managed", "operator-managed", None):
+                await pilot.press("right")
+                await settle(pilot)
+                assert app.state.profile_value == value
+                offered = screen.switch_target() is not None
+                keys = [k.key_display for k in footer.query(FooterKey)]
+                assert ("s" in keys) == offered, (value, keys)
+                # The footer reads as a rebuilt one would: s in its place, or not at all.
+                want = full if offered else full.replace("  s Switch", "")
+                assert screen_lines(app)[-1].rstrip() == " " + want
+        assert composed == 0
+        # The keys that stayed are the same widgets: nothing was rebuilt.
+        kept = [k for k in footer.query(FooterKey) if k.key != "s"]
+        assert all(k in first_keys for k in kept)
