@@ -154,19 +154,26 @@ async def choose_by_keyboard(app, pilot, select, shown, keystrokes: int, on_samp
         keys.send("down" if i % 2 == 0 else "up")
         await _until(lambda o=overlay, b=before: o.highlighted != b, "option moved")
         await asyncio.sleep(0.03)  # a person's pace: the last frame is long painted (1/60 s)
-        count = shown()[0]
-        wall, cpu = keys.send("enter", "\r")  # the keystroke whose result is measured
-        await _until(
-            lambda n=count: shown()[0] > n and keys.first_paint_after(shown()[1]) is not None,
-            f"result on screen after choice {i}",
-        )
-        painted = keys.first_paint_after(shown()[1])
-        assert painted is not None
-        samples.append(((painted[0] - wall) * 1000, (painted[1] - cpu) * 1000))
-        if on_sample is not None:
-            on_sample()
-        await _workers_done(app)  # the recipe screen's `s` alternatives, when not cached
+        # The choosing enter is the keystroke whose result is measured.
+        await _measured(app, keys, shown, samples, on_sample, ("enter", "\r"), f"choice {i}")
     return samples
+
+
+async def _measured(app, keys, shown, samples, on_sample, key, what: str) -> None:
+    """Send ``key`` (name, character) and append (wall ms, event-loop CPU ms) from it to
+    the first frame painted after ``shown()`` says its result was rendered."""
+    count = shown()[0]
+    wall, cpu = keys.send(*key)
+    await _until(
+        lambda: shown()[0] > count and keys.first_paint_after(shown()[1]) is not None,
+        f"result on screen after {what}",
+    )
+    painted = keys.first_paint_after(shown()[1])
+    assert painted is not None
+    samples.append(((painted[0] - wall) * 1000, (painted[1] - cpu) * 1000))
+    if on_sample is not None:
+        on_sample()
+    await _workers_done(app)  # the recipe screen's `s` alternatives, when not cached
 
 
 async def step_by_keyboard(app, pilot, select, shown, keystrokes: int, on_sample=None):
@@ -179,18 +186,7 @@ async def step_by_keyboard(app, pilot, select, shown, keystrokes: int, on_sample
     samples: list[tuple[float, float]] = []
     for i in range(keystrokes):
         await asyncio.sleep(0.03)  # a person's pace: the last frame is long painted (1/60 s)
-        count = shown()[0]
-        wall, cpu = keys.send("right")
-        await _until(
-            lambda n=count: shown()[0] > n and keys.first_paint_after(shown()[1]) is not None,
-            f"result on screen after key {i}",
-        )
-        painted = keys.first_paint_after(shown()[1])
-        assert painted is not None
-        samples.append(((painted[0] - wall) * 1000, (painted[1] - cpu) * 1000))
-        if on_sample is not None:
-            on_sample()
-        await _workers_done(app)  # the recipe screen's `s` alternatives, when not cached
+        await _measured(app, keys, shown, samples, on_sample, ("right", None), f"key {i}")
     return samples
 
 

@@ -10,10 +10,18 @@ a layout of the screen; text that needs more or fewer lines still moves what is 
 
 from __future__ import annotations
 
+from functools import partial
+
 from screens.recipe import RecipeScreen, set_text
 from screens.widgets.cycle_select import CycleSelect
 from tests.pilot.fit import screen_lines
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
+
+
+def _counted(qualify, calls, criteria, profile, snapshot, warnings):  # type: ignore[no-untyped-def]
+    """``qualify``, noting each profile it is asked about in ``calls``."""
+    calls.append(profile)
+    return qualify(criteria, profile, snapshot, warnings)
 
 
 def _row(app, label: str) -> str:
@@ -30,13 +38,7 @@ def test_value_keys_are_bindings_with_id_and_description():
 async def test_arrows_step_the_gpustack_value_and_the_verdict_follows(tmp_path):
     app = demo_app(tmp_path)
     calls: list[str | None] = []
-    qualify = app.services.qualify
-
-    def counting(criteria, profile, snapshot, warnings):  # type: ignore[no-untyped-def]
-        calls.append(profile)
-        return qualify(criteria, profile, snapshot, warnings)
-
-    app.services.qualify = counting
+    app.services.qualify = partial(_counted, app.services.qualify, calls)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_recipe(pilot, "aks-none")
         screen = app.screen
