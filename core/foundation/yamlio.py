@@ -343,9 +343,10 @@ def _rendered(value: Any, key: bool) -> str:
     if text is not None:
         return text
     if type(value) is str and len(value) < 128 and _PLAIN.fullmatch(value):
-        tag = _scalar_dumper().resolver.resolve(ScalarNode, value, (True, False))
-        if str(tag) == _STR_TAG:
+        if _reads_as_str(value):
             text = value
+    elif not key:
+        text = _quick_value(value)
     if text is None:
         buf = io.StringIO()
         _scalar_dumper().dump({value: 0} if key else {"k": value}, buf)
@@ -364,6 +365,47 @@ def _rendered(value: Any, key: bool) -> str:
         _SCALARS.clear()
     _SCALARS[memo] = text
     return text
+
+
+def _reads_as_str(value: str) -> bool:
+    tag = _scalar_dumper().resolver.resolve(ScalarNode, value, (True, False))
+    return str(tag) == _STR_TAG
+
+
+_PRINTABLE = LazyPattern(r"[\x20-\x7e]*")
+
+
+def _block_plain(text: str) -> bool:
+    """Whether ruamel's emitter writes ``text`` (printable ASCII, one line) plain as a
+    block value when it reads back as a string: its analyze_scalar rules for such text."""
+    if not text or text[0] == " " or text[-1] == " " or text.startswith(("---", "...")):
+        return False
+    first = text[0]
+    if first in "#,[]{}&*!|>'\"%@`":
+        return False
+    if first in "?:-" and (len(text) == 1 or text[1] == " "):
+        return False
+    return ": " not in text and not text.endswith(":") and " #" not in text
+
+
+def _quick_value(value: Any) -> str | None:
+    """A mapping value or sequence item as ruamel writes it, for the scalars whose form is
+    fixed: booleans, None, ints, and short printable ASCII strings without a quote (plain,
+    or single-quoted when plain would read back as something else or is not allowed, such
+    as ``'>= 1.30'``). None: let ruamel render it. tests/unit/test_yaml_emit.py compares
+    these with ruamel's own output."""
+    kind = type(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if kind is int:
+        return str(value)
+    if kind is not str or len(value) >= 128 or "'" in value or not _PRINTABLE.fullmatch(value):
+        return None
+    if _block_plain(value) and _reads_as_str(value):
+        return value
+    return f"'{value}'"
 
 
 _SCALAR_TYPES = (str, int, float, bool, type(None), DoubleQuotedScalarString)

@@ -150,3 +150,37 @@ TREES = st.recursive(
 @example({"": 0.0, "k": -0.0})  # found by hypothesis: the scalar memo took -0.0 for 0.0
 def test_random_trees_emit_as_ruamel_does(doc: dict[str, Any]) -> None:
     assert dump_yaml(doc) == reference(doc)
+
+
+def ruamel_value(value: Any) -> str:
+    """How ruamel writes ``value`` as a block mapping value (what ``_rendered`` asked it)."""
+    buf = io.StringIO()
+    yamlio._yaml("rt").dump({"k": value}, buf)
+    return buf.getvalue()[2:-1].removeprefix(" ")
+
+
+PRINTABLE_WORDS = st.sampled_from(
+    ["true", "Null", "~", "1.5", "012", "0o7", "1_000", "12:30", "2026-06-01T12:00:00Z", ".inf"]
+    + ["https://a.b/c", "oci://ghcr.io/x", ">= 1.30", "- x", "---", "...", "<<", "-", ":", "?"]
+)
+PRINTABLE_TEXT = st.text(alphabet='ab01 :-#?",[]{}&*!|>%@`.~=_/\\+$^()<>;', max_size=9)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(PRINTABLE_TEXT, st.tuples(PRINTABLE_WORDS, PRINTABLE_TEXT).map("".join)))
+@example("https://helm.ngc.nvidia.com/nvidia")
+@example(">= v24.6.0")
+def test_quick_scalars_are_what_ruamel_writes(value: str) -> None:
+    """The scalars ``_rendered`` writes without ruamel (short printable ASCII without a
+    quote, booleans, None, ints) are byte for byte ruamel's."""
+    quick = yamlio._quick_value(value)
+    assert quick is None or quick == ruamel_value(value)
+
+
+def test_quick_scalars_cover_urls_constraints_and_constants() -> None:
+    for value in ("https://helm.ngc.nvidia.com/nvidia", ">= 1.30", "", True, False, None, -7):
+        assert yamlio._quick_value(value) == ruamel_value(value)
+    assert yamlio._quick_value("https://x.io/charts") == "https://x.io/charts"
+    assert yamlio._quick_value(">= 1.30") == "'>= 1.30'"
+    assert yamlio._quick_value("it's") is None  # ruamel picks the quotes: left to it
+    assert yamlio._quick_value("caf\u00e9") is None and yamlio._quick_value(1.5) is None
