@@ -403,9 +403,10 @@ def _quick_value(value: Any) -> str | None:
         return str(value)
     if kind is not str or len(value) >= 128 or "'" in value or not _PRINTABLE.fullmatch(value):
         return None
-    if _block_plain(value) and _reads_as_str(value):
-        return value
-    return f"'{value}'"
+    text: str = value
+    if _block_plain(text) and _reads_as_str(text):
+        return text
+    return f"'{text}'"
 
 
 _SCALAR_TYPES = (str, int, float, bool, type(None), DoubleQuotedScalarString)

@@ -58,10 +58,11 @@ def test_parse_cache_is_used_and_invalidated(tmp_path: Path) -> None:
 
 
 def reseal(header: bytes, body: bytes) -> bytes:
-    """The cache's first line (``aicr-tui catalog cache <format> <key> <sha256 of body>``)
-    for a new body."""
+    """The cache's first line (``aicr-tui catalog cache <format> <key> <BLAKE2b-256 of
+    body>``) for a new body."""
     words = header.split(b" ")
-    return b" ".join([*words[:-1], hashlib.sha256(body).hexdigest().encode()]) + b"\n"
+    seal = hashlib.blake2b(body, digest_size=32).hexdigest().encode()
+    return b" ".join([*words[:-1], seal]) + b"\n"
 
 
 def test_cache_can_be_disabled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
