@@ -70,6 +70,31 @@ def ConfigDict(**config: Any) -> dict[str, Any]:  # noqa: N802
     return dict(config)
 
 
+def _instance(cls: type[M], state: dict[str, Any], given: dict[str, Any]) -> M:
+    """An instance of ``cls`` holding ``state``; with ``extra="allow"``, ``given``'s other
+    keys are its extra fields."""
+    self = cls.__new__(cls)
+    extra = None
+    if cls.model_config.get("extra") == "allow":
+        fields = cls.__model_fields__
+        extra = {k: v for k, v in given.items() if k not in fields}
+    object.__setattr__(self, "__dict__", state)
+    object.__setattr__(self, "__model_extra__", extra)
+    return self
+
+
+def _set_default(state: dict[str, Any], name: str, spec: _FieldSpec) -> None:
+    """A field left out takes its default (a factory's value, or a copy of a mutable one)."""
+    if spec.default_factory is not None:
+        factory = spec.default_factory
+        if isinstance(factory, type) and issubclass(factory, Model):
+            state[name] = factory.model_construct()  # its defaults: nothing to check
+        else:
+            state[name] = factory()
+    elif spec.default is not _MISSING:
+        state[name] = _copy_default(spec.default)
+
+
 def _copy_default(value: Any) -> Any:
     # pydantic copies a mutable default for each instance (smart_deepcopy)
     if isinstance(value, list | dict | set):
@@ -116,25 +141,13 @@ class Model:
     @classmethod
     def model_construct(cls: type[M], **values: Any) -> M:
         """An instance from values already valid (pydantic's ``model_construct``)."""
-        self = cls.__new__(cls)
         state: dict[str, Any] = {}
         for name, spec in cls.__model_fields__.items():
             if name in values:
                 state[name] = values[name]
-            elif spec.default_factory is not None:
-                factory = spec.default_factory
-                if isinstance(factory, type) and issubclass(factory, Model):
-                    state[name] = factory.model_construct()  # its defaults: nothing to check
-                else:
-                    state[name] = factory()
-            elif spec.default is not _MISSING:
-                state[name] = _copy_default(spec.default)
-        extra = None
-        if cls.model_config.get("extra") == "allow":
-            extra = {k: v for k, v in values.items() if k not in cls.__model_fields__}
-        object.__setattr__(self, "__dict__", state)
-        object.__setattr__(self, "__model_extra__", extra)
-        return self
+            else:
+                _set_default(state, name, spec)
+        return _instance(cls, state, values)
 
     def model_copy(self: M, *, update: dict[str, Any] | None = None, deep: bool = False) -> M:
         new = type(self).__new__(type(self))
@@ -483,12 +496,16 @@ def _from_shadow(cls: type[M], shadow: Any) -> M:
 def trusted_model(cls: type[M], data: dict[str, Any]) -> M:
     """``cls`` from a ``model_dump()`` of a valid ``cls``, nested models rebuilt, without
     validation (see ``core.documents.trusted``)."""
-    plan = _plan(cls, dumped=True)
-    values = {}
-    for key, value in data.items():
-        convert = plan.get(key)
-        values[key] = value if convert is None or value is None else convert(value)
-    return cls.model_construct(**values)
+    plan = _plan(cls, dumped=True)  # every field, in declaration order
+    state: dict[str, Any] = {}
+    fields = cls.__model_fields__
+    for name, convert in plan.items():
+        if name in data:
+            value = data[name]
+            state[name] = value if convert is None or value is None else convert(value)
+        else:
+            _set_default(state, name, fields[name])
+    return _instance(cls, state, data)
 
 
 _PLANS: dict[tuple[type[Model], bool], dict[str, Callable[[Any], Any] | None]] = {}
