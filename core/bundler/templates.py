@@ -194,12 +194,10 @@ def parse_manifest_documents(text: str, source: str) -> list[dict[str, Any]]:
 
 
 def _parse_documents(text: str, source: str) -> list[dict[str, Any]]:
-    from ruamel.yaml import YAML
-
-    from core.foundation.yamlio import to_plain
+    from core.foundation.yamlio import safe_documents, to_plain
 
     try:
-        docs = [to_plain(d) for d in YAML(typ="safe").load_all(text) if d is not None]
+        docs = [to_plain(d) for d in safe_documents(text) if d is not None]
     except Exception as exc:
         raise invalid(f"rendered manifest {source} is not valid YAML", str(exc)[:200]) from exc
     for doc in docs:

@@ -26,8 +26,10 @@ from core.foundation.record import Record
 from core.foundation.tree import KindNames, kind_name
 
 
-def _yaml(typ: str = "rt") -> YAML:
-    y = YAML(typ=typ)
+def _yaml(typ: str = "rt", *, pure: bool = True) -> YAML:
+    # pure=True unless asked: with ruamel.yaml.clib installed, YAML(typ="safe") would
+    # otherwise switch to libyaml's YAML 1.1 scanner (see safe_documents).
+    y = YAML(typ=typ, pure=pure)
     y.default_flow_style = False
     y.allow_duplicate_keys = False
     y.width = 4096
@@ -53,13 +55,64 @@ _THREAD = threading.local()
 
 
 def _reader(typ: str) -> YAML:
+    """This thread's reader: ``rt`` (round trip), ``safe`` (pure-Python safe loader),
+    ``csafe`` (the same loader over libyaml's C parser, when installed) or ``scan``."""
     y: YAML | None = getattr(_THREAD, typ, None)
     if y is None:
-        y = _yaml("safe" if typ == "scan" else typ)
-        if typ == "safe":
+        y = _yaml("safe" if typ in ("scan", "csafe") else typ, pure=typ != "csafe")
+        if typ in ("safe", "csafe"):
             y.Constructor = _TextTimestampConstructor
         setattr(_THREAD, typ, y)
     return y
+
+
+# libyaml scans YAML 1.1, which reads NEL and the Unicode separators as line breaks, takes
+# a tab where 1.2 refuses one (``a:\tb``), and a version directive changes the rules: such
+# a text goes to the pure 1.2 reader only.
+_C_UNSAFE = re.compile("[\t\x85\u2028\u2029]|%YAML")
+# The pure parser recurses per nesting level and gives up (RecursionError, "not valid
+# YAML") a few hundred levels deep, where libyaml goes on: a text that may nest past
+# MAX_NESTING_DEPTH (refused either way) is left to the pure parser, so it is refused in
+# the same words. Block nesting needs an indentation as deep; flow nesting is counted.
+_C_NESTING = 100
+_DEEP_INDENT = re.compile(f"(?:^|\n) {{{_C_NESTING}}}")
+
+
+def _c_may_differ(text: str) -> bool:
+    return (
+        _C_UNSAFE.search(text) is not None
+        or _DEEP_INDENT.search(text) is not None
+        or _flow_depth_reaches(text, _C_NESTING)
+    )
+
+
+def safe_documents(text: str) -> list[Any]:
+    """Every document of ``text`` as the pure-Python safe loader reads it, timestamps kept
+    as their text; an invalid text raises that loader's own error.
+
+    The C parser (ruamel.yaml.clib, 10-30x faster) reads first when it is installed: the
+    resolver and constructor are the same Python ones, so an accepted text reads the same.
+    libyaml is a YAML 1.1 scanner and refuses some valid 1.2 (``{t: 2026-03-01T12:00:00Z}``),
+    so whatever it refuses is read again by the pure parser, which decides (and words
+    every refusal, as before); texts where 1.1 and 1.2 split lines differently skip it.
+    """
+    if _c_parser_installed() and not _c_may_differ(text):
+        try:
+            return list(_reader("csafe").load_all(text))
+        except Exception:  # the pure parser below decides, and words any refusal
+            pass
+    return list(_reader("safe").load_all(text))
+
+
+_C_STATE: list[bool] = []
+
+
+def _c_parser_installed() -> bool:
+    if not _C_STATE:
+        from ruamel.yaml import main  # its CParser is None without ruamel.yaml.clib
+
+        _C_STATE.append(getattr(main, "CParser", None) is not None)
+    return _C_STATE[0]
 
 
 def load_yaml(text: str, source: str) -> Any:
@@ -89,7 +142,7 @@ def load_yaml_plain(text: str, source: str) -> Any:
         )
     _check_alias_budget(text, source)
     try:
-        docs = list(_reader("safe").load_all(text))
+        docs = safe_documents(text)
     except Exception as exc:
         raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     if len(docs) > 1:

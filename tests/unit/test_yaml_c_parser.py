@@ -1,0 +1,177 @@
+"""The C parser (ruamel.yaml.clib) never changes what a YAML text reads as.
+
+``safe_documents`` lets libyaml parse first and re-reads anything it refuses with the
+pure-Python parser, so the contract is: for every text, ``safe_documents`` returns what
+the pure safe loader returns (same values, same types), or raises what it raises. Checked
+on every YAML file in the repository, the security corpora, YAML 1.1/1.2 edge cases and
+hypothesis fragment soups.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.foundation import yamlio
+from core.foundation.errors import AicrError
+from core.foundation.yamlio import safe_documents
+from tests.security.test_bounds_inputs import HOSTILE
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def typed(value: Any) -> list[str]:
+    """``value`` as a flat token list with every scalar's type spelled out (``True == 1``
+    in Python); iterative, so 400-deep documents compare too."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out.append(f"map{len(node)}")
+            stack.extend(reversed([item for pair in node.items() for item in pair]))
+        elif isinstance(node, list):
+            out.append(f"seq{len(node)}")
+            stack.extend(reversed(node))
+        else:
+            out.append(f"{type(node).__name__}:{node!r}")
+    return out
+
+
+def outcome(read: Any) -> Any:
+    try:
+        return ["ok", typed(read())]
+    except RecursionError:
+        return ["recursion"]
+    except Exception as exc:
+        return ["error", type(exc).__name__, str(exc)]
+
+
+def assert_same_as_pure(text: str) -> None:
+    """``safe_documents`` reads ``text`` as the pure parser alone does. Texts the loaders'
+    pre-checks refuse (alias bombs, deep flows) never reach a parser: skipped, as they
+    would take the pure constructor minutes."""
+    try:
+        if yamlio._flow_depth_reaches(text, yamlio.MAX_FLOW_DEPTH):
+            return
+        yamlio._check_alias_budget(text, "t")
+    except AicrError:
+        return
+    pure = outcome(lambda: list(yamlio._reader("safe").load_all(text)))
+    assert outcome(lambda: safe_documents(text)) == pure, text[:300]
+
+
+def test_the_c_parser_is_installed_and_used() -> None:
+    """Pinned in constraints.txt: without it every safe load is the pure parser again."""
+    assert yamlio._c_parser_installed()
+    from ruamel.yaml.main import CParser
+
+    assert yamlio._reader("csafe").Parser is CParser
+    assert yamlio._reader("safe").Parser is not CParser  # the arbiter stays pure
+
+
+def test_every_yaml_file_in_the_repository_reads_the_same() -> None:
+    roots = [REPO / "recipes", REPO / "tests" / "data", REPO / "core"]
+    files = sorted(p for root in roots for p in root.rglob("*.y*ml") if p.is_file())
+    assert len(files) > 50
+    # Three CRD files of 100-600 KB would take the pure parser ~6 s: the rest are the same
+    # kinds of YAML.
+    files = [p for p in files if p.stat().st_size < 100_000]
+    for path in files:
+        assert_same_as_pure(path.read_text(encoding="utf-8"))
+
+
+EDGES = [
+    "{timestamp: 2026-03-01T12:00:00Z}\n",  # valid 1.2 that libyaml (1.1) refuses
+    "t: 2026-03-01T12:00:00Z\nd: 2001-12-14\n",
+    "a: yes\nb: no\nc: on\nd: off\ne: y\n",  # 1.1 booleans are strings in 1.2
+    "a: 0777\nb: 0o17\nc: 0x1F\nd: 0b101\ne: 1_000\nf: 1:20\ng: 012\n",
+    "a: .inf\nb: -.Inf\nc: .NaN\nd: 1e3\ne: 1.\nf: -0.0\n",
+    'a: "\\/ \\N \\_ \\L \\P \\x41 \\u0041"\n',  # escapes that differ between 1.1 and 1.2
+    'a: "\\q"\n',
+    "a: x\x85b: y\n",
+    "a: x\u2028b: y\n",
+    "a: x\u2029b: y\n",
+    "%YAML 1.1\n---\na: yes\n",
+    "%YAML 1.2\n---\na: yes\n",
+    "\ufeffa: 1\n",
+    "a:\tb\n",
+    "a: b\t# c\n",
+    "\ta: 1\n",
+    "a: 1\na: 2\n",
+    "{a: 1, a: 2}\n",
+    "a: &x 1\nb: *x\n",
+    "a: &x [1]\nb: *x\nc: *y\n",
+    "base: &b {k: v}\nm:\n  <<: *b\n  k2: w\n",
+    "a: !!str 1\nb: !!int '2'\nc: !!binary aGk=\n",
+    "a: !custom x\n",
+    "a: !!python/object:os.system x\n",
+    "? [a, b]\n: c\n",
+    "? complex\n",
+    "{a:1}\n",
+    "[a:1, b: 2]\n",
+    "{a: [1, {b: c}], 'd': \"e\"}\n",
+    "a: |\n  x\n\n  y\n\n\n",
+    "a: >-\n  folded\n  text\n",
+    "a: |2\n   x\n",
+    "a: x\n  continued\n  plain\n",
+    "a: 'it''s'\nb: \"q\"\n",
+    "- a\n- - b\n  - c\n- {d: e}\n",
+    "a: 1\n---\nb: 2\n...\n---\n",
+    "--- !!map\na: 1\n",
+    "a: b: c\n",
+    "a: - b\n",
+    "key with spaces: 1\n'quoted key': 2\n\"dq\": 3\n",
+    "a: " + "x" * 2000 + "\n",
+    "k" * 1100 + ": 1\n",  # a simple key past libyaml's 1024-character limit
+    "a: ~\nb: null\nc: Null\nd: NULL\ne:\n",
+    "a: True\nb: FALSE\nc: tRue\n",
+    "",
+    "# only\n",
+    "---\n",
+    "a: 1\r\nb: 2\r\n",
+    "a: \x00\n",
+    "a: \x07\n",
+    "[" * 100 + "]" * 100 + "\n",
+    "a: [\n1,\n2\n]\n",
+    "a: 'multi\n  line'\n",
+    'a: "multi\n  line"\n',
+    "a: @x\n",
+    "a: `x\n",
+    "a: %x\n",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_yaml_edge_cases_read_the_same(text: str) -> None:
+    assert_same_as_pure(text)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_inputs_read_the_same(name: str) -> None:
+    assert_same_as_pure(HOSTILE[name])
+
+
+_FRAGMENTS = st.sampled_from(
+    [
+        "a:", "b: 1", "c: 'q'", 'd: "q\\n"', "- 1", "- x", "- a: 1", "-", "  ", "#c", "k: [1, a]",
+        "k: {z: 1, y: [2]}", "k: |", "k: >", "  text", "---", "...", "x: y # z", "n: null",
+        "t: yes", "f: 1.5", "v: 0777", "e: 1:20", "a: b: c", "&a x: 1", "y: *a", "<<: *a",
+        "k: &b {m: 1}", "? q", ": r", "!!str s: 1", "w: 2026-01-01", "{t: 2026-03-01T12:00:00Z}",
+        "%YAML 1.1", "\t", "a: \u2028", "a: é", "'k': v", "[a, b]", "{a: 1}",
+    ]
+)  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.integers(0, 6), _FRAGMENTS), max_size=12),
+    st.sampled_from(["\n", "", "\n\n"]),
+)
+def test_fragment_soups_read_the_same(lines: list[tuple[int, str]], end: str) -> None:
+    assert_same_as_pure("\n".join(" " * indent + frag for indent, frag in lines) + end)
