@@ -46,6 +46,7 @@ from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
 from core.foundation import names
+from core.foundation.digest import sha256_hex
 from core.foundation.errors import AicrError, internal, invalid
 from core.foundation.tree import (
     PRESENT,
@@ -674,8 +675,6 @@ def _inside(stage: Path, root: str, rel: str) -> Path:
 
 def _verify(plan: BundlePlan, stage: Path) -> None:
     """Re-read the staged inventory against the checksums before it is renamed into place."""
-    import hashlib
-
     listed = {}
     for line in plan.files["checksums.txt"].decode().splitlines():
         digest, rel = line.split("  ", 1)
@@ -685,7 +684,7 @@ def _verify(plan: BundlePlan, stage: Path) -> None:
     if on_disk != expected:
         raise internal("bundle inventory does not match checksums.txt")
     for rel, digest in listed.items():
-        if hashlib.sha256((stage / rel).read_bytes()).hexdigest() != digest:
+        if sha256_hex((stage / rel).read_bytes()) != digest:
             raise internal(f"bundle file {rel} does not match its checksum")
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.overrides import BundleOverrides, OverrideEntry
@@ -12,8 +13,7 @@ if TYPE_CHECKING:
     from core.recipe.catalog import Catalog, RegistryComponent
 
 
-@dataclass(frozen=True)
-class BlockingError:
+class BlockingError(Record, frozen=True):
     """A refusal: the plan can be shown but not written while any of these exist."""
 
     check: str
@@ -24,16 +24,14 @@ class BlockingError:
         return f"{self.check}: {self.message}"
 
 
-@dataclass(frozen=True)
-class Feedback:
+class Feedback(Record, frozen=True):
     """Live feedback on one override entry (lock, policy, typing)."""
 
     level: Literal["ok", "info", "warning", "error"]
     message: str
 
 
-@dataclass
-class ComponentPlan:
+class ComponentPlan(Record):
     name: str
     index: int
     folder: str
@@ -55,8 +53,7 @@ class ComponentPlan:
         return bool(self.source)
 
 
-@dataclass
-class BundlePlan:
+class BundlePlan(Record):
     recipe: RecipeResult
     components: list[ComponentPlan]
     warnings: list[str]
@@ -76,21 +73,18 @@ class BundlePlan:
         return next((c for c in self.components if c.name == name), None)
 
 
-@dataclass
-class BundleWriteResult:
+class BundleWriteResult(Record):
     out_dir: Path
     files: list[str]
     warnings: list[str]
 
 
-@dataclass
-class ResolvedOverride:
+class ResolvedOverride(Record):
     entry: OverrideEntry
     component: str
 
 
-@dataclass
-class BundleState:
+class BundleState(Record):
     """Everything the checks read: final values, what renders, and how overrides resolved."""
 
     recipe: RecipeResult

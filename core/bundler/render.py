@@ -6,10 +6,8 @@ so the same inputs give a byte-identical bundle.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
@@ -17,6 +15,8 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from core.bundler import shell
 from core.bundler.model import BundleState, ComponentPlan
 from core.bundler.templates import helm_string
+from core.foundation.digest import sha256_hex
+from core.foundation.record import Record
 from core.foundation.tree import PRESENT, observe
 from core.foundation.yamlio import dump_yaml, sort_keys_deep
 
@@ -219,8 +219,7 @@ def install_sh(c: ComponentPlan) -> str:
     )
 
 
-@dataclass(frozen=True)
-class ReadinessStep:
+class ReadinessStep(Record, frozen=True):
     """A ``--readiness-hooks`` folder: a local chart installed (and waited for) after its
     component, before anything later in the order."""
 
@@ -525,7 +524,7 @@ def _bundle_info_doc(
         "build": {
             "deployer": deployer,
             "recipe": {
-                "digest": "sha256:" + hashlib.sha256(recipe_bytes).hexdigest(),
+                "digest": "sha256:" + sha256_hex(recipe_bytes),
                 "path": "recipe.yaml",
                 "version": state.recipe.metadata.version or "",
             },
@@ -538,4 +537,4 @@ def _bundle_info_doc(
 
 
 def checksums(files: dict[str, bytes]) -> str:
-    return "".join(f"{hashlib.sha256(files[p]).hexdigest()}  {p}\n" for p in sorted(files))
+    return "".join(f"{sha256_hex(files[p])}  {p}\n" for p in sorted(files))

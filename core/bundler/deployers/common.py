@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.bundler.deployers.layout import (
@@ -12,14 +11,14 @@ from core.bundler.deployers.layout import (
     readiness_manifests,
     upstream_env,
 )
+from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.deployers.config import DeployerConfig
     from core.bundler.model import ComponentPlan
 
 
-@dataclass
-class DeployContext:
+class DeployContext(Record):
     components: list[ComponentPlan]
     config: DeployerConfig
     locks: dict[str, list[str]]
@@ -27,8 +26,7 @@ class DeployContext:
     recipe_version: str
 
 
-@dataclass
-class DeployOutput:
+class DeployOutput(Record):
     files: dict[str, bytes] = field(default_factory=dict)
     executables: set[str] = field(default_factory=set)
     releases: list[dict[str, Any]] = field(default_factory=list)

@@ -16,10 +16,10 @@ takes the reserved ``deployer:`` prefix out of ``--set`` (typed values refused).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.foundation.errors import invalid
+from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.overrides import BundleOverrides
@@ -50,8 +50,7 @@ ARGO_OPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class DeployerConfig:
+class DeployerConfig(Record, frozen=True):
     """The deployer and its settings, already checked against upstream's flag rules."""
 
     name: str = "helm"
@@ -222,7 +221,7 @@ def check_options(name: str, options: dict[str, str]) -> dict[str, str]:
 
 def with_options(config: DeployerConfig, options: dict[str, str]) -> DeployerConfig:
     """``config`` with the ``deployer:`` options of ``--set`` checked and added."""
-    from dataclasses import replace
+    from core.foundation.record import replace
 
     if not options:
         return config

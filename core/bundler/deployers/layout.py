@@ -19,9 +19,10 @@ than its deepest dependency's, or its position with ``--serial`` (strictly seque
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+from core.foundation.digest import sha256_hex
+from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.deployers.config import DeployerConfig
@@ -30,8 +31,7 @@ if TYPE_CHECKING:
 UnitKind = Literal["upstream", "local", "post", "readiness"]
 
 
-@dataclass
-class Unit:
+class Unit(Record):
     component: ComponentPlan
     kind: UnitKind
     name: str
@@ -115,7 +115,7 @@ def repository_name(url: str) -> str:
     slug = "".join(ch if ch.isalnum() else "-" for ch in body).strip("-")
     while "--" in slug:
         slug = slug.replace("--", "-")
-    digest = hashlib.sha256(url.encode()).hexdigest()[:8]
+    digest = sha256_hex(url.encode())[:8]
     return f"{slug[:50].rstrip('-')}-{digest}"
 
 
