@@ -97,12 +97,12 @@ def test_offline_command_imports_only_what_it_uses(
     # well-formed input takes the light models' fast path: pydantic (and its plugin scan
     # through importlib.metadata) is loaded only to word a validation error
     assert not {"pydantic", "importlib.metadata"} & modules, f"{name} loaded pydantic"
-    if name != "bundle":
-        # value classes are records, not dataclasses (whose module loads inspect, ast, dis,
-        # tokenize and compiles each class's methods); the catalog cache is hashed without
-        # loading OpenSSL
-        slow = {"dataclasses", "inspect", "_hashlib"} & modules
-        assert not slow, f"{name} loaded {sorted(slow)}"
+    # value classes are records, not dataclasses (whose module loads inspect, ast, dis,
+    # tokenize and compiles each class's methods); the catalog cache and a bundle's
+    # checksums are hashed without loading OpenSSL; bundle's script templates are read
+    # without importlib.resources
+    slow = {"dataclasses", "inspect", "_hashlib", "importlib.resources"} & modules
+    assert not slow, f"{name} loaded {sorted(slow)}"
 
 
 def test_a_named_command_parses_as_with_every_command_registered() -> None:
