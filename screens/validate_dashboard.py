@@ -22,15 +22,16 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
+from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, RichLog, Static
@@ -260,6 +261,45 @@ class TailLog(RichLog):
             self._layout_required = False
 
 
+class WrappedLine(Static):
+    """A Static of ``height: auto`` whose height follows every update, however close.
+
+    Textual caches a widget's box model under a layout counter that ``refresh(layout=True)``
+    bumps only when no layout is pending yet. The screen can lay out between two updates
+    of one pending layout (another widget asked first: a table row, a log line painted in
+    the same pass), caching the first text's height; the second update then leaves the
+    counter alone and the widget keeps that height. The finished banner kept the waiting
+    banner's single line this way on a loaded machine, its second line hidden. Each
+    update that asks for a layout here moves the counter, so the cache cannot answer.
+    """
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        if layout and self._layout_required:
+            self._layout_updates += 1  # Textual counts only the first of pending layouts
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+
+class ChecksTable(DataTable[Any]):
+    """The checks table, whose cursor row stays whole when the table's height changes.
+
+    A DataTable scrolls its cursor row into view at the height it has then. Follow puts
+    the cursor on the running check; when the run ends the summary takes a line from the
+    table, and the last check (a two-line row at 80x24) was left cut in half. The same
+    happens when the filter box opens. On a resize the cursor row is scrolled into view
+    again at the new height.
+    """
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.cursor_row, animate=False, scroll=True)
+
+
 @dataclass(frozen=True)
 class _StreamFailed:
     message: str
@@ -351,24 +391,24 @@ class ValidationDashboardScreen(Screen[None]):
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Static("", id="run-banner", markup=False)
+        yield WrappedLine("", id="run-banner", markup=False)
         with Grid(id="phases"):
             for name in PHASE_ORDER:
                 yield Static(name, id=f"phase-{name}", classes="phase", markup=False)
         yield Input(placeholder="filter checks (phase, name, status)", id="filter")
-        table: DataTable[Any] = DataTable(id="checks", cursor_type="row", zebra_stripes=True)
+        table = ChecksTable(id="checks", cursor_type="row", zebra_stripes=True)
         yield table
         with Horizontal(id="detail"):
             with Vertical(id="log-box"):
-                yield Static("log", id="log-title", markup=False)
+                yield WrappedLine("log", id="log-title", markup=False)
                 yield TailLog(
                     id="log", max_lines=LOG_LINES_PER_CHECK, wrap=True, markup=False, min_width=20
                 )
             with Vertical(id="gates-box"):
                 yield Static("gates", id="gates-title", markup=False)
                 with VerticalScroll(id="gates-scroll"):
-                    yield Static("", id="gates", markup=False)
-        yield Static("", id="summary", markup=False)
+                    yield WrappedLine("", id="gates", markup=False)
+        yield WrappedLine("", id="summary", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
