@@ -33,12 +33,6 @@ async def _dashboard_finished(pilot) -> None:
     await pilot.pause(0.3)
 
 
-@pytest.mark.skip(
-    reason="flaky since the dashboard's rows and banner wrap: in about one run in three (fresh"
-    " clones, loaded machines) the final frame keeps an earlier row or banner height; cause in"
-    " the layout not found yet (session 3 note). The Pilot fit and dashboard tests still check"
-    " this replay's text. Unskip with --snapshot-update to record its SVGs again."
-)
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_dashboard_after_the_shipped_failing_replay(snap_compare, size) -> None:
     """Follow mode leaves the cursor on the last check: NCCL, not applicable on this SKU."""
