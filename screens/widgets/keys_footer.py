@@ -56,8 +56,16 @@ class KeysFooter(Footer):
         if not (self.is_attached and screen is self.screen):
             return
         entries = _entries(screen)
-        if self._laid_out is None or not self._update_in_place(entries):
-            self.call_after_refresh(self.recompose)
+        try:
+            # The keys mounted here bind to this footer's reactives (as in compose).
+            with self._context():
+                done = self._laid_out is not None and self._update_in_place(entries)
+        except Exception:
+            done = False
+            raise  # a signal's callback: logged by Textual; the rebuild below still runs
+        finally:
+            if not done:
+                self.call_after_refresh(self.recompose)
 
     def _update_in_place(self, entries: list[_Entry]) -> bool:
         """Bring the footer from ``self._laid_out`` to ``entries`` by mounting, removing
