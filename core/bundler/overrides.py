@@ -23,6 +23,7 @@ from typing import Any, Literal
 from core.documents.model import ConfigDict, Model
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import path_bound_violation, value_bound_violation
+from core.foundation.patterns import LazyPattern
 from core.foundation.tree import validate_path
 
 OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
@@ -36,8 +37,9 @@ FLAG_OF: dict[str, str] = {
 
 MAX_SET_FILE_BYTES = 1_048_576
 
-_INT_RE = re.compile(r"^[+-]?[0-9]+$")
-_FLOAT_RE = re.compile(
+# Compiled on first use: a bundle without --set never parses a value.
+_INT_RE = LazyPattern(r"^[+-]?[0-9]+$")
+_FLOAT_RE = LazyPattern(
     r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$",
     re.IGNORECASE,
 )

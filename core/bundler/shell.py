@@ -55,8 +55,10 @@ def template(name: str) -> str:
 
 
 @cache
-def _slots(name: str) -> frozenset[str]:
-    return frozenset(m.group(1).lower() for m in _SLOT.finditer(template(name)))
+def _pieces(name: str) -> tuple[list[str], frozenset[str]]:
+    """Template ``name`` split at its slots (text, slot, text, ...) and its slot names."""
+    pieces = _SLOT.split(template(name))
+    return pieces, frozenset(slot.lower() for slot in pieces[1::2])
 
 
 def fill(name: str, **slots: str) -> str:
@@ -66,13 +68,13 @@ def fill(name: str, **slots: str) -> str:
     slot the template has but the caller did not give, or one given but not in the
     template, is a programming error, not a blank.
     """
-    text = template(name)
-    wanted = _slots(name)
+    pieces, wanted = _pieces(name)
     if wanted != set(slots):
         missing = sorted(wanted - set(slots))
         extra = sorted(set(slots) - wanted)
         raise internal(f"script template {name}: missing slots {missing}, unknown slots {extra}")
-    return _SLOT.sub(lambda m: slots[m.group(1).lower()], text)
+    # One pass over the template's own text: a value never creates or fills a slot.
+    return "".join(piece if i % 2 == 0 else slots[piece.lower()] for i, piece in enumerate(pieces))
 
 
 __all__ = ["fill", "quote", "template", "words"]

@@ -28,14 +28,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.foundation.errors import invalid
+from core.foundation.patterns import LazyPattern
 from core.foundation.tree import PRESENT, observe
 
-_RENDER_IF = re.compile(r"^#\s*aicr-render-if:\s*(.+?)\s*$")
-_IF = re.compile(r"^\s*#\s*aicr-if:\s*(.+?)\s*$")
-_ELSE = re.compile(r"^\s*#\s*aicr-else\s*$")
-_END = re.compile(r"^\s*#\s*aicr-end\s*$")
-_COND = re.compile(r"^([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)\s*(==|!=)\s*(.*)$")
-_REF = re.compile(r"^value:([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)(?:\|(.*))?$", re.DOTALL)
+# Compiled on first use: a bundle whose components have no manifest never renders one.
+_RENDER_IF = LazyPattern(r"^#\s*aicr-render-if:\s*(.+?)\s*$")
+_IF = LazyPattern(r"^\s*#\s*aicr-if:\s*(.+?)\s*$")
+_ELSE = LazyPattern(r"^\s*#\s*aicr-else\s*$")
+_END = LazyPattern(r"^\s*#\s*aicr-end\s*$")
+_COND = LazyPattern(r"^([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)\s*(==|!=)\s*(.*)$")
+_REF = LazyPattern(r"^value:([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)(?:\|(.*))?$", re.DOTALL)
 _OPEN = "${aicr:"
 
 

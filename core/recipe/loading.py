@@ -13,7 +13,6 @@ from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
 from core.recipe.catalog import Catalog, load_catalog
 from core.recipe.profiles import ProfileDeclaration
-from core.recipe.qualification import qualify
 
 
 def parse_recipe(text: str, source: str, *, catalog: Catalog | None = None) -> RecipeResult:
@@ -36,6 +35,9 @@ def resolve_request(request: RecipeRequest, catalog: Catalog) -> RecipeResult:
     catalog resolves to (the declared default is applied), and every mixin it names must
     be named by some applied overlay.
     """
+    # Imported here: only a RecipeMetadata is re-resolved (bundle reads a RecipeResult).
+    from core.recipe.qualification import qualify
+
     source = request.source
     crit = parse_criteria(
         **{k: request.criteria.get(k) for k in (*DIMENSIONS, "nodes")},
