@@ -598,17 +598,17 @@ class ValidationDashboardScreen(Screen[None]):
             cell = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0))
             self._select(str(cell.row_key.value))
 
-    def _cells(self, row: CheckRow) -> tuple[Text, ...]:
+    def _cells(self, row: CheckRow) -> tuple[Text | BrokenCell, ...]:
         # Text, not str: the table would parse a str as markup (slower, and a "[" in a
         # check name or measured value would be taken for a style tag).
         narrow = getattr(self, "_narrow", False)
         if narrow:  # two-line rows: the cells wrap inside their column
             return (
                 Text(SHORT_PHASE.get(row.phase, row.phase)),
-                Text(row.name, overflow="fold"),
+                _wrapped(row.name, NARROW_WIDTHS[1], NARROW_ROW_HEIGHT),
                 Text(row.status, style=STATUS_STYLE.get(row.status, "")),
-                Text(row.measured, overflow="fold"),
-                Text(row.threshold, overflow="fold"),
+                _wrapped(row.measured, NARROW_WIDTHS[3], NARROW_ROW_HEIGHT),
+                _wrapped(row.threshold, NARROW_WIDTHS[4], NARROW_ROW_HEIGHT),
                 Text(row.duration),
             )
         return (
@@ -973,6 +973,62 @@ def _phase_text(phase: PhaseProgress, *, in_run: bool) -> Text:
     text.append("░" * (width - filled), style="dim")
     text.append(f" {phase.done}/{total}" if total else " –/–")
     return text
+
+
+# A narrow cell's line may end after one of these (a check path, a version, a unit).
+BREAK_AFTER = frozenset("-./_:,")
+
+
+def _break_lines(text: str, width: int, most: int) -> list[str] | None:
+    """``text`` in lines of at most ``width`` cells, each broken at a space or after a
+    separator (``secure-accelerator-`` / ``access``, ``6.8.0-`` / ``1059-azure``), or
+    None when that takes more than ``most`` lines or ``text`` is not plain ASCII."""
+    if not text.isascii() or not text.isprintable():
+        return None
+    lines: list[str] = []
+    rest = text.strip(" ")
+    while len(rest) > width:
+        if len(lines) + 1 >= most:
+            return None
+        # A space first (``157.29`` / ``GB/s``), else after the last separator that fits.
+        cut = rest.rfind(" ", 1, width + 1)  # characters kept on this line
+        skip = 1  # the space the line breaks at is not shown
+        if cut <= 0:
+            skip = 0
+            cut = next(
+                (i for i in range(min(width, len(rest) - 1), 0, -1) if rest[i - 1] in BREAK_AFTER),
+                0,
+            )
+        if cut == 0:
+            return None
+        lines.append(rest[:cut].rstrip(" "))
+        rest = rest[cut + skip :].lstrip(" ")
+    lines.append(rest)
+    return lines
+
+
+class BrokenCell:
+    """A cell whose value is shown in lines broken by :func:`_break_lines`; its ``str`` is
+    the value itself (what the table holds), only the rendering is broken."""
+
+    def __init__(self, value: str, lines: Sequence[str], style: str = "") -> None:
+        self.value = value
+        self.text = Text("\n".join(lines), style=style, overflow="fold")
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __rich__(self) -> Text:
+        return self.text
+
+
+def _wrapped(text: str, width: int, most: int, style: str = "") -> Text | BrokenCell:
+    """A narrow cell: broken at spaces and separators when that fits in ``most`` lines,
+    else folded at ``width`` (every character shown either way)."""
+    lines = _break_lines(text, width, most)
+    if lines is None or len(lines) == 1:
+        return Text(text, style=style, overflow="fold")
+    return BrokenCell(text, lines, style)
 
 
 def _fit(text: str, width: int) -> str:

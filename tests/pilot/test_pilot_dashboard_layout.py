@@ -31,7 +31,13 @@ from textual.widgets import DataTable, Static
 
 from core.services.replay import open_replay
 from core.validation.events import Event, RunFinished
-from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from screens.validate_dashboard import (
+    BrokenCell,
+    ReplaySource,
+    ValidationDashboardScreen,
+    _break_lines,
+    _wrapped,
+)
 from tests.pilot.fit import screen_lines
 from tests.pilot.validate_fixtures import SAMPLES_DIR, ScreenHost, wait_until
 
@@ -160,3 +166,50 @@ async def test_the_cursor_row_stays_whole_when_the_summary_takes_a_line(tmp_path
         lines = screen_lines(app)
         at = next(i for i, line in enumerate(lines) if "nccl-all-reduce-bw" in line)
         assert "applicable" in lines[at + 1]
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "lines"),
+    [
+        ("secure-accelerator-access", 21, ["secure-accelerator-", "access"]),
+        ("OS.sysctl./proc/sys/kernel/osrelease", 21, ["OS.sysctl./proc/sys/", "kernel/osrelease"]),
+        ("6.8.0-1059-azure", 10, ["6.8.0-", "1059-azure"]),
+        ("148004.00 tok/s +1", 10, ["148004.00", "tok/s +1"]),
+        ("157.29 GB/s", 10, ["157.29", "GB/s"]),
+        (">= v24.6.0", 10, [">= v24.6.0"]),
+    ],
+)
+def test_narrow_cells_break_at_spaces_and_after_separators(text, width, lines) -> None:
+    """80x24 folded values mid-word (``6.8.0-1059-azu`` / ``re``); they now break where a
+    person would, every character still shown."""
+    assert _break_lines(text, width, 2) == lines
+    cell = _wrapped(text, width, 2)
+    assert str(cell) == text  # the table holds the value; only its rendering is broken
+    shown = cell.__rich__() if isinstance(cell, BrokenCell) else cell
+    assert shown.plain == "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a" * 28, "xxxxxxxxx-yyyyyyyyyyyy", "a-b-c-d-e-f-g-h-i-j-k-l", "naïve-check-name-x", "a\tb"],
+)
+def test_a_cell_that_cannot_break_in_two_lines_is_folded_whole(text) -> None:
+    assert _break_lines(text, 10, 2) is None
+    cell = _wrapped(text, 10, 2)
+    assert cell.plain == text and cell.overflow == "fold"
+
+
+async def test_the_80x24_rows_break_check_paths_and_values_at_separators(tmp_path) -> None:
+    source = HeldSource(_recorded())
+    source.release.set()
+    app = _host(source, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.shown
+        await wait_until(pilot, lambda: screen.model.state == "finished")
+        table = screen.query_one("#checks", DataTable)
+        table.move_cursor(row=4)  # readiness: OS.sysctl./proc/sys/kernel/osrelease
+        await pilot.pause(0.3)
+        lines = screen_lines(app)
+        at = next(i for i, line in enumerate(lines) if "OS.sysctl./proc/sys/" in line)
+        assert "6.8.0-" in lines[at] and "6.8.0-1" not in lines[at], lines[at]
+        assert "kernel/osrelease" in lines[at + 1] and "1059-azure" in lines[at + 1]
