@@ -314,11 +314,15 @@ def to_plain(value: Any) -> Any:
 
 # Characters a YAML emitter may put raw into a plain or single-quoted scalar where a reader
 # folds or refuses them (controls, NEL, line/paragraph separators, BOM, surrogates).
-_RISKY = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+_RISKY = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+# The same class within ASCII: compiling the full one (a table over the BMP) cost more
+# than a whole recipe dump, and most text is ASCII.
+_RISKY_ASCII = LazyPattern("[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _risky(text: str) -> bool:
-    return _RISKY.search(text) is not None
+    pattern = _RISKY_ASCII if text.isascii() else _RISKY
+    return pattern.search(text) is not None
 
 
 def _quote_risky(value: Any) -> Any:

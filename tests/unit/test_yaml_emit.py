@@ -184,3 +184,15 @@ def test_quick_scalars_cover_urls_constraints_and_constants() -> None:
     assert yamlio._quick_value(">= 1.30") == "'>= 1.30'"
     assert yamlio._quick_value("it's") is None  # ruamel picks the quotes: left to it
     assert yamlio._quick_value("caf\u00e9") is None and yamlio._quick_value(1.5) is None
+
+
+def test_risky_ascii_text_is_judged_as_the_full_class_judges_it() -> None:
+    """ASCII text is checked against the ASCII part of the risky class (compiling the full
+    class cost more than a recipe dump): the verdicts agree for every ASCII character, and
+    non-ASCII text still gets the full class."""
+    full = yamlio._RISKY.compiled
+    for code in range(0x80):
+        text = f"a{chr(code)}b"
+        assert yamlio._risky(text) == (full.search(text) is not None), code
+    for text in ("caf\u00e9", "x\u2028y", "\ufeffa", "\x85", "ok \u00e9\x07"):
+        assert yamlio._risky(text) == (full.search(text) is not None), text
