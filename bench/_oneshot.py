@@ -28,9 +28,18 @@ def versus_floor(
         runs.subject_s * 1e3,
         "ms",
         floor=runs.floor_s * 1e3,
-        note=note or f"{FLOOR_NOTE}; {_harness.load_note()}",
+        note=note or f"{FLOOR_NOTE}; {cpu_note(runs)}; {_harness.load_note()}",
         **limits,  # type: ignore[arg-type]
     )
+
+
+def cpu_note(runs: _harness.PairedRuns) -> str:
+    """The same pairs' CPU medians (user + system): what load on a shared machine
+    inflates least, beside the wall-time verdict."""
+    if runs.floor_cpu_s <= 0:
+        return "cpu not measured"
+    ratio = runs.subject_cpu_s / runs.floor_cpu_s
+    return f"cpu {runs.subject_cpu_s * 1e3:.0f}/{runs.floor_cpu_s * 1e3:.0f} ms = {ratio:.2f}x"
 
 
 def run_bench(title: str, collect: Callable[[], list[Row]]) -> int:
