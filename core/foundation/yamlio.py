@@ -449,7 +449,8 @@ def _quick_value(value: Any) -> str | None:
     """A mapping value or sequence item as ruamel writes it, for the scalars whose form is
     fixed: booleans, None, ints, and short printable ASCII strings without a quote (plain,
     or single-quoted when plain would read back as something else or is not allowed, such
-    as ``'>= 1.30'``). None: let ruamel render it. tests/unit/test_yaml_emit.py compares
+    as ``'>= 1.30'``), and double-quoted strings (values files' YAML-1.1-ambiguous ``"02"``)
+    without a quote or backslash. None: let ruamel render it. tests/unit/test_yaml_emit.py compares
     these with ruamel's own output."""
     kind = type(value)
     if kind is bool:
@@ -458,6 +459,9 @@ def _quick_value(value: Any) -> str | None:
         return "null"
     if kind is int:
         return str(value)
+    if kind is DoubleQuotedScalarString and len(value) < 128 and _PRINTABLE.fullmatch(value):
+        # printable ASCII needs no escape in double quotes but the quote and the backslash
+        return None if '"' in value or "\\" in value else f'"{value}"'
     if kind is not str or len(value) >= 128 or "'" in value or not _PRINTABLE.fullmatch(value):
         return None
     text: str = value

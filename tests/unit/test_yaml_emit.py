@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from ruamel.yaml.scalarstring import LiteralScalarString
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
 
 from core.foundation import yamlio
 from core.foundation.yamlio import dump_yaml
@@ -175,6 +175,9 @@ def test_quick_scalars_are_what_ruamel_writes(value: str) -> None:
     quote, booleans, None, ints) are byte for byte ruamel's."""
     quick = yamlio._quick_value(value)
     assert quick is None or quick == ruamel_value(value)
+    quoted = DoubleQuotedScalarString(value)  # values.yaml's YAML-1.1-ambiguous strings
+    quick = yamlio._quick_value(quoted)
+    assert quick is None or quick == ruamel_value(quoted)
 
 
 def test_quick_scalars_cover_urls_constraints_and_constants() -> None:
@@ -183,6 +186,9 @@ def test_quick_scalars_cover_urls_constraints_and_constants() -> None:
     assert yamlio._quick_value("https://x.io/charts") == "https://x.io/charts"
     assert yamlio._quick_value(">= 1.30") == "'>= 1.30'"
     assert yamlio._quick_value("it's") is None  # ruamel picks the quotes: left to it
+    for text in ("02", "false", "", "109"):
+        assert yamlio._quick_value(DoubleQuotedScalarString(text)) == f'"{text}"'
+    assert yamlio._quick_value(DoubleQuotedScalarString('a"b')) is None
     assert yamlio._quick_value("caf\u00e9") is None and yamlio._quick_value(1.5) is None
 
 
