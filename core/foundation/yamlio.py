@@ -67,9 +67,11 @@ def _reader(typ: str) -> YAML:
 
 
 # libyaml scans YAML 1.1, which reads NEL and the Unicode separators as line breaks, takes
-# a tab where 1.2 refuses one (``a:\tb``), and a version directive changes the rules: such
-# a text goes to the pure 1.2 reader only.
-_C_UNSAFE = re.compile("[\t\x85\u2028\u2029]|%YAML")
+# a tab where 1.2 refuses one (``a:\tb``), and a version directive changes the rules; it
+# also takes a block scalar whose blank lines hold spaces where the pure reader refuses one
+# (``k: |`` then ``"  "`` then ``"   a:"``), and document markers where the pure reader
+# expects a value (``a:`` then ``...``): such a text goes to the pure 1.2 reader only.
+_C_UNSAFE = re.compile("[\t\x85\u2028\u2029]|%YAML|^ +$|^(?:---|\\.\\.\\.)", re.MULTILINE)
 # The pure parser recurses per nesting level and gives up (RecursionError, "not valid
 # YAML") a few hundred levels deep, where libyaml goes on: a text that may nest past
 # MAX_NESTING_DEPTH (refused either way) is left to the pure parser, so it is refused in

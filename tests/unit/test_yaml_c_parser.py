@@ -143,6 +143,10 @@ EDGES = [
     "a: @x\n",
     "a: `x\n",
     "a: %x\n",
+    "k: |\n  \n   a:\n",  # found by the fragment soups: libyaml took it, pure refuses
+    "k: |\n  \n  a\n",
+    "a:\n  - x\n  \n  - y\n",
+    "a:\n...\n...\n",  # found by the fragment soups: libyaml took it, pure refuses
 ]
 
 
