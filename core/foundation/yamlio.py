@@ -66,6 +66,18 @@ def _reader(typ: str) -> YAML:
     return y
 
 
+def _documents(typ: str, text: str) -> list[Any]:
+    """Every document of ``text`` read by this thread's ``typ`` reader. A failed read drops
+    that reader: ruamel's constructor keeps a half-built document's pending steps after an
+    error, and the next text read with it ran them first (a valid file read after a
+    refused one was refused with the old file's error)."""
+    try:
+        return list(_reader(typ).load_all(text))
+    except BaseException:
+        vars(_THREAD).pop(typ, None)
+        raise
+
+
 # libyaml scans YAML 1.1, which reads NEL and the Unicode separators as line breaks, takes
 # a tab where 1.2 refuses one (``a:\tb``), and a version directive changes the rules; it
 # also takes a block scalar whose blank lines hold spaces where the pure reader refuses one
@@ -100,10 +112,10 @@ def safe_documents(text: str) -> list[Any]:
     """
     if _c_parser_installed() and not _c_may_differ(text):
         try:
-            return list(_reader("csafe").load_all(text))
+            return _documents("csafe", text)
         except Exception:  # the pure parser below decides, and words any refusal
             pass
-    return list(_reader("safe").load_all(text))
+    return _documents("safe", text)
 
 
 _C_STATE: list[bool] = []
@@ -121,7 +133,7 @@ def load_yaml(text: str, source: str) -> Any:
     """Parse one YAML (or JSON) document; a parse error names ``source``."""
     _check_alias_budget(text, source)
     try:
-        docs = list(_reader("rt").load_all(text))
+        docs = _documents("rt", text)
     except YAMLError as exc:
         raise invalid(f"{source} is not valid YAML", _first_line(str(exc))) from exc
     except Exception as exc:  # ruamel raises assorted errors on hostile input
