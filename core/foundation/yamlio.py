@@ -90,12 +90,17 @@ _C_UNSAFE = re.compile("[\t\x85\u2028\u2029]|%YAML|^ +$|^(?:---|\\.\\.\\.)", re.
 # the same words. Block nesting needs an indentation as deep; flow nesting is counted.
 _C_NESTING = 100
 _DEEP_INDENT = re.compile(f"(?:^|\n) {{{_C_NESTING}}}")
+# A block scalar as the document itself (``|`` or ``>`` before any other content): libyaml
+# ends it at a column-0 line that YAML 1.2 reads as its content (``|\n#c\n`` is "" to one
+# and "#c\n" to the other).
+_ROOT_BLOCK_SCALAR = LazyPattern(r"(?:[ ]*(?:#[^\n]*)?\n)*[ ]*[|>]")
 
 
 def _c_may_differ(text: str) -> bool:
     return (
         _C_UNSAFE.search(text) is not None
         or _DEEP_INDENT.search(text) is not None
+        or _ROOT_BLOCK_SCALAR.match(text) is not None
         or _flow_depth_reaches(text, _C_NESTING)
     )
 
