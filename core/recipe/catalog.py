@@ -19,7 +19,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from core import __version__
 from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria, valid_values
@@ -40,6 +40,7 @@ from core.documents.recipe_result import (
     check_component_ref,
 )
 from core.foundation import names
+from core.foundation.digest import blake2b_256
 from core.foundation.errors import AicrError, invalid, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
 from core.foundation.record import Record, field
@@ -404,19 +405,9 @@ def _parsed_rels(files: dict[str, Path]) -> list[str]:
 # back (never pickle or marshal), and nothing from it is executed.
 _CACHE_MAGIC = "aicr-tui catalog cache"
 
-if TYPE_CHECKING:
-    from hashlib import blake2b as _blake2b
-else:  # CPython's own BLAKE2: hashlib would load OpenSSL (~11M instructions, ~3 ms) first
-    try:
-        from _blake2 import blake2b as _blake2b
-    except ImportError:  # not CPython: hashlib's
-        from hashlib import blake2b as _blake2b
-
-
-def _digest(data: bytes = b"") -> _blake2b:
-    """A BLAKE2b-256 hasher: as strong as SHA-256 and, without OpenSSL, four times faster
-    (the ~200 KB a cache hit hashes cost ~9M instructions with CPython's own SHA-256)."""
-    return _blake2b(data, digest_size=32)
+# BLAKE2b-256 (core.foundation.digest): as strong as SHA-256 and, without OpenSSL, four
+# times faster (the ~200 KB a cache hit hashes cost ~9M instructions with CPython's SHA-256).
+_digest = blake2b_256
 
 
 _CACHE_MAX_BYTES = 64 * 1024 * 1024
