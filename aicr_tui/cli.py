@@ -17,7 +17,6 @@ import contextlib
 import importlib
 import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
@@ -91,14 +90,17 @@ class Terminated(BaseException):
 
 @contextlib.contextmanager
 def _sigterm_unwinds() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
     def handler(signum: int, frame: object) -> None:
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+        installed = True
+    except ValueError:  # not the main thread (only it may handle signals): nothing to undo
+        installed = False
+    if not installed:
+        yield
+        return
     try:
         yield
     finally:

@@ -11,8 +11,8 @@ a bad file never degrades into "reading unavailable".
 from __future__ import annotations
 
 import os
-import threading
 from functools import partial
+from typing import TYPE_CHECKING
 
 from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
@@ -27,6 +27,9 @@ from core.foundation.yamlio import (
     json_kind,
     new_go_struct,
 )
+
+if TYPE_CHECKING:
+    import threading
 
 DESCRIPTION = "AKS GPU pools"
 SUBTYPE = "aks-gpu-pools"

@@ -8,13 +8,16 @@ attached to the first K8s measurement of the base snapshot (created when absent)
 
 from __future__ import annotations
 
-import threading
+from typing import TYPE_CHECKING
 
 from core.capture.aks_pools import AksPoolsProjection, load_aks_pools
 from core.capture.oke_addons import OkeAddonsProjection, load_oke_addons
 from core.capture.oke_legacy import LegacyPluginProjection, load_legacy_daemonset
 from core.documents.snapshot import Snapshot, new_snapshot
 from core.foundation.record import Record, field
+
+if TYPE_CHECKING:
+    import threading
 
 Projection = AksPoolsProjection | OkeAddonsProjection | LegacyPluginProjection
 

@@ -13,8 +13,8 @@ fight over the same releases.
 from __future__ import annotations
 
 import os
-import threading
 from functools import partial
+from typing import TYPE_CHECKING
 
 from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
@@ -30,6 +30,9 @@ from core.foundation.yamlio import (
     json_kind,
     new_go_struct,
 )
+
+if TYPE_CHECKING:
+    import threading
 
 DESCRIPTION = "OKE cluster add-ons"
 SUBTYPE = "oke-addons"

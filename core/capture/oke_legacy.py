@@ -16,9 +16,8 @@ desired nodes → ``none``/``disabled``; labelled with 1 or more → ``active``/
 from __future__ import annotations
 
 import os
-import threading
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.capture.dumps import decode_failure, decoding
 from core.documents.snapshot import Subtype
@@ -26,6 +25,9 @@ from core.foundation.errors import AicrError, invalid
 from core.foundation.fileio import read_dump
 from core.foundation.record import Record
 from core.foundation.yamlio import json_kind, load_json_pairs, pairs_to_plain
+
+if TYPE_CHECKING:
+    import threading
 
 DESCRIPTION = "OKE legacy device-plugin DaemonSet"
 SUBTYPE = "oke-legacy-plugin"

@@ -15,13 +15,16 @@ import shutil
 import stat
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.foundation.errors import AicrError, ErrorCode, invalid, timeout
 from core.foundation.patterns import LazyPattern
+
+if TYPE_CHECKING:
+    import threading
 
 MAX_PROVIDER_DUMP_BYTES = 1_048_576
 MAX_DOCUMENT_BYTES = 10 * 1_048_576

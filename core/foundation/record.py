@@ -21,7 +21,6 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
-R = TypeVar("R", bound="Record")
 _MISSING: Any = object()
 
 
@@ -170,6 +169,11 @@ class Record:
 
     def __frozen_delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+# Bound to the class, not its name (a string bound compiles a ForwardRef: see
+# core.documents.model).
+R = TypeVar("R", bound=Record)
 
 
 def _too_many(cls: type[Record], given: int) -> str:

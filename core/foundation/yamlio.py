@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
-import threading
+from _thread import _local as _ThreadLocal  # threading.local itself, without threading
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -51,7 +51,7 @@ _TextTimestampConstructor.add_constructor(
 # A ruamel YAML object keeps its reader, scanner and parser state on itself, so two threads
 # sharing one corrupt each other's parse (spurious "not valid YAML" errors in wizard workers
 # and concurrent loads): each thread gets its own readers.
-_THREAD = threading.local()
+_THREAD = _ThreadLocal()
 
 
 def _reader(typ: str) -> YAML:
@@ -401,7 +401,7 @@ _PLAIN = re.compile(
 _STR_TAG = "tag:yaml.org,2002:str"
 _SCALARS: dict[tuple[type, Any, bool], str] = {}
 _SCALARS_MAX = 50_000
-_DUMPER = threading.local()
+_DUMPER = _ThreadLocal()
 
 
 def _scalar_dumper() -> YAML:

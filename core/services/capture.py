@@ -17,7 +17,6 @@ fills in, or what the verdict is:
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,8 @@ from core.foundation.fileio import read_document
 from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
+    import threading
+
     from core.capture.capture import CaptureResult
     from core.documents.criteria import Criteria
     from core.documents.snapshot import Snapshot

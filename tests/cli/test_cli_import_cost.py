@@ -28,18 +28,37 @@ AKS = ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent"
 HEAVY = ("kubernetes", "azure", "oci", "textual", "rich", "jsonschema", "kubernetes_validate")
 
 
-def loaded_after(argv: list[str], tmp_path: Path) -> set[str]:
+# builtins.compile wrapped before anything is imported: the names of the texts compiled
+# that are no module's source (importing a module without bytecode compiles its .py).
+COMPILE_SPY = """\
+import builtins
+_compiled = []
+_compile = builtins.compile
+def _spy(source, filename, *args, **kwargs):
+    if not str(filename).endswith(".py"):
+        _compiled.append(str(filename))
+    return _compile(source, filename, *args, **kwargs)
+builtins.compile = _spy
+"""
+
+
+def run_command(argv: list[str], tmp_path: Path) -> tuple[set[str], list[str]]:
+    """The modules loaded after ``main(argv)`` and the non-module texts it compiled."""
     code = (
-        "import json, sys\nfrom aicr_tui.cli import main\n"
+        f"{COMPILE_SPY}import json, sys\nfrom aicr_tui.cli import main\n"
         f"rc = main({argv!r})\n"
-        "print(json.dumps([rc, sorted(sys.modules)]))"
+        "print(json.dumps([rc, sorted(sys.modules), _compiled]))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
     )
-    rc, modules = json.loads(proc.stdout.strip().splitlines()[-1])
+    rc, modules, compiled = json.loads(proc.stdout.strip().splitlines()[-1])
     assert rc == 0, proc.stderr
-    return set(modules)
+    return set(modules), compiled
+
+
+def loaded_after(argv: list[str], tmp_path: Path) -> set[str]:
+    return run_command(argv, tmp_path)[0]
 
 
 def recipe_file(tmp_path: Path) -> Path:
@@ -89,7 +108,7 @@ def test_offline_command_imports_only_what_it_uses(
     name: str, argv: list[str], commands: set[str], tmp_path: Path
 ) -> None:
     argv = [str(recipe_file(tmp_path)) if a == "@recipe" else a for a in argv]
-    modules = loaded_after(argv, tmp_path)
+    modules, compiled = run_command(argv, tmp_path)
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], f"{name} imported {heavy[:5]}"
     used = {m.rsplit(".", 1)[1] for m in modules if m.startswith("aicr_tui.commands.")}
@@ -103,6 +122,13 @@ def test_offline_command_imports_only_what_it_uses(
     # without importlib.resources
     slow = {"dataclasses", "inspect", "_hashlib", "importlib.resources"} & modules
     assert not slow, f"{name} loaded {sorted(slow)}"
+    # threading is imported only where a thread or lock is made (threading.Event in an
+    # annotation is for the type checker; a thread's YAML readers are _thread._local)
+    assert "threading" not in modules, f"{name} loaded threading"
+    # the first compile() in a process builds every AST node type (~10M instructions):
+    # a TypeVar bound given as a string (a ForwardRef) compiles it, and model annotations
+    # are evaluated from their text without compile()
+    assert compiled == [], f"{name} compiled {compiled[:5]}"
 
 
 def test_a_named_command_parses_as_with_every_command_registered() -> None:

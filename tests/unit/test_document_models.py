@@ -174,3 +174,17 @@ def test_extra_fields_are_kept_where_the_model_allows_them() -> None:
                                 "items": None, "note": "x"}  # fmt: skip
     with pytest.raises(ValidationError):
         Constraint.model_validate({"name": "a", "value": "1", "unknown": 2})  # extra="forbid"
+
+
+def test_field_annotations_evaluate_as_get_type_hints_does() -> None:
+    """``_hints`` evaluates each annotation text once per module (a plain name by lookup):
+    every light model's field types are still what ``typing.get_type_hints`` gives."""
+    import typing
+
+    models = light_models()
+    assert len(models) >= 20
+    for cls in models:
+        hints = typing.get_type_hints(cls, include_extras=True)
+        want = {name: hints[name] for name in cls.__model_fields__}
+        assert lite._hints(cls) == want, cls.__qualname__
+        assert lite._hints(cls) == want  # again, from the memo
