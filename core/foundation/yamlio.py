@@ -17,6 +17,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
 
 from core.foundation.errors import AicrError, invalid
@@ -48,6 +49,27 @@ _TextTimestampConstructor.add_constructor(
     "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
 )
 
+
+class _FixedVersionResolver(VersionedResolver):
+    """ruamel's resolver with its rule table looked up once per instance, for instances
+    whose YAML version cannot change: the C reader's loaders and :data:`_STR_RESOLVER`.
+
+    ``VersionedResolver.resolve`` asks for the table (``versioned_resolver``) twice per
+    scalar, and each ask looks for a scanner's ``%YAML`` version through attributes that
+    neither the C parser's loader nor a resolver on its own has (caught AttributeErrors)
+    before settling on the default 1.2: about a quarter of reading a recipe. Those
+    attributes never appear (texts with a ``%YAML`` directive never reach the C parser:
+    see safe_documents), so the first answer is every answer; each load builds a new
+    loader."""
+
+    @property
+    def versioned_resolver(self) -> Any:
+        table = self.__dict__.get("_aicr_rules")
+        if table is None:
+            table = self._aicr_rules = super().versioned_resolver
+        return table
+
+
 # A ruamel YAML object keeps its reader, scanner and parser state on itself, so two threads
 # sharing one corrupt each other's parse (spurious "not valid YAML" errors in wizard workers
 # and concurrent loads): each thread gets its own readers.
@@ -62,6 +84,8 @@ def _reader(typ: str) -> YAML:
         y = _yaml("safe" if typ in ("scan", "csafe") else typ, pure=typ != "csafe")
         if typ in ("safe", "csafe"):
             y.Constructor = _TextTimestampConstructor
+        if typ == "csafe":
+            y.Resolver = _FixedVersionResolver
         setattr(_THREAD, typ, y)
     return y
 
@@ -443,8 +467,13 @@ def _rendered(value: Any, key: bool) -> str:
     return text
 
 
+# What the dumper's resolver (YAML 1.2, no %YAML directive when dumping) would answer;
+# resolve() keeps no state between calls, so one instance serves every thread.
+_STR_RESOLVER = _FixedVersionResolver()
+
+
 def _reads_as_str(value: str) -> bool:
-    tag = _scalar_dumper().resolver.resolve(ScalarNode, value, (True, False))
+    tag = _STR_RESOLVER.resolve(ScalarNode, value, (True, False))
     return str(tag) == _STR_TAG
 
 

@@ -190,3 +190,42 @@ _FRAGMENTS = st.sampled_from(
 )
 def test_fragment_soups_read_the_same(lines: list[tuple[int, str]], end: str) -> None:
     assert_same_as_pure("\n".join(" " * indent + frag for indent, frag in lines) + end)
+
+
+# Scalars whose implicit tag depends on the YAML version's rules (1.1 reads several of them
+# differently): every one resolves as ruamel's own resolvers resolve it.
+RESOLVED = [
+    "", "~", "null", "Null", "NULL", "true", "True", "FALSE", "tRue", "yes", "no", "on",
+    "y", "0", "-0", "012", "0777", "0o17", "0x1F", "0b101", "1_000", "1:20", "+1", "1e3",
+    "1.", ".5", "-.Inf", ".inf", ".NaN", "nan", "2026-03-01", "2026-03-01T12:00:00Z",
+    "2001-12-14 21:59:43.10 -5", "=", "<<", "a", "02", "1.0.0", "v1", "-", "0.", "1e",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("implicit", [(True, False), (False, True), (True, True)])
+def test_the_fixed_version_resolver_resolves_as_ruamels_own(implicit: tuple[bool, bool]) -> None:
+    """The C reader's loaders and the dumper's plain-string check use a resolver that looks
+    its rule table up once: the tag of every scalar is the one a reader's resolver (pure
+    safe loader, round-trip dumper) gives, on the first and every later ask."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    pure = yamlio._yaml("safe").resolver
+    dumper = yamlio._yaml("rt").resolver
+    fixed = yamlio._FixedVersionResolver()
+    for _ in range(2):
+        for value in RESOLVED:
+            want = str(pure.resolve(ScalarNode, value, implicit))
+            assert str(dumper.resolve(ScalarNode, value, implicit)) == want, value
+            assert str(fixed.resolve(ScalarNode, value, implicit)) == want, value
+            assert str(yamlio._STR_RESOLVER.resolve(ScalarNode, value, implicit)) == want
+    for kind in (MappingNode, SequenceNode):
+        assert str(fixed.resolve(kind, None, implicit)) == str(pure.resolve(kind, None, implicit))
+
+
+def test_the_c_reader_resolves_with_the_fixed_version_resolver() -> None:
+    """Each C load builds a new loader over that resolver (so its table lookup is per load)
+    and reads every version-dependent scalar as the pure parser does."""
+    assert issubclass(yamlio._reader("csafe").Resolver, yamlio._FixedVersionResolver)
+    text = "".join(f"k{i}: {v}\n" for i, v in enumerate(RESOLVED) if v not in ("", "=", "<<", "-"))
+    assert_same_as_pure(text)
+    assert safe_documents(text) == safe_documents(text)
