@@ -40,6 +40,7 @@ from core.documents.recipe_result import (
     check_component_ref,
 )
 from core.foundation import names
+from core.foundation.cachedir import user_cache_dir
 from core.foundation.digest import blake2b_256
 from core.foundation.errors import AicrError, invalid, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
@@ -419,13 +420,11 @@ def _cache_dir() -> Path | None:
     explicit = os.environ.get("AICR_TUI_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    import platformdirs
-
     # $XDG_CACHE_HOME/aicr-tui or ~/.cache/aicr-tui on Linux; the platform's cache elsewhere
-    path = Path(platformdirs.user_cache_dir("aicr-tui", appauthor=False))
-    if not path.is_absolute():  # no home directory: run without the cache
+    found = user_cache_dir()
+    if found is None or not Path(found).is_absolute():  # no home directory: run without it
         return None
-    return path
+    return Path(found)
 
 
 def _read_regular(path: Path | str, cap: int, *, own: bool = False) -> bytes | None:
