@@ -21,7 +21,7 @@ Input problems raise :class:`~core.foundation.errors.AicrError`; policy refusals
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -629,6 +629,7 @@ def write_bundle(
         target, force=force, on_before_commit=lambda d: _verify(plan, d)
     ) as stage:
         root = os.path.realpath(stage)
+        folders: set[Path] = set()
         for rel, data in plan.files.items():
             path = _inside(stage, root, rel)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -640,7 +641,10 @@ def write_bundle(
             else:
                 mode = FILE_MODE
             os.chmod(path, mode)
-        for d in sorted({p.parent for p in stage.rglob("*") if p.is_file()}):
+            folders.add(path.parent)
+        # the folders holding the files just written (the staged directory is new and
+        # only this run's): the inventory itself is re-read from disk by _verify
+        for d in sorted(folders):
             os.chmod(d, 0o755)
     return BundleWriteResult(out_dir=target, files=list(plan.files), warnings=list(plan.warnings))
 
@@ -673,13 +677,24 @@ def _inside(stage: Path, root: str, rel: str) -> Path:
     return path
 
 
+def _files_under(top: Path) -> Iterator[str]:
+    """Every file below ``top`` (a symlink counts as what it points to; linked folders are
+    not entered), as a ``/``-separated relative path: ``Path.rglob("*")`` filtered by
+    ``is_file()``, without pathlib's per-entry objects and pattern matching."""
+    for folder, _, entries in os.walk(top):
+        for name in entries:
+            full = os.path.join(folder, name)
+            if os.path.isfile(full):
+                yield os.path.relpath(full, top).replace(os.sep, "/")
+
+
 def _verify(plan: BundlePlan, stage: Path) -> None:
     """Re-read the staged inventory against the checksums before it is renamed into place."""
     listed = {}
     for line in plan.files["checksums.txt"].decode().splitlines():
         digest, rel = line.split("  ", 1)
         listed[rel] = digest
-    on_disk = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if p.is_file())
+    on_disk = sorted(_files_under(stage))
     expected = sorted([*listed, "checksums.txt"])
     if on_disk != expected:
         raise internal("bundle inventory does not match checksums.txt")

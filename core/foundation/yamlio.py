@@ -107,26 +107,45 @@ def _documents(typ: str, text: str) -> list[Any]:
 # also takes a block scalar whose blank lines hold spaces where the pure reader refuses one
 # (``k: |`` then ``"  "`` then ``"   a:"``), and document markers where the pure reader
 # expects a value (``a:`` then ``...``): such a text goes to the pure 1.2 reader only.
-_C_UNSAFE = re.compile("[\t\x85\u2028\u2029]|%YAML|^ +$|^(?:---|\\.\\.\\.)", re.MULTILINE)
+_C_UNSAFE_TEXT = ("\t", "\x85", "\u2028", "\u2029", "%YAML")
+_DOCUMENT_MARKERS = ("---", "...")
 # The pure parser recurses per nesting level and gives up (RecursionError, "not valid
 # YAML") a few hundred levels deep, where libyaml goes on: a text that may nest past
 # MAX_NESTING_DEPTH (refused either way) is left to the pure parser, so it is refused in
 # the same words. Block nesting needs an indentation as deep; flow nesting is counted.
 _C_NESTING = 100
-_DEEP_INDENT = re.compile(f"(?:^|\n) {{{_C_NESTING}}}")
-# A block scalar as the document itself (``|`` or ``>`` before any other content): libyaml
-# ends it at a column-0 line that YAML 1.2 reads as its content (``|\n#c\n`` is "" to one
-# and "#c\n" to the other).
-_ROOT_BLOCK_SCALAR = LazyPattern(r"(?:[ ]*(?:#[^\n]*)?\n)*[ ]*[|>]")
+_DEEP_INDENT = " " * _C_NESTING
 
 
 def _c_may_differ(text: str) -> bool:
-    return (
-        _C_UNSAFE.search(text) is not None
-        or _DEEP_INDENT.search(text) is not None
-        or _ROOT_BLOCK_SCALAR.match(text) is not None
-        or _flow_depth_reaches(text, _C_NESTING)
-    )
+    """Whether libyaml may read ``text`` otherwise than the pure reader (see above).
+
+    String tests, not regular expressions: compiling the three patterns these stand for
+    cost every process about 2M instructions (tests/unit/test_yaml_c_parser.py checks the
+    two give the same answer)."""
+    if any(part in text for part in _C_UNSAFE_TEXT):
+        return True
+    if text.startswith(_DEEP_INDENT) or "\n" + _DEEP_INDENT in text:
+        return True
+    lines = text.split("\n")
+    for line in lines:
+        # a line of spaces only, or one starting with a document marker
+        if line.startswith(_DOCUMENT_MARKERS) or (line and not line.strip(" ")):
+            return True
+    return _root_block_scalar(lines) or _flow_depth_reaches(text, _C_NESTING)
+
+
+def _root_block_scalar(lines: list[str]) -> bool:
+    """A block scalar as the document itself: ``|`` or ``>`` (after spaces) opens the first
+    line that is not blank or a comment. libyaml ends such a scalar at a column-0 line that
+    YAML 1.2 reads as its content (``|\n#c\n`` is "" to one and "#c\n" to the other)."""
+    for line in lines:
+        rest = line.lstrip(" ")
+        if rest[:1] in ("|", ">"):
+            return True
+        if rest and rest[0] != "#":
+            return False
+    return False
 
 
 def safe_documents(text: str) -> list[Any]:

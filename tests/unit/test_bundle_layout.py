@@ -133,3 +133,32 @@ def test_empty_existing_directory_is_fine(tmp_path) -> None:
     out.mkdir()
     write_bundle(plan(demo_recipe("oke-oci")), out)
     assert (out / "README.md").is_file()
+
+
+def test_the_staged_inventory_lists_what_rglob_lists(tmp_path) -> None:
+    """write_bundle's check re-reads the staged directory with os.walk: the same files as
+    ``rglob("*")`` + ``is_file()`` (hidden files, a link to a file; not a linked folder's
+    files, a dangling link or a folder), so an extra or missing file still refuses."""
+    from core.bundler.api import _files_under
+
+    top = tmp_path / "stage"
+    (top / "a" / "b").mkdir(parents=True)
+    (top / "empty").mkdir()
+    for rel in ("x.txt", ".hidden", "a/y", "a/b/z.yaml", "a/b/.k"):
+        (top / rel).write_text(rel)
+    (top / "a" / "to-file").symlink_to(top / "x.txt")
+    (top / "a" / "to-dir").symlink_to(top / "a" / "b")
+    (top / "dangling").symlink_to(tmp_path / "missing")
+    want = sorted(q.relative_to(top).as_posix() for q in top.rglob("*") if q.is_file())
+    assert sorted(_files_under(top)) == want
+    assert "a/to-file" in want and "a/to-dir/z.yaml" not in want
+
+
+@pytest.mark.parametrize("name", sorted(DEMO))
+def test_every_folder_holding_a_file_is_0755(name: str, tmp_path) -> None:
+    out = tmp_path / "bundle"
+    write_bundle(plan(demo_recipe(name)), out)
+    folders = {q.parent for q in out.rglob("*") if q.is_file()}
+    assert len(folders) > 3
+    for folder in folders:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755, folder

@@ -78,6 +78,25 @@ def test_a_staged_file_that_changed_before_the_rename_is_refused(
     _assert_intact(out, before)
 
 
+def test_a_stray_file_in_the_stage_is_refused(
+    previous: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inventory is what is on disk, not the plan: a file no plan wrote (here beside
+    the README, as a hidden file) stops the rename."""
+    out, before = previous
+    real = Path.write_bytes
+
+    def stray(self: Path, data: Any) -> int:
+        if self.name == "README.md":
+            real(self.parent / ".stray", b"x")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", stray)
+    with pytest.raises(AicrError, match="inventory does not match"):
+        write_bundle(plan_variant(2), out, force=True)
+    _assert_intact(out, before)
+
+
 def test_the_swap_is_atomic_where_the_system_allows(tmp_path: Path) -> None:
     """On Linux the new bundle replaces the old one in one renameat2(RENAME_EXCHANGE)."""
     a, b = tmp_path / "a", tmp_path / "b"

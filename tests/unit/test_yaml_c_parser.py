@@ -9,6 +9,7 @@ hypothesis fragment soups.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,40 @@ def test_the_c_reader_resolves_with_the_fixed_version_resolver() -> None:
     text = "".join(f"k{i}: {v}\n" for i, v in enumerate(RESOLVED) if v not in ("", "=", "<<", "-"))
     assert_same_as_pure(text)
     assert safe_documents(text) == safe_documents(text)
+
+
+# What _c_may_differ decided with regular expressions before it used string tests.
+_OLD_UNSAFE = re.compile("[\t\x85\u2028\u2029]|%YAML|^ +$|^(?:---|\\.\\.\\.)", re.MULTILINE)
+_OLD_DEEP = re.compile("(?:^|\n) {100}")
+_OLD_ROOT_BLOCK = re.compile(r"(?:[ ]*(?:#[^\n]*)?\n)*[ ]*[|>]")
+
+
+def old_c_may_differ(text: str) -> bool:
+    return (
+        _OLD_UNSAFE.search(text) is not None
+        or _OLD_DEEP.search(text) is not None
+        or _OLD_ROOT_BLOCK.match(text) is not None
+        or yamlio._flow_depth_reaches(text, 100)
+    )
+
+
+PIECES = [" ", "  ", "\n", "\r", "#", "|", ">", "-", "--", "---", ".", "...", "a", ":", "\t",
+          "\x85", "\u2028", "\u2029", "%YAML", "%", "[", "{", " " * 100, "# c", "k: |"]  # fmt: skip
+
+
+@settings(max_examples=1500, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+def test_which_texts_skip_the_c_parser_is_as_the_patterns_said(text: str) -> None:
+    assert yamlio._c_may_differ(text) == old_c_may_differ(text), repr(text)
+
+
+@pytest.mark.parametrize("text", [*EDGES, "|", " >", "#\n|", "#x\n  \n", "a\n|", "\n" + " " * 100])
+def test_edge_cases_skip_the_c_parser_as_the_patterns_said(text: str) -> None:
+    assert yamlio._c_may_differ(text) == old_c_may_differ(text), repr(text)
+
+
+def test_repository_yaml_skips_the_c_parser_as_the_patterns_said() -> None:
+    roots = [REPO / "recipes", REPO / "tests" / "data"]
+    for path in sorted(p for root in roots for p in root.rglob("*.y*ml") if p.is_file()):
+        text = path.read_text(encoding="utf-8")
+        assert yamlio._c_may_differ(text) == old_c_may_differ(text), path
