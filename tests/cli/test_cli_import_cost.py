@@ -223,3 +223,48 @@ def test_the_version_reader_finds_this_distribution_first_on_the_path(
     assert core._find_version() == "1.0"
     monkeypatch.setattr(sys, "path", [str(tmp_path / "missing")])
     assert core._find_version() is None
+
+
+def test_a_one_shot_process_skips_the_exit_collection_and_main_in_a_process_does_not(
+    tmp_path: Path,
+) -> None:
+    """Run as the process (no argv: the console script, python -m aicr_tui), a one-shot
+    command (refused or not) freezes what is alive before exit, so CPython's last full
+    collection walks nothing; main(argv) called inside a longer-lived process (tests, the
+    wizard's host) leaves the collector as it was."""
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+        "from aicr_tui.cli import main\n"
+        "sys.argv = ['aicr-tui', *sys.argv[1:]]\n"
+        "before = gc.get_freeze_count()\n"
+        "if sys.argv[1] == 'in-process':\n"
+        "    main(['query', *sys.argv[2:]])\n"
+        "    print('unchanged', gc.get_freeze_count() == before)\n"
+        "else:\n"
+        "    print('rc', main())\n"
+    )
+    query = [
+        "--service",
+        "aks",
+        "--accelerator",
+        "h100",
+        "--intent",
+        "training",
+        "--selector",
+        "criteria",
+    ]
+    for argv, want in (
+        (["query", *query], ["rc 0", "frozen True"]),
+        (["query", "--service", "nope", "--selector", "criteria"], ["rc 2", "frozen True"]),
+        (["in-process", *query], ["unchanged True", "frozen False"]),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, *argv],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            check=False,
+        )
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("rc", "frozen", "un"))]
+        assert lines == want, proc.stdout + proc.stderr
