@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.foundation.textsafe import safe_text
@@ -217,7 +217,7 @@ class CaptureScreen(HostedScreen):
             return
         bar = FilterBar(id="capture-filter")
         bar.placeholder = self._filter_placeholder()
-        self.mount(bar, before=self.query_one(Footer))
+        self.mount(bar, before=self.query_one(KeysFooter))
         self.call_after_refresh(bar.open)
 
     # -- loading ------------------------------------------------------------------------

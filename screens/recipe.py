@@ -10,8 +10,11 @@ panel with the cause and the remedies as keys; ``d`` shows the values the other
 
 The layout stays put while the selection changes (``←``/``→`` step a select, one key per
 value): the troubleshooting panel is always on screen (with nothing to fix it offers the
-keys), and text is repainted in place when it keeps its number of lines, so a verdict
-repaints the widgets whose text changed, not the whole screen.
+keys), the constraint list and the troubleshooting text are panes that draw their own
+lines (``TextPane``), the verdict line is repainted in place when it keeps its number of
+lines, and the footer is one line: a verdict repaints the widgets whose text changed and
+never lays the screen out again (Textual places every widget again and repaints what
+moved, which took longer than the verdict).
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Header, Label, Select, Static
 
@@ -40,6 +44,7 @@ from screens.state import (
 from screens.widgets.cycle_select import CycleSelect
 from screens.widgets.fit_table import FitTable
 from screens.widgets.keys_footer import KeysFooter
+from screens.widgets.text_pane import TextPane
 from screens.widgets.wizard_dialogs import TextModal
 from screens.widgets.wizard_filter import FilterBar, matches
 
@@ -151,7 +156,7 @@ def _show_selected(select: Select[str]) -> None:
             return
 
 
-def set_text(static: Static, text: str) -> None:
+def set_text(static: Static, text: str | Text) -> None:
     """Show ``text`` in ``static``, laying the screen out again only when it needs to.
 
     A Static's ``update`` asks for a layout of the whole screen (every widget placed
@@ -169,6 +174,36 @@ def set_text(static: Static, text: str) -> None:
     static.update(text, layout=False)
     if static.get_content_height(size, size, width) != lines:
         static.refresh(layout=True)
+
+
+class VerdictLine(Static):
+    """The verdict, green when it passes and red when it fails.
+
+    The colour comes with the text (a component style), not from a CSS class on the
+    widget: a class that flips with the verdict restyles the widget on every keystroke.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"verdict-line--pass", "verdict-line--fail"}
+    DEFAULT_CSS = """
+    VerdictLine > .verdict-line--pass {
+        color: $success;
+    }
+    VerdictLine > .verdict-line--fail {
+        color: $error;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self._shown: tuple[str, bool] | None = None
+
+    def show(self, text: str, ok: bool) -> None:
+        """Show ``text`` (terminal-safe) as a passing or failing verdict."""
+        if self._shown == (text, ok):
+            return
+        self._shown = (text, ok)
+        style = self.get_component_rich_style("verdict-line--pass" if ok else "verdict-line--fail")
+        set_text(self, Text(text, style=style))
 
 
 def _cell(value: object) -> str:
@@ -219,7 +254,6 @@ class RecipeScreen(HostedScreen):
         self._troubled = False
         self._ok = False  # the last verdict shown passed
         self._shown_text: dict[str, str] = {}  # what _update_static last set, per widget
-        self._check_rows: list[tuple[str, tuple[str]]] | None = None  # the constraint rows shown
         self.diff_rows: list[tuple[str, str, str, str]] = []
 
     # -- layout -------------------------------------------------------------------------
@@ -247,10 +281,9 @@ class RecipeScreen(HostedScreen):
                         )
                     yield Static("", id="recipe-capture", markup=False)
                 with Vertical(id="recipe-main"):
-                    yield Static("", id="verdict-line", markup=False)
-                    yield FitTable(id="recipe-checks", zebra_stripes=True)
-            with VerticalScroll(id="trouble-panel"):
-                yield Static("", id="trouble-text", markup=False)
+                    yield VerdictLine(id="verdict-line")
+                    yield TextPane(id="recipe-checks", zebra=True, pad=1)
+            yield TextPane(id="trouble-panel")
             with Vertical(id="diff-panel"):
                 yield Static("", id="diff-title", markup=False)
                 yield FitTable(id="diff-table")
@@ -573,7 +606,7 @@ class RecipeScreen(HostedScreen):
     def _render_verdict(self, message: VerdictReady, query: str | None = None) -> None:
         if query is None:
             query = self.query_one(FilterBar).value
-        line = self.query_one("#verdict-line", Static)
+        line = self.query_one("#verdict-line", VerdictLine)
         verdict = message.verdict
         ok = verdict is not None and verdict.ok and not message.error
         _, _, default, selected = profile_info(verdict)
@@ -595,35 +628,21 @@ class RecipeScreen(HostedScreen):
                 error = message.error or verdict_error_text(verdict) or "not qualified"
                 # The remedy after the dash is in the troubleshooting panel below.
                 text = f"FAIL  {error.split(' — ')[0]}"
-        self._update_static("#verdict-line", safe_text(text))
-        line.update_classes({"pass": ok, "fail": not ok})
+        line.show(safe_text(text), ok)
         # Two lines per constraint: the name, then status, expected ("want"), observed
         # ("got") and source; at 80 columns the second line wraps, nothing is cut.
         rows = [
-            (
-                f"check-{i}",
-                (
-                    escape_markup(
-                        f"{check.name}\n{check.status}: want {check.expected}, "
-                        f"got {check.actual} · {check.source}",
-                        multiline=True,
-                    ),
-                ),
-            )
-            for i, check in enumerate(verdict_checks(verdict))
+            f"{check.name}\n{check.status}: want {check.expected}, "
+            f"got {check.actual} · {check.source}"
+            for check in verdict_checks(verdict)
             if matches(
                 " ".join((check.name, check.status, check.expected, check.actual, check.source)),
                 query,
             )
         ]
-        if rows == self._check_rows:
-            return  # the same constraints: no refill, no re-layout of the table
-        self._check_rows = rows
-        table = self.query_one("#recipe-checks", FitTable)
-        with self.app.batch_update():
-            table.fill(
-                ("constraint / status: want, got · from",), rows, shrink=((0, 20),), height=2
-            )
+        self.query_one("#recipe-checks", TextPane).show(
+            rows, header="constraint / status: want, got · from"
+        )
 
     def _render_trouble(self, ok: bool) -> None:
         from core.recipe.troubleshooting import DiagnosisContext, diagnose
@@ -660,7 +679,7 @@ class RecipeScreen(HostedScreen):
             panel.display = shown
 
     def _show_trouble_text(self, ok: bool) -> None:
-        self._update_static("#trouble-text", safe_text(self._trouble_text(ok), multiline=True))
+        self.query_one("#trouble-panel", TextPane).show([self._trouble_text(ok)])
 
     def _update_static(self, selector: str, text: str) -> None:
         """Set a Static's text; unchanged text is left alone, so it costs no layout or

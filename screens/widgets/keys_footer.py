@@ -1,120 +1,240 @@
-"""The footer every wizard step shows: Textual's Footer, also before the app has focus.
+"""The footer every wizard step shows: the screen's keys on one line, drawn by one widget.
 
-Textual's Footer lists no key until the app has focus. In a browser (``aicr-tui serve``,
-textual-serve) the app starts without it: the web driver reports the page blurred until
-the terminal is clicked, so a newcomer saw every step with an empty footer. The keys do
-not depend on focus, so this footer shows them either way.
+Textual's Footer is a row of widgets, one per key, rebuilt (every key removed, mounted,
+styled and laid out again) whenever a binding changes, and it lists no key until the app
+has focus. Both hurt here:
 
-Textual rebuilds the whole footer (removes and mounts every key, styles and lays them out)
-whenever a binding changes. On the recipe screen ``s`` comes and goes with the verdict,
-and that rebuild took longer than the verdict itself: a second key pressed at a person's
-pace waited for it. When the change is only keys of their own (not in a group) appearing
-or vanishing, or turning enabled or disabled, this footer mounts, removes or dims just
-those keys.
+- On the recipe screen ``s`` comes and goes with the verdict and the focus moves when a
+  select's list opens and closes; each change laid out the whole screen and repainted it,
+  which took longer than the verdict itself.
+- In a browser (``aicr-tui serve``, textual-serve) the app starts without focus, so a
+  newcomer saw every step with an empty footer.
+
+``KeysFooter`` draws the same line Textual's Footer draws (same spacing and the same
+``$footer-*`` theme colours; a key group such as ``←→ Value`` as one entry; a disabled key
+dimmed), whether or not the app has focus. A change of keys repaints this one line: the
+footer's height never changes, so nothing else moves. A click on a key presses it (a
+disabled key rings the bell, as in Textual's Footer) and hovering a key highlights it and
+shows its tooltip.
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from itertools import groupby
+from typing import ClassVar, NamedTuple
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
-
-# Per action, as the footer lays it out: (action, binding, enabled, tooltip).
-_Entry = tuple[str, Binding, bool, str]
 
 
-def _entries(screen: Screen[object]) -> list[_Entry]:
-    """The footer's keys in order: the first shown binding of each action (as Footer)."""
-    seen: dict[str, _Entry] = {}
+class FooterEntry(NamedTuple):
+    """One entry of the footer: a key, or a group's keys under one description."""
+
+    keys: tuple[str, ...]  # the keys a click presses (the first one)
+    key_displays: tuple[str, ...]  # what the footer shows for each key
+    description: str
+    enabled: bool
+    tooltip: str
+    grouped: bool  # a group: its keys side by side, then the group's description
+    compact: bool  # a compact group: no blank between its keys
+
+    @property
+    def key_display(self) -> str:
+        """The keys as the footer shows them: "s", "←→", "v m c f k"."""
+        return ("" if self.compact else " ").join(self.key_displays)
+
+
+def footer_entries(screen: Screen[object]) -> list[FooterEntry]:
+    """The footer's entries in order, as Textual's Footer lays them out: the first shown
+    binding of each action; consecutive actions of one group (more than one) together."""
+    app = screen.app
+    seen: dict[str, tuple[Binding, bool, str]] = {}
     for _, binding, enabled, tooltip in screen.active_bindings.values():
         if binding.show and binding.action not in seen:
-            seen[binding.action] = (binding.action, binding, enabled, tooltip)
-    return list(seen.values())
+            seen[binding.action] = (binding, enabled, tooltip)
+    entries: list[FooterEntry] = []
+    for group, members in groupby(seen.values(), lambda member: member[0].group):
+        bindings = list(members)
+        if group is not None and len(bindings) > 1:
+            entries.append(
+                FooterEntry(
+                    tuple(b.key for b, _, _ in bindings),
+                    tuple(app.get_key_display(b) for b, _, _ in bindings),
+                    group.description,
+                    any(enabled for _, enabled, _ in bindings),
+                    "; ".join(tooltip or b.description for b, _, tooltip in bindings),
+                    True,
+                    group.compact,
+                )
+            )
+            continue
+        for binding, enabled, tooltip in bindings:
+            entries.append(
+                FooterEntry(
+                    (binding.key,),
+                    (app.get_key_display(binding),),
+                    binding.description,
+                    enabled,
+                    tooltip,
+                    False,
+                    False,
+                )
+            )
+    return entries
 
 
-def _layout_key(entry: _Entry) -> tuple[str, str, str, object]:
-    _, binding, _, _ = entry
-    return (binding.action, binding.key, binding.description, binding.group)
+class KeysFooter(Widget, can_focus=False):
+    """The screen's keys on one line, with or without app focus (module docstring)."""
 
-
-class KeysFooter(Footer):
-    """A Footer that lists the screen's keys whether or not the app has focus."""
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "keys-footer--key",
+        "keys-footer--description",
+        "keys-footer--item",
+        "keys-footer--hover",
+    }
+    # The colours and spacing of Textual's Footer and FooterKey.
+    DEFAULT_CSS = """
+    KeysFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .keys-footer--item {
+            background: $footer-item-background;
+        }
+        & > .keys-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        & > .keys-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        & > .keys-footer--hover {
+            color: $footer-key-foreground;
+            background: $block-hover-background;
+        }
+    }
+    """
 
     def __init__(self) -> None:
-        super().__init__(show_command_palette=False)
-        self._laid_out: list[_Entry] | None = None
+        super().__init__()
+        self._entries: list[FooterEntry] = []
+        self._spans: list[tuple[int, int]] = []  # each entry's columns on the line
+        self._hover: int | None = None
+        self._line: Strip | None = None  # the line as drawn; None: draw it again
 
-    def compose(self) -> ComposeResult:
-        self._laid_out = _entries(self.screen) if self._bindings_ready else None
-        yield from super().compose()
+    @property
+    def entries(self) -> list[FooterEntry]:
+        """What the footer shows, in order."""
+        return list(self._entries)
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """Each entry's columns on the line as last drawn: (first, past the last)."""
+        return list(self._spans)
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        self.bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        self._bindings_ready = True
         if not (self.is_attached and screen is self.screen):
             return
-        entries = _entries(screen)
-        try:
-            # The keys mounted here bind to this footer's reactives (as in compose).
-            with self._context():
-                done = self._laid_out is not None and self._update_in_place(entries)
-        except Exception:
-            done = False
-            raise  # a signal's callback: logged by Textual; the rebuild below still runs
-        finally:
-            if not done:
-                self.call_after_refresh(self.recompose)
+        entries = footer_entries(screen)
+        if entries != self._entries:
+            self._entries = entries
+            self._hover = None
+            self._redraw()
 
-    def _update_in_place(self, entries: list[_Entry]) -> bool:
-        """Bring the footer from ``self._laid_out`` to ``entries`` by mounting, removing
-        and dimming single keys; False (nothing changed) when that cannot do it."""
-        assert self._laid_out is not None
-        old = {_layout_key(e): e for e in self._laid_out}
-        new = {_layout_key(e): e for e in entries}
-        kept = [k for k in new if k in old]
-        if kept != [k for k in old if k in new]:
-            return False  # reordered
-        changed = [e for k, e in {**old, **new}.items() if (k in old) != (k in new)]
-        if any(binding.group is not None for _, binding, _, _ in changed):
-            return False  # a group's keys are laid out together
-        widgets = self._key_widgets()
-        if any(_layout_key(e) not in widgets for e in self._laid_out):
-            return False
-        for key in old.keys() - new.keys():
-            widgets.pop(key).remove()
-        for index, (key, entry) in enumerate(new.items()):
-            widget = widgets.get(key)
-            action, binding, enabled, tooltip = entry
-            if widget is None:
-                after = [widgets[k] for k in list(new)[index + 1 :] if k in widgets]
-                widget = FooterKey(
-                    binding.key,
-                    self.app.get_key_display(binding),
-                    binding.description,
-                    action,
-                    disabled=not enabled,
-                    tooltip=tooltip,
-                ).data_bind(compact=Footer.compact)
-                self.mount(widget, before=after[0] if after else None)
-                widgets[key] = widget
-            elif isinstance(widget, FooterKey) and widget.has_class("-disabled") == enabled:
-                widget._disabled = not enabled  # a click on a disabled key rings the bell
-                widget.set_class(not enabled, "-disabled")
-        self._laid_out = entries
-        return True
+    def _redraw(self) -> None:
+        self._line = None
+        self.refresh()
 
-    def _key_widgets(self) -> dict[tuple[str, str, str, object], Widget]:
-        """The footer's widget for each laid-out key: its FooterKey, or the group's
-        container for a grouped key (never mounted or removed alone)."""
-        found: dict[tuple[str, str, str, object], Widget] = {}
-        by_action = {e[0]: _layout_key(e) for e in self._laid_out or ()}
-        for child in self.children:
-            if isinstance(child, FooterKey) and child.action in by_action:
-                found[by_action[child.action]] = child
+    def notify_style_update(self) -> None:
+        self._line = None
+        super().notify_style_update()
+
+    # -- drawing ------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if self._line is None or self._line.cell_length != width:
+            self._line = self._draw().crop_extend(0, width, self.rich_style)
+        return self._line
+
+    def _draw(self) -> Strip:
+        style = self.get_component_rich_style
+        base = self.rich_style
+        item = base + style("keys-footer--item")
+        key = item + style("keys-footer--key")
+        description = item + style("keys-footer--description")
+        label = base + style("keys-footer--description")  # a group's label: no item colour
+        hovered = style("keys-footer--hover")
+        # The blanks around a group are the footer's own background (Textual's margins):
+        # no text style, so they never join the text beside them.
+        gap = Style.from_color(bgcolor=base.bgcolor)
+        segments: list[Segment] = []
+        spans: list[tuple[int, int]] = []
+        at = 0
+        for index, entry in enumerate(self._entries):
+            extra = Style(dim=True) if not entry.enabled else Style()
+            if index == self._hover:
+                extra += hovered
+            if entry.grouped:
+                # Textual's KeyGroup: one blank, the keys (a blank between each unless the
+                # group is compact), one blank, then the description and one blank.
+                parts = [(" ", gap)]
+                for number, shown in enumerate(entry.key_displays):
+                    if number and not entry.compact:
+                        parts.append((" ", gap))
+                    parts.append((shown, key + extra))
+                parts += [(" ", gap), (entry.description, label + extra), (" ", gap)]
             else:
-                for key in child.query(FooterKey):
-                    if key.action in by_action:
-                        found.setdefault(by_action[key.action], child)
-        return found
+                parts = [(f" {entry.key_display} ", key + extra)]
+                if entry.description:
+                    parts.append((f"{entry.description} ", description + extra))
+            start = at
+            for text, text_style in parts:
+                segments.append(Segment(text, text_style))
+                at += cell_len(text)
+            spans.append((start, at))
+        self._spans = spans
+        return Strip(segments, at)
+
+    # -- mouse --------------------------------------------------------------------------
+    def _entry_at(self, x: int) -> int | None:
+        return next((i for i, (a, b) in enumerate(self._spans) if a <= x < b), None)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        index = self._entry_at(event.x)
+        if index is None:
+            return
+        entry = self._entries[index]
+        if entry.enabled:
+            self.app.simulate_key(entry.keys[0])
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        index = self._entry_at(event.x)
+        if index != self._hover:
+            self._hover = index
+            self.tooltip = self._entries[index].tooltip or None if index is not None else None
+            self._redraw()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.tooltip = None
+            self._redraw()

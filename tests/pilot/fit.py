@@ -8,6 +8,8 @@ what the widgets hold:
   count, missing characters do not), the columns fit the table's width and each header
   label is whole; ``check_screen`` scrolls every table through, so rows below the fold
   are checked too;
+- every TextPane line (the constraint list, the troubleshooting text) fits the pane and
+  shows as the pane holds it; ``check_screen`` scrolls every pane through too;
 - every Tree line shows its whole label, every tab its label (an Input scrolls its value:
   a step that must show one whole names it in ``expected``);
 - every Footer key and its description are on the footer line;
@@ -27,11 +29,15 @@ import io
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 from textual.containers import ScrollableContainer
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Header, Select, Static, Tree
+from textual.widgets import DataTable, Header, Select, Static, Tree
+
+from screens.widgets.keys_footer import KeysFooter
+from screens.widgets.text_pane import TextPane
 
 ELLIPSIS = "…"
 
@@ -76,7 +82,7 @@ def _scrolls(widget: Widget) -> bool:
     """Whether the widget sits in a pane that scrolls (its text may be scrolled to)."""
     node = widget.parent
     while isinstance(node, Widget):
-        if isinstance(node, ScrollableContainer) and not isinstance(node, Footer):
+        if isinstance(node, ScrollableContainer):
             return True
         node = node.parent
     return False
@@ -124,6 +130,33 @@ def _table_cuts(table: DataTable[Any], lines: list[str], seen: set[str] | None =
     return problems
 
 
+def _pane_cuts(pane: TextPane, lines: list[str], seen: set[str] | None = None) -> list[str]:
+    """Cuts in a TextPane: a wrapped line wider than the pane, or a visible line that does
+    not show as the pane holds it; each row whose every line is on screen goes to ``seen``."""
+    problems: list[str] = []
+    name = f"#{pane.id}" if pane.id else "TextPane"
+    region = pane.scrollable_content_region
+    content = pane.plain_lines()
+    head = sum(1 for row, _ in content if row < 0)
+    body = max(region.height - head, 0)
+    on_screen = list(range(head)) + [head + int(pane.scroll_y) + y for y in range(body)]
+    shown_rows: dict[int, list[bool]] = {}
+    for y, index in enumerate(on_screen):
+        if index >= len(content):
+            break
+        row, text = content[index]
+        shown = lines[region.y + y][region.x : region.right]
+        ok = cell_len(text) <= region.width and squash(text) == squash(shown)
+        if not ok:
+            problems.append(f"{name} line {index}: {text!r} shows as {shown!r}")
+        shown_rows.setdefault(row, []).append(ok)
+    for row, oks in shown_rows.items():
+        every_line = len(oks) == sum(1 for r, _ in content if r == row)
+        if row >= 0 and seen is not None and every_line and all(oks):
+            seen.add(squash(pane.rows[row]))
+    return problems
+
+
 def _tree_cuts(tree: Tree[Any], lines: list[str]) -> list[str]:
     problems: list[str] = []
     region = tree.scrollable_content_region
@@ -139,18 +172,15 @@ def _tree_cuts(tree: Tree[Any], lines: list[str]) -> list[str]:
     return problems
 
 
-def _footer_cuts(footer: Footer, lines: list[str]) -> list[str]:
-    from textual.widgets._footer import FooterKey
-
+def _footer_cuts(footer: KeysFooter, lines: list[str]) -> list[str]:
     problems: list[str] = []
     region = footer.region
     line = lines[region.y][region.x : region.right] if region.height else ""
-    keys = list(footer.query(FooterKey))
-    if not keys:
+    if not footer.entries:
         problems.append("footer shows no keys")
-    for key in keys:
-        want = f"{key.key_display} {key.description}".strip()
-        if squash(want) not in squash(line) or key.region.right > region.right:
+    for entry, (_, end) in zip(footer.entries, footer.spans, strict=True):
+        want = f"{entry.key_display} {entry.description}".strip()
+        if squash(want) not in squash(line) or end > region.width:
             problems.append(f"footer: {want!r} not whole on {line.strip()!r}")
     return problems
 
@@ -213,7 +243,8 @@ def cuts(app: Any, expected: Iterable[str] = (), seen: set[str] | None = None) -
     problems: list[str] = []
     checks: tuple[tuple[type[Widget], Callable[[Any], list[str]]], ...] = (
         (DataTable, lambda w: _table_cuts(w, lines, seen)),
-        (Footer, lambda w: _footer_cuts(w, lines)),
+        (TextPane, lambda w: _pane_cuts(w, lines, seen)),
+        (KeysFooter, lambda w: _footer_cuts(w, lines)),
         (Select, lambda w: _select_cuts(w, lines)),
         (Header, lambda w: _header_cuts(w, app, lines)),
         (Tree, lambda w: _tree_cuts(w, lines)),
@@ -279,6 +310,25 @@ async def check_screen(pilot: Any, expected: Iterable[str] = ()) -> list[str]:
                 after += 1
             index = max(after, index + 1)  # a row taller than the view is never whole
         table.scroll_to(y=start, animate=False, immediate=True)
+        await pilot.pause()
+    for pane in app.screen.query(TextPane):
+        if not _visible(pane) or pane.max_scroll_y <= 0:
+            continue
+        start = pane.scroll_y
+        body = [row for row, _ in pane.plain_lines() if row >= 0]
+        tops = sorted({body.index(row) for row in body})  # each row's first line
+        shown_to = -1  # the last body line the previous view showed
+        view = pane.scrollable_content_region.height - (len(pane.plain_lines()) - len(body))
+        for top in tops:
+            end = top + body.count(body[top])
+            if end - 1 <= shown_to:
+                continue  # whole in the previous view
+            offset = min(top, int(pane.max_scroll_y))
+            pane.scroll_to(y=offset, animate=False, immediate=True)
+            await pilot.pause()
+            problems += cuts(app, (), seen)
+            shown_to = offset + view - 1
+        pane.scroll_to(y=start, animate=False, immediate=True)
         await pilot.pause()
     problems += cuts(app, expected, seen)
     return sorted(set(problems), key=problems.index)

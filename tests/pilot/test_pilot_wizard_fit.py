@@ -17,9 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Footer
-
 from screens.state import snapshot_readings, verdict_checks
+from screens.widgets.keys_footer import KeysFooter
 from tests.make_screens import walk
 from tests.pilot.fit import check_screen
 
@@ -28,7 +27,7 @@ def footer_entries(app: Any) -> list[str]:
     """What the footer must show whole: each shown binding's key and description (a
     binding group shows its keys, then the group's description)."""
     out: list[str] = []
-    if not app.screen.query(Footer):
+    if not app.screen.query(KeysFooter):
         return out  # a dialog: its keys are in its own hint line
     for _, binding, _, _ in app.screen.active_bindings.values():
         if not binding.show:
@@ -90,7 +89,6 @@ async def test_the_footer_lists_its_keys_before_the_app_has_focus(tmp_path: Path
     """In a browser (``aicr-tui serve``) the app starts blurred until the page is clicked;
     Textual's Footer then showed no key on any step. Every step's footer lists its keys."""
     from textual import events
-    from textual.widgets._footer import FooterKey
 
     from tests.pilot.wizard_helpers import demo_app, settle
 
@@ -103,5 +101,5 @@ async def test_the_footer_lists_its_keys_before_the_app_has_focus(tmp_path: Path
             show()  # no key press: a key would give the app focus
             await settle(pilot, 3)
             assert not app.app_focus
-            shown = [key.key_display for key in app.screen.query(FooterKey)]
+            shown = [e.key_display for e in app.screen.query_one(KeysFooter).entries]
             assert "?" in shown and "q" in shown, (type(app.screen).__name__, shown)

@@ -32,9 +32,9 @@ async def _recipe_for(pilot: Any, sample: str) -> RecipeScreen:
 
 
 def _footer_keys(screen: Any) -> list[str]:
-    from textual.widgets._footer import FooterKey
+    from screens.widgets.keys_footer import KeysFooter
 
-    return [key.key_display for key in screen.query(FooterKey)]
+    return [entry.key_display for entry in screen.query_one(KeysFooter).entries]
 
 
 async def test_an_aks_dump_after_an_oke_sample_starts_a_new_capture(tmp_path: Path) -> None:

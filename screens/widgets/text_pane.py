@@ -1,0 +1,234 @@
+"""Scrolling text whose new content repaints the pane alone: no layout of the screen.
+
+A Static whose text changes its number of lines asks Textual for a layout of the whole
+screen (every widget placed again) and a repaint of everything that moved; inside a
+scrolling container its changed height does the same. On the recipe screen each keystroke
+changes the constraint list and the troubleshooting text, and that layout and repaint
+took longer than the verdict itself.
+
+``TextPane`` draws its own lines (Textual's line API) inside a fixed box, so new content
+never moves anything around it. Its vertical scrollbar is always there (``overflow-y:
+scroll``): the pane's content width cannot change with its content, and a scrollbar
+appearing or vanishing (which would move the text and lay the screen out) never happens.
+
+The content is rows of plain text (never markup), wrapped to the pane's width at spaces,
+folded where a word is longer than the width; a row may hold line breaks. An optional
+header stays put while the rows scroll under it, and ``zebra`` shades every other row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.cells import cell_len, chop_cells
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from core.foundation.textsafe import safe_text
+
+# One wrapped line: its segments, its cell width, and which row it belongs to (-1: header).
+_Line = tuple[list[Segment], int, int]
+_SPACES = re.compile(r"(\s+)")
+
+
+def wrap_plain(text: str, width: int) -> list[str]:
+    """``text`` (plain, maybe several lines) as lines of at most ``width`` cells: broken at
+    spaces (the spaces at a break dropped, a line's indent kept), a word longer than
+    ``width`` folded, tabs expanded to 8 columns."""
+    out: list[str] = []
+    for paragraph in text.expandtabs(8).split("\n"):
+        paragraph = paragraph.rstrip()
+        if cell_len(paragraph) <= width:
+            out.append(paragraph)
+            continue
+        line, used = "", 0
+        for piece in _SPACES.split(paragraph):
+            size = cell_len(piece)
+            if piece.isspace() and line:
+                if used + size < width:
+                    line, used = line + piece, used + size
+                else:
+                    out.append(line)
+                    line, used = "", 0
+                continue
+            if used + size > width and line.strip():
+                out.append(line.rstrip())
+                line, used = "", 0
+            if used + size > width and width - used < 2:
+                line, used = "", 0  # an indent with no room after it
+            while used + size > width:  # longer than the line: folded
+                head = chop_cells(piece, width - used)[0] or piece[0]
+                out.append(line + head)
+                line, used = "", 0
+                piece = piece[len(head) :]
+                size = cell_len(piece)
+            line, used = line + piece, used + size
+        if line.strip():
+            out.append(line.rstrip())
+    return out
+
+
+class TextPane(ScrollView, can_focus=True):
+    """Rows of plain text in a fixed box that scrolls; see the module docstring."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"text-pane--header", "text-pane--even-row"}
+
+    DEFAULT_CSS = """
+    TextPane {
+        overflow-x: hidden;
+        overflow-y: scroll;
+        color: $foreground;
+        /* The bar is always there: its track takes the pane's colour, so a pane whose
+           text fits shows no bar, and one that scrolls shows the thumb. */
+        scrollbar-background: $background;
+        scrollbar-background-hover: $background;
+        scrollbar-background-active: $background;
+        & > .text-pane--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        & > .text-pane--even-row {
+            background: $surface-lighten-1 50%;
+        }
+        &:dark > .text-pane--even-row {
+            background: $surface-darken-1 40%;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+        }
+    }
+    """
+
+    def __init__(
+        self,
+        *,
+        zebra: bool = False,
+        pad: int = 0,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """``pad``: blank cells either side of every line, in the line's own style (as a
+        DataTable pads its cells)."""
+        super().__init__(id=id, classes=classes)
+        self.zebra = zebra
+        self.pad = pad
+        self._header = ""
+        self._rows: tuple[str, ...] = ()
+        self._head: list[_Line] = []  # the header's wrapped lines
+        self._body: list[_Line] = []  # the rows' wrapped lines
+        self._wrapped_for = -1  # the width the lines were wrapped to
+        # Each line drawn (styled, as wide as the pane), by its index (header first);
+        # dropped when the content, the width or the styles change.
+        self._drawn: dict[int, Strip] = {}
+
+    # -- content ------------------------------------------------------------------------
+    @property
+    def rows(self) -> tuple[str, ...]:
+        return self._rows
+
+    def show(self, rows: Sequence[str], *, header: str = "") -> None:
+        """Show ``rows`` (plain text, made terminal-safe here) under ``header``. Unchanged
+        content costs nothing; new content repaints this pane and its scrollbar only."""
+        rows = tuple(safe_text(row, multiline=True) for row in rows)
+        header = safe_text(header)
+        if rows == self._rows and header == self._header:
+            return
+        self._rows, self._header = rows, header
+        self._wrap()
+
+    def plain_lines(self) -> list[tuple[int, str]]:
+        """Every line of the content as wrapped for the pane, header first: (the row it
+        belongs to, -1 for the header; its text)."""
+        return [
+            (row, "".join(s.text for s in segments)) for segments, _, row in self._head + self._body
+        ]
+
+    # -- wrapping -----------------------------------------------------------------------
+    def _width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def _wrap(self) -> None:
+        width = self._width()
+        self._wrapped_for = width
+        if width <= 0:
+            self._head, self._body = [], []
+        else:
+            self._head = self._wrap_rows([self._header] if self._header else [], width, -1)
+            self._body = self._wrap_rows(self._rows, width, 0)
+        self._drawn.clear()
+        self._size_to_content()
+        self.refresh()
+
+    def _wrap_rows(self, rows: Sequence[str], width: int, first: int) -> list[_Line]:
+        pad = " " * self.pad
+        lines: list[_Line] = []
+        for offset, row in enumerate(rows):
+            index = first if first < 0 else first + offset
+            for line in wrap_plain(row, max(width - 2 * self.pad, 1)):
+                lines.append(([Segment(pad + line)], cell_len(line) + self.pad, index))
+        return lines
+
+    def _size_to_content(self) -> None:
+        """Set the virtual size without the layout a changed ``virtual_size`` asks for:
+        with the scrollbar always shown nothing outside this pane can move. The scrollbar
+        is told the new extent and the scroll position is kept within it. Text that fits
+        is as tall as the pane (the bar then shows no thumb, also after a layout)."""
+        window = self.scrollable_content_region.height
+        lines = len(self._head) + len(self._body)
+        size = Size(max(self._wrapped_for, 0), max(lines, window))
+        if size == self.virtual_size:
+            return
+        self.set_reactive(ScrollView.virtual_size, size)
+        if self.is_mounted and self.show_vertical_scrollbar:
+            # Reactives of the bar's own: it repaints itself when they change.
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = size.height
+            bar.window_size = window
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._width() != self._wrapped_for:
+            self._wrap()
+        else:
+            self._size_to_content()
+
+    # -- drawing ------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        self._drawn.clear()
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        head = len(self._head)
+        index = y if y < head else head + round(self.scroll_offset.y) + y - head
+        strip = self._drawn.get(index)
+        if strip is None:
+            strip = self._drawn[index] = self._draw(index)
+        return strip
+
+    def _draw(self, index: int) -> Strip:
+        width = self._width()
+        base = self.rich_style
+        head = len(self._head)
+        if index < head:
+            line = self._head[index]
+        elif index - head < len(self._body):
+            line = self._body[index - head]
+        else:
+            return Strip.blank(width, base)
+        segments, _, row = line
+        style = base + self._row_style(row)
+        return Strip(segments).apply_style(style).extend_cell_length(width, style)
+
+    def _row_style(self, row: int) -> Style:
+        if row < 0:
+            return self.get_component_rich_style("text-pane--header")
+        if self.zebra and row % 2 == 0:  # as DataTable: rows 0, 2, ... are shaded
+            return self.get_component_rich_style("text-pane--even-row")
+        return Style()
