@@ -538,6 +538,12 @@ class ValidationDashboardScreen(Screen[None]):
         self.events_applied += applied
         return applied
 
+    @property
+    def painted_to_end(self) -> bool:
+        """The source has ended and everything it produced is painted. The model reaches
+        its final state a pass before the paint that shows it (painting waits its beat)."""
+        return self._ended and not self.model.has_changes() and not self._table_changes
+
     def paint(self) -> None:
         """Paint whatever changed since the last paint (inside one batch update)."""
         if self.model.has_changes() or self._table_changes:

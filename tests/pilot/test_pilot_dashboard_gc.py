@@ -21,7 +21,9 @@ async def test_mounting_the_dashboard_freezes_the_heap_it_starts_with() -> None:
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             screen: ValidationDashboardScreen = app.shown
-            await wait_until(pilot, lambda: screen.model.state == "finished")
+            await wait_until(
+                pilot, lambda: screen.model.state == "finished" and screen.painted_to_end
+            )
             assert gc.get_freeze_count() > 1000  # the app and its modules, not a handful
     finally:
         gc.unfreeze()

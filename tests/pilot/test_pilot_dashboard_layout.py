@@ -159,7 +159,7 @@ async def test_the_cursor_row_stays_whole_when_the_summary_takes_a_line(tmp_path
         assert _cursor_row_shown(table)
         before = table.size.height
         source.release.set()
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await pilot.pause(0.3)
         assert table.size.height < before  # the summary did take room from the table
         assert _cursor_row_shown(table), (table.scroll_y, table.max_scroll_y)
@@ -205,12 +205,7 @@ async def test_the_80x24_rows_break_check_paths_and_values_at_separators(tmp_pat
     app = _host(source, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
-        # The run's last paint (follow mode moves the cursor to the last check started)
-        # comes after the model finished: move the cursor once everything is painted.
-        await wait_until(
-            pilot, lambda: not screen.model.has_changes() and not screen._table_changes
-        )
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         table = screen.query_one("#checks", DataTable)
         table.move_cursor(row=4)  # readiness: OS.sysctl./proc/sys/kernel/osrelease
         await pilot.pause(0.3)

@@ -35,7 +35,7 @@ async def test_table_phases_gates_and_summary_follow_the_stream() -> None:
     app = _host(ListSource(short_run()))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await pilot.pause()
         table = screen.query_one("#checks", DataTable)
         assert table.row_count == 3
@@ -61,7 +61,7 @@ async def test_selected_check_streams_its_own_log() -> None:
     app = _host(ListSource(short_run(log_lines=30)))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         table = screen.query_one("#checks", DataTable)
         # Follow mode parked the cursor on the last check that started.
         assert screen.selected == "performance/nccl-all-reduce-bw"
@@ -93,7 +93,7 @@ async def test_filter_narrows_rows_and_escape_restores_them() -> None:
     app = _host(ListSource(short_run()))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await pilot.press("slash")
         box = screen.query_one("#filter", Input)
         assert box.display and box.has_focus
@@ -117,7 +117,7 @@ async def test_a_failing_stream_is_reported_once_and_nothing_else_changes() -> N
     app = _host(FailingSource(invalid(message)))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "error")
+        await wait_until(pilot, lambda: screen.model.state == "error" and screen.painted_to_end)
         await pilot.pause()
         banner = screen.query_one("#run-banner", Static)
         assert message in _text(banner)
@@ -141,7 +141,9 @@ async def test_a_flood_is_applied_completely_with_logs_capped() -> None:
     app = _host(ListSource(flood(checks=6, lines_per_check=lines)))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished", timeout=30)
+        await wait_until(
+            pilot, lambda: screen.model.state == "finished" and screen.painted_to_end, timeout=30
+        )
         total = 2 + 6 * (lines + 3) + 2
         assert screen.model.applied == total
         for row in screen.model.rows.values():
@@ -170,7 +172,7 @@ async def test_replay_saves_the_same_ctrf_and_junit_as_the_cli_would(tmp_path) -
     app = _host(ReplaySource(recording, speed=0), report_dir=out)
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         assert screen.model.mode == "replay"
         await pilot.press("s")
         await pilot.pause()
@@ -195,7 +197,7 @@ async def test_saving_over_an_existing_report_asks_first(tmp_path) -> None:
     app = _host(ListSource(short_run()), report_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await decline_overwrite(pilot, "s")
         assert app.screen is screen
         assert target.read_text() == "keep me\n"
@@ -212,7 +214,7 @@ async def test_a_corrupt_recording_shows_the_cli_message(tmp_path) -> None:
     app = _host(ReplaySource(recording, speed=0))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "error")
+        await wait_until(pilot, lambda: screen.model.state == "error" and screen.painted_to_end)
         await pilot.pause()
         banner = _text(screen.query_one("#run-banner", Static))
         assert f'recording "{recording}" line 1 is not valid JSON' in banner
@@ -222,7 +224,7 @@ async def test_every_dashboard_action_is_in_the_command_palette(tmp_path) -> Non
     app = _host(ListSource(short_run()), report_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         bound = {b.action for b in screen.BINDINGS if b.action != "back"}
         offered = {action for _, _, action in screen.PALETTE_ACTIONS}
         assert bound - {"focus_log", "focus_table"} <= offered
@@ -239,7 +241,7 @@ async def test_shipped_recording_replays_to_the_cli_report(tmp_path, cli) -> Non
     app = _host(ReplaySource(recording, speed=0), report_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await pilot.pause()
         assert screen.model.summary.exit_code == 0
         nccl = screen.model.rows["performance/nccl-all-reduce-bw"]
@@ -261,7 +263,7 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
     app = _host(ReplaySource(recording, speed=0))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await pilot.pause()
         assert screen.model.summary.exit_code == 8
         assert screen.model.rows["conformance/secure-accelerator-access"].status == "failed"
@@ -304,7 +306,9 @@ async def test_a_live_run_on_a_dual_advertised_recipe_is_refused_before_any_even
     app = _host(LiveRunSource(recipe, snapshot=snapshot, no_cluster=True))
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "error", timeout=30)
+        await wait_until(
+            pilot, lambda: screen.model.state == "error" and screen.painted_to_end, timeout=30
+        )
         banner = _text(screen.query_one("#run-banner", Static))
         assert "dual advertisement" in banner and "INVALID_REQUEST" in banner
         assert screen.model.rows == {}
@@ -322,7 +326,9 @@ async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
     app = _host(source)
     async with app.run_test(size=(80, 24)) as pilot:
         screen: ValidationDashboardScreen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "finished", timeout=30)
+        await wait_until(
+            pilot, lambda: screen.model.state == "finished" and screen.painted_to_end, timeout=30
+        )
         await pilot.pause()
         summary = screen.model.summary
         assert summary.exit_code == 0
@@ -393,6 +399,6 @@ async def test_a_filtered_table_picks_up_rows_that_start_matching() -> None:
         table = screen.query_one("#checks", DataTable)
         assert table.row_count == 0
         gate.set()
-        await wait_until(pilot, lambda: screen.model.state == "finished")
+        await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
         await wait_until(pilot, lambda: table.row_count == 1)
         assert "deployment/expected-resources" in table.rows

@@ -53,7 +53,7 @@ async def test_the_dashboard_shows_a_failing_stream_as_the_cli_line(tmp_path: Pa
     app = ScreenHost(lambda: ValidationDashboardScreen(FailingSource(exc)))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.shown
-        await wait_until(pilot, lambda: screen.model.state == "error")
+        await wait_until(pilot, lambda: screen.model.state == "error" and screen.painted_to_end)
         await pilot.pause()
         banner = str(screen.query_one("#run-banner", Static).render())
         assert error_line(exc) in banner and "[INVALID_REQUEST]" in banner

@@ -29,7 +29,7 @@ def _dashboard_app(source) -> ScreenHost:
 
 async def _dashboard_finished(pilot) -> None:
     screen = pilot.app.shown
-    await wait_until(pilot, lambda: screen.model.state == "finished")
+    await wait_until(pilot, lambda: screen.model.state == "finished" and screen.painted_to_end)
     await pilot.pause(0.3)
 
 
