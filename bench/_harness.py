@@ -111,7 +111,10 @@ def median_time(fn: Callable[[], object], *, repeat: int = 200, warmup: int = 5)
     return statistics.median(samples)
 
 
-def run_process(argv: Sequence[str], *, env: dict[str, str] | None = None) -> tuple[float, int]:
+Env = dict[str, str | None]  # variables to set; None removes one from the child's environment
+
+
+def run_process(argv: Sequence[str], *, env: Env | None = None) -> tuple[float, int]:
     """Run one process; return (wall seconds, peak RSS of that very child in KiB).
 
     ``os.wait4`` reports the child's own rusage; ``RUSAGE_CHILDREN`` would give the largest
@@ -132,10 +135,14 @@ class Usage:
     rss_kib: int
 
 
-def process_usage(argv: Sequence[str], *, env: dict[str, str] | None = None) -> Usage:
+def process_usage(argv: Sequence[str], *, env: Env | None = None) -> Usage:
     """Run one process (see ``run_process``) and return its ``Usage``."""
     full_env = dict(os.environ)
-    full_env.update(env or {})
+    for name, value in (env or {}).items():
+        if value is None:
+            full_env.pop(name, None)
+        else:
+            full_env[name] = value
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         list(argv), env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -170,14 +177,15 @@ def capped_pairs(repeat: int) -> int:
 
 
 def paired_process_runs(
-    subject: Sequence[str], floor: Sequence[str], *, repeat: int = 7
+    subject: Sequence[str], floor: Sequence[str], *, repeat: int = 7, env: Env | None = None
 ) -> PairedRuns:
-    """Interleave subject and floor runs so machine noise hits both alike."""
+    """Interleave subject and floor runs so machine noise hits both alike (``env`` changes
+    the subject's environment only)."""
     subjects: list[Usage] = []
     floors: list[Usage] = []
     for _ in range(capped_pairs(repeat)):
         floors.append(process_usage(floor))
-        subjects.append(process_usage(subject))
+        subjects.append(process_usage(subject, env=env))
     med = statistics.median
     return PairedRuns(
         med(u.wall_s for u in subjects),

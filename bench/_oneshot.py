@@ -17,11 +17,18 @@ FLOOR_NOTE = "floor = import pydantic, ruamel.yaml"
 
 
 def versus_floor(
-    label: str, argv: Sequence[str], *, repeat: int, budget: float | None = None, note: str = ""
+    label: str,
+    argv: Sequence[str],
+    *,
+    repeat: int,
+    budget: float | None = None,
+    note: str = "",
+    env: _harness.Env | None = None,
 ) -> Row:
     """Median wall time of ``argv`` beside the library floor (pairs interleaved), as a
-    row budgeted at ``budget`` times the floor (information when None)."""
-    runs = _harness.paired_process_runs(argv, _harness.library_floor(), repeat=repeat)
+    row budgeted at ``budget`` times the floor (information when None); ``env`` changes
+    the command's environment."""
+    runs = _harness.paired_process_runs(argv, _harness.library_floor(), repeat=repeat, env=env)
     limits = _harness.ratio_budget(budget) if budget is not None else {}
     return Row(
         label,
@@ -31,6 +38,18 @@ def versus_floor(
         note=note or f"{FLOOR_NOTE}; {cpu_note(runs)}; {_harness.load_note()}",
         **limits,  # type: ignore[arg-type]
     )
+
+
+def default_cache_row(label: str, argv: Sequence[str], home: str, *, repeat: int = 5) -> Row:
+    """``argv`` as users run it: without $AICR_TUI_CACHE_DIR (which every other row sets,
+    for a private cache), so the default cache directory is looked up as on their machines
+    (under ``home``, a private $HOME warmed by one run first). Information beside the
+    budgeted row of the same command."""
+    env: _harness.Env = {_harness.CACHE_ENV: None, "XDG_CACHE_HOME": None, "HOME": home}
+    _harness.process_usage(argv, env=env)
+    row = versus_floor(f"{label}, default cache directory", argv, repeat=repeat, env=env)
+    row.note = f"info: {_harness.CACHE_ENV} unset (cache in ~/.cache, warm); {row.note}"
+    return row
 
 
 def cpu_note(runs: _harness.PairedRuns) -> str:

@@ -33,7 +33,7 @@ from bench._harness import (
     median_time,
     run_process,
 )
-from bench._oneshot import run_bench, versus_floor
+from bench._oneshot import default_cache_row, run_bench, versus_floor
 
 KEYED = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
 DEMOS = {
@@ -139,6 +139,8 @@ def measure(
             rows.append(Row(f"{label}: aicr-tui bundle --verify", float("nan"), "ms",
                             note=f"info: could not run: {exc}"))  # fmt: skip
     if headline:
+        with tempfile.TemporaryDirectory(prefix="aicr-bench-home-") as home:
+            rows.append(default_cache_row(f"{label}: aicr-tui bundle", subject, home))
         rows.append(heavy_modules_row("bundle", subject[len(cli()) :]))
     return rows
 

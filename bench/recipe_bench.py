@@ -27,7 +27,7 @@ from bench._harness import (
     median_time,
     run_process,
 )
-from bench._oneshot import run_bench, versus_floor
+from bench._oneshot import default_cache_row, run_bench, versus_floor
 
 SNAPS = REPO / "recipes" / "samples" / "snapshots"
 CASES = (
@@ -105,6 +105,9 @@ def process_rows(out: str) -> list[Row]:
     for label, argv in commands(out):
         run_process(argv)  # warm the private catalog cache (and prove the command succeeds)
         rows.append(versus_floor(label, argv, repeat=REPEAT, budget=BUDGET))
+    with tempfile.TemporaryDirectory(prefix="aicr-bench-home-") as home:
+        label, argv = commands(out)[0]
+        rows.append(default_cache_row(label, argv, home))
     with tempfile.TemporaryDirectory(prefix="aicr-bench-cold-") as cold:
         argv = commands(out)[0][1]
         env = {CACHE_ENV: cold}
