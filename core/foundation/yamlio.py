@@ -210,7 +210,8 @@ def load_yaml_plain(text: str, source: str) -> Any:
     if len(docs) > 1:
         raise invalid(f"{source} holds {len(docs)} YAML documents, expected exactly one")
     doc = docs[0] if docs else None
-    _check_aliasing(doc, source)
+    if "&" in text:
+        _check_aliasing(doc, source)
     reason = value_bound_violation(doc)
     if reason is not None:
         raise invalid(f"{source} is not valid YAML", reason)
@@ -328,8 +329,13 @@ def _check_alias_budget(text: str, source: str) -> None:
 
 
 def _check_aliasing(doc: Any, source: str) -> None:
+    """Refuse a constructed document whose shared (aliased) parts expand past the alias
+    budget, or that holds itself. Only aliases share or loop, so this runs when the text
+    holds an anchor (``&``); without one every node appears once, and the expanded size
+    is the node count the budget is set from."""
     sizes: dict[int, int] = {}
     open_ids: set[int] = set()
+    distinct = [0]  # every node once: each container and the scalars in it
 
     def expanded(node: Any) -> int:
         if not isinstance(node, dict | list):
@@ -342,6 +348,7 @@ def _check_aliasing(doc: Any, source: str) -> None:
         open_ids.add(key)
         children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
         size = 1 + sum(expanded(child) for child in children)
+        distinct[0] += 1 + sum(1 for child in children if not isinstance(child, dict | list))
         open_ids.discard(key)
         sizes[key] = size
         return size
@@ -350,7 +357,7 @@ def _check_aliasing(doc: Any, source: str) -> None:
         total = expanded(doc)
     except RecursionError as exc:
         raise invalid(f"{source} is not valid YAML", "nesting is too deep") from exc
-    if total > _alias_budget(len(sizes)):
+    if total > _alias_budget(distinct[0]):
         raise invalid(
             f"{source} is not valid YAML",
             f"excessive aliasing: anchors expand to {total} nodes",

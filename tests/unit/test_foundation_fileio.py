@@ -455,3 +455,20 @@ def test_deep_nesting_in_every_reader_is_a_clean_error() -> None:
         with pytest.raises(AicrError) as info:
             call()
         assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize("anchor", ["", "first: &x 1\nsecond: *x\n"])
+def test_a_long_flat_list_is_not_excessive_aliasing(anchor: str) -> None:
+    """The constructed-tree alias check counted only mappings and lists as nodes, so a
+    list of 20,000 scalars (no alias at all, with or without an anchor elsewhere) was
+    refused as "anchors expand to 20003 nodes"; every node counts now, as in the events
+    check before it. An alias bomb is still refused."""
+    from core.foundation.yamlio import load_yaml_plain
+
+    text = anchor + "a:\n" + "".join(f"- {i}\n" for i in range(20_000))
+    assert len(load_yaml_plain(text, "x")["a"]) == 20_000
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(6)
+    )
+    with pytest.raises(AicrError, match="excessive aliasing"):
+        load_yaml_plain(bomb, "x")
