@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -42,28 +43,49 @@ builtins.compile = _spy
 """
 
 
-def run_command(argv: list[str], tmp_path: Path) -> tuple[set[str], list[str]]:
-    """The modules loaded after ``main(argv)`` and the non-module texts it compiled."""
+def users_env(home: Path) -> dict[str, str]:
+    """The environment as users have it: no AICR_TUI_CACHE_DIR or XDG_CACHE_HOME, so the
+    catalog cache is found the default way (under ``home``, this module's own $HOME)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AICR_TUI_", "XDG_"))}
+    env["HOME"] = str(home)
+    return env
+
+
+@pytest.fixture(scope="module")
+def users_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("home")
+
+
+def run_command(
+    argv: list[str], tmp_path: Path, home: Path | None = None
+) -> tuple[set[str], list[str]]:
+    """The modules loaded after ``main(argv)`` and the non-module texts it compiled (with
+    ``home``: run with :func:`users_env`)."""
     code = (
         f"{COMPILE_SPY}import json, sys\nfrom aicr_tui.cli import main\n"
         f"rc = main({argv!r})\n"
         "print(json.dumps([rc, sorted(sys.modules), _compiled]))"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        env=None if home is None else users_env(home),
     )
     rc, modules, compiled = json.loads(proc.stdout.strip().splitlines()[-1])
     assert rc == 0, proc.stderr
     return set(modules), compiled
 
 
-def loaded_after(argv: list[str], tmp_path: Path) -> set[str]:
-    return run_command(argv, tmp_path)[0]
+def loaded_after(argv: list[str], tmp_path: Path, home: Path | None = None) -> set[str]:
+    return run_command(argv, tmp_path, home)[0]
 
 
-def recipe_file(tmp_path: Path) -> Path:
+def recipe_file(tmp_path: Path, home: Path | None = None) -> Path:
     target = tmp_path / "r.yaml"
-    loaded_after(["recipe", *AKS, "-o", str(target)], tmp_path)
+    loaded_after(["recipe", *AKS, "-o", str(target)], tmp_path, home)
     return target
 
 
@@ -105,10 +127,10 @@ def recipe_file(tmp_path: Path) -> Path:
     ],
 )
 def test_offline_command_imports_only_what_it_uses(
-    name: str, argv: list[str], commands: set[str], tmp_path: Path
+    name: str, argv: list[str], commands: set[str], tmp_path: Path, users_home: Path
 ) -> None:
-    argv = [str(recipe_file(tmp_path)) if a == "@recipe" else a for a in argv]
-    modules, compiled = run_command(argv, tmp_path)
+    argv = [str(recipe_file(tmp_path, users_home)) if a == "@recipe" else a for a in argv]
+    modules, compiled = run_command(argv, tmp_path, users_home)
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], f"{name} imported {heavy[:5]}"
     used = {m.rsplit(".", 1)[1] for m in modules if m.startswith("aicr_tui.commands.")}
@@ -125,6 +147,10 @@ def test_offline_command_imports_only_what_it_uses(
     # threading is imported only where a thread or lock is made (threading.Event in an
     # annotation is for the type checker; a thread's YAML readers are _thread._local)
     assert "threading" not in modules, f"{name} loaded threading"
+    # the default cache directory (no AICR_TUI_CACHE_DIR, as users run) is found without
+    # platformdirs on Linux and macOS (core.foundation.cachedir)
+    if sys.platform in ("linux", "darwin"):
+        assert "platformdirs" not in modules, f"{name} loaded platformdirs"
     # the first compile() in a process builds every AST node type (~10M instructions):
     # a TypeVar bound given as a string (a ForwardRef) compiles it, and model annotations
     # are evaluated from their text without compile()
