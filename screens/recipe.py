@@ -29,7 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Header, Label, Select, Static
+from textual.widgets import Header, Select, Static
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
@@ -263,22 +263,10 @@ class RecipeScreen(HostedScreen):
             with Horizontal(id="recipe-top"):
                 with Vertical(id="recipe-form"):
                     for field in CRITERIA_FIELDS:
-                        with Horizontal(classes="form-row"):
-                            yield Label(field, classes="form-label")
-                            yield CycleSelect(
-                                self._choices(field),
-                                allow_blank=False,
-                                compact=True,
-                                id=f"sel-{field}",
-                            )
-                    with Horizontal(classes="form-row"):
-                        yield Label("gpuStack", classes="form-label")
-                        yield CycleSelect(
-                            [("(default)", DEFAULT_VALUE)],
-                            allow_blank=False,
-                            compact=True,
-                            id="sel-profile",
-                        )
+                        yield CycleSelect(self._choices(field), label=field, id=f"sel-{field}")
+                    yield CycleSelect(
+                        [("(default)", DEFAULT_VALUE)], label="gpuStack", id="sel-profile"
+                    )
                     yield Static("", id="recipe-capture", markup=False)
                 with Vertical(id="recipe-main"):
                     yield VerdictLine(id="verdict-line")

@@ -7,9 +7,11 @@ criterion re-qualifies the selection, so ← and → step the focused select to 
 next value (wrapping around) and the verdict follows that one key. Enter, space, ↑ and ↓
 still open the list for browsing.
 
-The select is made for a one-line form row: its label is repainted in place when the value
-changes, without the layout of the whole screen a Select asks for (the row's height, not
-the label's, decides what is shown, so nothing can move).
+The select is a whole one-line form row: its label, its value and the arrow are drawn by
+one widget (Textual's Select shows the value with three widgets, and each row had a label
+and a container besides). A new value repaints that line alone, without the layout of the
+whole screen a Select asks for (the row's height is fixed, so nothing can move), and every
+frame the recipe screen paints has fewer widgets to go through.
 """
 
 from __future__ import annotations
@@ -17,37 +19,121 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Select, Static
+from textual.strip import Strip
+from textual.widgets import Select
 from textual.widgets._select import NoSelection, SelectCurrent
 
 # One footer entry for both keys: "←→ Value".
 _VALUE_KEYS = Binding.Group("Value", compact=True)
+LABEL_WIDTH = 13  # " accelerator " : the widest criterion name, a blank either side
 
 
 class _RowCurrent(SelectCurrent):
-    """The select's current value, in a row whose height is fixed: a new label repaints
-    the label alone."""
+    """The row as one line: `` label  value  ▼`` (▲ while the list is open)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"row-current--label", "row-current--arrow"}
+    DEFAULT_CSS = """
+    _RowCurrent {
+        height: 1;
+        /* the label sits on the form, not on the select's surface */
+        & > .row-current--label {
+            color: $foreground;
+            background: $background;
+        }
+        & > .row-current--arrow {
+            color: $foreground 50%;
+        }
+    }
+    """
+
+    def __init__(self, placeholder: str, label: str) -> None:
+        super().__init__(placeholder)
+        self.row_label = label
+        self._line: Strip | None = None  # the line as drawn; None: draw it again
+
+    def compose(self) -> ComposeResult:
+        return iter(())  # drawn by render(): no label and arrow widgets
 
     def update(self, label: RenderableType | NoSelection) -> None:
         self.label = label
         self.has_value = not isinstance(label, NoSelection)
-        shown = self.placeholder if isinstance(label, NoSelection) else label
-        self.query_one("#label", Static).update(shown, layout=False)
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the line again (a new value, the list opening or closing)."""
+        self._line = None
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        self._line = None
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        if self._line is None or self._line.cell_length != width:
+            self._line = self._draw(width)
+        return self._line
+
+    def _draw(self, width: int) -> Strip:
+        base = self.rich_style
+        label_style = base + self.get_component_rich_style("row-current--label")
+        arrow_style = base + self.get_component_rich_style("row-current--arrow")
+        select = self.parent
+        arrow = "▲" if isinstance(select, Select) and select.expanded else "▼"
+        shown = self.placeholder if isinstance(self.label, NoSelection) else self.label
+        value = Text.from_markup(shown) if isinstance(shown, str) else Text(str(shown))
+        value.end = ""
+        room = max(width - LABEL_WIDTH - 2, 0)
+        value.truncate(room, overflow="ellipsis", pad=True)
+        segments = [
+            # The blank before the label has no text colour, so the label's own text
+            # starts after it (an SVG export would otherwise start the label with it).
+            Segment(" ", Style(bgcolor=label_style.bgcolor)),
+            Segment(self.row_label.ljust(LABEL_WIDTH - 1), label_style),
+            *Segment.apply_style(value.render(self.app.console), base),
+            Segment(" ", base),
+            Segment(arrow, arrow_style),
+        ]
+        return Strip(segments).crop_extend(0, width, base)
 
 
 class CycleSelect(Select[str]):
-    """A compact, never blank Select of strings in a one-line row; ← / → step its value."""
+    """A compact, never blank Select of strings drawn as one labelled form row; ← / → step
+    its value."""
+
+    # The list opens under the values, not under the label.
+    DEFAULT_CSS = f"""
+    CycleSelect > SelectOverlay {{
+        margin-left: {LABEL_WIDTH};
+    }}
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Previous value", id="select.previous", group=_VALUE_KEYS),
         Binding("right", "step(1)", "Next value", id="select.next", group=_VALUE_KEYS),
     ]
 
+    def __init__(
+        self, options: list[tuple[str, str]], *, label: str, id: str | None = None
+    ) -> None:
+        """``options``: (markup prompt, value) pairs; ``label``: the row's name."""
+        super().__init__(options, allow_blank=False, compact=True, id=id)
+        self.row_label = label
+
     def compose(self) -> ComposeResult:
         for widget in super().compose():
-            yield _RowCurrent(self.prompt) if type(widget) is SelectCurrent else widget
+            if type(widget) is SelectCurrent:
+                yield _RowCurrent(self.prompt, self.row_label)
+            else:
+                yield widget
+
+    def watch_expanded(self, expanded: bool) -> None:
+        self.query_one(_RowCurrent).redraw()  # the arrow points up while the list is open
 
     def action_step(self, step: int) -> None:
         """Set the value ``step`` options away from the current one, wrapping around."""

@@ -131,6 +131,9 @@ class KeysFooter(Widget, can_focus=False):
         self._spans: list[tuple[int, int]] = []  # each entry's columns on the line
         self._hover: int | None = None
         self._line: Strip | None = None  # the line as drawn; None: draw it again
+        # (base, key, description, group label, hover, gap), looked up once per change
+        # of styles: each lookup walks the widget's ancestors.
+        self._styles: tuple[Style, Style, Style, Style, Style, Style] | None = None
 
     @property
     def entries(self) -> list[FooterEntry]:
@@ -164,26 +167,35 @@ class KeysFooter(Widget, can_focus=False):
 
     def notify_style_update(self) -> None:
         self._line = None
+        self._styles = None
         super().notify_style_update()
 
     # -- drawing ------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         if self._line is None or self._line.cell_length != width:
-            self._line = self._draw().crop_extend(0, width, self.rich_style)
+            self._line = self._draw().crop_extend(0, width, self._looked_up()[0])
         return self._line
 
+    def _looked_up(self) -> tuple[Style, Style, Style, Style, Style, Style]:
+        if self._styles is None:
+            style = self.get_component_rich_style
+            base = self.rich_style
+            item = base + style("keys-footer--item")
+            self._styles = (
+                base,
+                item + style("keys-footer--key"),
+                item + style("keys-footer--description"),
+                base + style("keys-footer--description"),  # a group's label: no item colour
+                style("keys-footer--hover"),
+                # The blanks around a group are the footer's own background (Textual's
+                # margins): no text style, so they never join the text beside them.
+                Style.from_color(bgcolor=base.bgcolor),
+            )
+        return self._styles
+
     def _draw(self) -> Strip:
-        style = self.get_component_rich_style
-        base = self.rich_style
-        item = base + style("keys-footer--item")
-        key = item + style("keys-footer--key")
-        description = item + style("keys-footer--description")
-        label = base + style("keys-footer--description")  # a group's label: no item colour
-        hovered = style("keys-footer--hover")
-        # The blanks around a group are the footer's own background (Textual's margins):
-        # no text style, so they never join the text beside them.
-        gap = Style.from_color(bgcolor=base.bgcolor)
+        _, key, description, label, hovered, gap = self._looked_up()
         segments: list[Segment] = []
         spans: list[tuple[int, int]] = []
         at = 0

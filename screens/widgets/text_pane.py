@@ -127,6 +127,7 @@ class TextPane(ScrollView, can_focus=True):
         # Each line drawn (styled, as wide as the pane), by its index (header first);
         # dropped when the content, the width or the styles change.
         self._drawn: dict[int, Strip] = {}
+        self._styles: tuple[Style, Style, Style] | None = None
 
     # -- content ------------------------------------------------------------------------
     @property
@@ -202,6 +203,7 @@ class TextPane(ScrollView, can_focus=True):
     # -- drawing ------------------------------------------------------------------------
     def notify_style_update(self) -> None:
         self._drawn.clear()
+        self._styles = None
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
@@ -214,21 +216,21 @@ class TextPane(ScrollView, can_focus=True):
 
     def _draw(self, index: int) -> Strip:
         width = self._width()
-        base = self.rich_style
+        if self._styles is None:
+            # (plain row, shaded row, header): looked up once per change of styles, each
+            # lookup walks the widget's ancestors.
+            base = self.rich_style
+            shaded = base + self.get_component_rich_style("text-pane--even-row")
+            header = base + self.get_component_rich_style("text-pane--header")
+            self._styles = (base, shaded if self.zebra else base, header)
+        plain, shaded, header = self._styles
         head = len(self._head)
         if index < head:
-            line = self._head[index]
+            segments, _, row = self._head[index]
         elif index - head < len(self._body):
-            line = self._body[index - head]
+            segments, _, row = self._body[index - head]
         else:
-            return Strip.blank(width, base)
-        segments, _, row = line
-        style = base + self._row_style(row)
+            return Strip.blank(width, plain)
+        # As a DataTable stripes: rows 0, 2, ... are shaded.
+        style = header if row < 0 else shaded if row % 2 == 0 else plain
         return Strip(segments).apply_style(style).extend_cell_length(width, style)
-
-    def _row_style(self, row: int) -> Style:
-        if row < 0:
-            return self.get_component_rich_style("text-pane--header")
-        if self.zebra and row % 2 == 0:  # as DataTable: rows 0, 2, ... are shaded
-            return self.get_component_rich_style("text-pane--even-row")
-        return Style()
