@@ -28,13 +28,19 @@ from textual.strip import Strip
 from textual.widgets import Select
 from textual.widgets._select import NoSelection, SelectCurrent
 
+from screens.widgets.drawn_line import DrawnLine
+
 # One footer entry for both keys: "←→ Value".
 _VALUE_KEYS = Binding.Group("Value", compact=True)
 LABEL_WIDTH = 13  # " accelerator " : the widest criterion name, a blank either side
 
 
-class _RowCurrent(SelectCurrent):
-    """The row as one line: `` label  value  ▼`` (▲ while the list is open)."""
+class _RowCurrent(SelectCurrent, DrawnLine):
+    """The row as one line: `` label  value  ▼`` (▲ while the list is open).
+
+    SelectCurrent comes first: Textual's CSS type names (what ``query_one(SelectCurrent)``
+    in Select matches) follow the first base only.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"row-current--label", "row-current--arrow"}
     DEFAULT_CSS = """
@@ -54,7 +60,6 @@ class _RowCurrent(SelectCurrent):
     def __init__(self, placeholder: str, label: str) -> None:
         super().__init__(placeholder)
         self.row_label = label
-        self._line: Strip | None = None  # the line as drawn; None: draw it again
 
     def compose(self) -> ComposeResult:
         return iter(())  # drawn by render(): no label and arrow widgets
@@ -64,22 +69,7 @@ class _RowCurrent(SelectCurrent):
         self.has_value = not isinstance(label, NoSelection)
         self.redraw()
 
-    def redraw(self) -> None:
-        """Draw the line again (a new value, the list opening or closing)."""
-        self._line = None
-        self.refresh()
-
-    def notify_style_update(self) -> None:
-        self._line = None
-        super().notify_style_update()
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        if self._line is None or self._line.cell_length != width:
-            self._line = self._draw(width)
-        return self._line
-
-    def _draw(self, width: int) -> Strip:
+    def draw_line(self, width: int) -> Strip:
         base = self.rich_style
         label_style = base + self.get_component_rich_style("row-current--label")
         arrow_style = base + self.get_component_rich_style("row-current--arrow")

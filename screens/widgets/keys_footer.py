@@ -30,7 +30,8 @@ from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.widget import Widget
+
+from screens.widgets.drawn_line import DrawnLine
 
 
 class FooterEntry(NamedTuple):
@@ -89,7 +90,7 @@ def footer_entries(screen: Screen[object]) -> list[FooterEntry]:
     return entries
 
 
-class KeysFooter(Widget, can_focus=False):
+class KeysFooter(DrawnLine, can_focus=False):
     """The screen's keys on one line, with or without app focus (module docstring)."""
 
     ALLOW_SELECT = False
@@ -130,7 +131,6 @@ class KeysFooter(Widget, can_focus=False):
         self._entries: list[FooterEntry] = []
         self._spans: list[tuple[int, int]] = []  # each entry's columns on the line
         self._hover: int | None = None
-        self._line: Strip | None = None  # the line as drawn; None: draw it again
         # (base, key, description, group label, hover, gap), looked up once per change
         # of styles: each lookup walks the widget's ancestors.
         self._styles: tuple[Style, Style, Style, Style, Style, Style] | None = None
@@ -159,23 +159,15 @@ class KeysFooter(Widget, can_focus=False):
         if entries != self._entries:
             self._entries = entries
             self._hover = None
-            self._redraw()
-
-    def _redraw(self) -> None:
-        self._line = None
-        self.refresh()
+            self.redraw()
 
     def notify_style_update(self) -> None:
-        self._line = None
         self._styles = None
         super().notify_style_update()
 
     # -- drawing ------------------------------------------------------------------------
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if self._line is None or self._line.cell_length != width:
-            self._line = self._draw().crop_extend(0, width, self._looked_up()[0])
-        return self._line
+    def draw_line(self, width: int) -> Strip:
+        return self._draw().crop_extend(0, width, self._looked_up()[0])
 
     def _looked_up(self) -> tuple[Style, Style, Style, Style, Style, Style]:
         if self._styles is None:
@@ -243,10 +235,10 @@ class KeysFooter(Widget, can_focus=False):
         if index != self._hover:
             self._hover = index
             self.tooltip = self._entries[index].tooltip or None if index is not None else None
-            self._redraw()
+            self.redraw()
 
     def on_leave(self, event: events.Leave) -> None:
         if self._hover is not None:
             self._hover = None
             self.tooltip = None
-            self._redraw()
+            self.redraw()
