@@ -238,10 +238,14 @@ async def keystroke_latency(
     """Per change of the gpuStack value (→, or ``step=False``: chosen in the opened list):
     (wall ms, CPU ms) from the key to the frame showing its verdict, and ms the
     qualification itself took."""
-    from aicr_tui.app import create_app
+    from aicr_tui.app import create_app, freeze_startup_heap
     from screens.recipe import RecipeScreen
 
+    # As run_wizard starts the app: the startup heap is frozen, so a full collection
+    # walks only what the session made since (unfrozen, one fell inside the 25 keys and
+    # took 47-58 ms walking the whole heap: a pause the wizard does not have).
     app = create_app(demo=True)
+    freeze_startup_heap()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         options = app.screen.query_one("#capture-samples")
