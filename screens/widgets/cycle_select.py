@@ -62,17 +62,23 @@ class _RowCurrent(SelectCurrent, DrawnLine):
         self.row_label = label
 
     def compose(self) -> ComposeResult:
-        return iter(())  # drawn by render(): no label and arrow widgets
+        return iter(())  # drawn by draw_line(): no label and arrow widgets
 
     def update(self, label: RenderableType | NoSelection) -> None:
         self.label = label
         self.has_value = not isinstance(label, NoSelection)
         self.redraw()
 
-    def draw_line(self, width: int) -> Strip:
+    def look_up_styles(self) -> tuple[Style, ...]:
         base = self.rich_style
-        label_style = base + self.get_component_rich_style("row-current--label")
-        arrow_style = base + self.get_component_rich_style("row-current--arrow")
+        return (
+            base,
+            base + self.get_component_rich_style("row-current--label"),
+            base + self.get_component_rich_style("row-current--arrow"),
+        )
+
+    def draw_line(self, width: int) -> Strip:
+        base, label_style, arrow_style = self.line_styles()
         select = self.parent
         arrow = "▲" if isinstance(select, Select) and select.expanded else "▼"
         shown = self.placeholder if isinstance(self.label, NoSelection) else self.label

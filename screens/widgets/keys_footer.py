@@ -131,9 +131,6 @@ class KeysFooter(DrawnLine, can_focus=False):
         self._entries: list[FooterEntry] = []
         self._spans: list[tuple[int, int]] = []  # each entry's columns on the line
         self._hover: int | None = None
-        # (base, key, description, group label, hover, gap), looked up once per change
-        # of styles: each lookup walks the widget's ancestors.
-        self._styles: tuple[Style, Style, Style, Style, Style, Style] | None = None
 
     @property
     def entries(self) -> list[FooterEntry]:
@@ -161,33 +158,27 @@ class KeysFooter(DrawnLine, can_focus=False):
             self._hover = None
             self.redraw()
 
-    def notify_style_update(self) -> None:
-        self._styles = None
-        super().notify_style_update()
-
     # -- drawing ------------------------------------------------------------------------
     def draw_line(self, width: int) -> Strip:
-        return self._draw().crop_extend(0, width, self._looked_up()[0])
+        return self._draw().crop_extend(0, width, self.line_styles()[0])
 
-    def _looked_up(self) -> tuple[Style, Style, Style, Style, Style, Style]:
-        if self._styles is None:
-            style = self.get_component_rich_style
-            base = self.rich_style
-            item = base + style("keys-footer--item")
-            self._styles = (
-                base,
-                item + style("keys-footer--key"),
-                item + style("keys-footer--description"),
-                base + style("keys-footer--description"),  # a group's label: no item colour
-                style("keys-footer--hover"),
-                # The blanks around a group are the footer's own background (Textual's
-                # margins): no text style, so they never join the text beside them.
-                Style.from_color(bgcolor=base.bgcolor),
-            )
-        return self._styles
+    def look_up_styles(self) -> tuple[Style, ...]:
+        style = self.get_component_rich_style
+        base = self.rich_style
+        item = base + style("keys-footer--item")
+        return (
+            base,
+            item + style("keys-footer--key"),
+            item + style("keys-footer--description"),
+            base + style("keys-footer--description"),  # a group's label: no item colour
+            style("keys-footer--hover"),
+            # The blanks around a group are the footer's own background (Textual's
+            # margins): no text style, so they never join the text beside them.
+            Style.from_color(bgcolor=base.bgcolor),
+        )
 
     def _draw(self) -> Strip:
-        _, key, description, label, hovered, gap = self._looked_up()
+        _, key, description, label, hovered, gap = self.line_styles()
         segments: list[Segment] = []
         spans: list[tuple[int, int]] = []
         at = 0

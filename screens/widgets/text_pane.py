@@ -215,7 +215,7 @@ class TextPane(ScrollView, can_focus=True):
         return strip
 
     def _draw(self, index: int) -> Strip:
-        width = self._width()
+        width = max(self._wrapped_for, 0)  # the width the lines were wrapped to
         if self._styles is None:
             # (plain row, shaded row, header): looked up once per change of styles, each
             # lookup walks the widget's ancestors.
