@@ -42,7 +42,7 @@ MODULES = (
 )
 TOTAL_BUDGET_S = 120.0
 # Interleaved subject/floor process pairs per whole-process measurement under `make bench`.
-MAX_PAIRS = 5
+MAX_PAIRS = 9
 
 
 def children_cpu_s() -> float:

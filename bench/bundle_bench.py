@@ -42,7 +42,7 @@ DEMOS = {
 }
 BUDGET = 1.5
 VERIFY_ENV = "AICR_BENCH_VERIFY"
-REPEAT = 7
+REPEAT = 9
 
 
 def verify_wanted() -> bool:
