@@ -62,6 +62,10 @@ def siblings(parent: Path) -> list[str]:
 # directory aside) first delivers SIGNAL to the process. Nothing in the product is changed.
 _DIE_AT_RENAME = """
 import os, signal, sys
+# Ctrl-C as a terminal delivers it: a process started in the background of a shell without
+# job control (nohup, `cmd &` in a script, some CI runners) inherits SIGINT ignored, and
+# the SIGINT below would then do nothing.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import core.foundation.fileio
 def die():
     os.kill(os.getpid(), getattr(signal, sys.argv[1]))
