@@ -24,7 +24,8 @@ class DrawnLine(Widget):
         self._line_styles: tuple[Style, ...] | None = None
 
     def draw_line(self, width: int) -> Strip:
-        raise NotImplementedError
+        """The line at ``width`` cells; subclasses draw their content (here: blank)."""
+        return Strip.blank(width, self.line_styles()[0])
 
     def look_up_styles(self) -> tuple[Style, ...]:
         return (self.rich_style,)

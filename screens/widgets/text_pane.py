@@ -32,8 +32,8 @@ from textual.strip import Strip
 
 from core.foundation.textsafe import safe_text
 
-# One wrapped line: its segments, its cell width, and which row it belongs to (-1: header).
-_Line = tuple[list[Segment], int, int]
+# One wrapped line: its segments and which row it belongs to (-1: the header).
+_Line = tuple[list[Segment], int]
 _SPACES = re.compile(r"(\s+)")
 
 
@@ -148,7 +148,7 @@ class TextPane(ScrollView, can_focus=True):
         """Every line of the content as wrapped for the pane, header first: (the row it
         belongs to, -1 for the header; its text)."""
         return [
-            (row, "".join(s.text for s in segments)) for segments, _, row in self._head + self._body
+            (row, "".join(s.text for s in segments)) for segments, row in self._head + self._body
         ]
 
     # -- wrapping -----------------------------------------------------------------------
@@ -173,7 +173,7 @@ class TextPane(ScrollView, can_focus=True):
         for offset, row in enumerate(rows):
             index = first if first < 0 else first + offset
             for line in wrap_plain(row, max(width - 2 * self.pad, 1)):
-                lines.append(([Segment(pad + line)], cell_len(line) + self.pad, index))
+                lines.append(([Segment(pad + line)], index))
         return lines
 
     def _size_to_content(self) -> None:
@@ -226,9 +226,9 @@ class TextPane(ScrollView, can_focus=True):
         plain, shaded, header = self._styles
         head = len(self._head)
         if index < head:
-            segments, _, row = self._head[index]
+            segments, row = self._head[index]
         elif index - head < len(self._body):
-            segments, _, row = self._body[index - head]
+            segments, row = self._body[index - head]
         else:
             return Strip.blank(width, plain)
         # As a DataTable stripes: rows 0, 2, ... are shaded.
