@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 from textual.screen import Screen
 
 from screens.state import WizardServices, WizardState
+from screens.widgets.kept_lines import KeptLines
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def wizard_host(app: object) -> WizardHost:
     return app
 
 
-class HostedScreen(Screen[None]):
+class HostedScreen(Screen[None], KeptLines):
     """A wizard step: a screen that reads and changes the host's state."""
 
     @property

@@ -27,9 +27,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Header, Select, Static
+from textual.widgets import Select, Static
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
@@ -43,8 +42,15 @@ from screens.state import (
 )
 from screens.widgets.cycle_select import CycleSelect
 from screens.widgets.fit_table import FitTable
+from screens.widgets.kept_lines import (
+    KeptHeader,
+    KeptHorizontal,
+    KeptStatic,
+    KeptVertical,
+)
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.text_pane import TextPane
+from screens.widgets.verdict_line import VerdictLine
 from screens.widgets.wizard_dialogs import TextModal
 from screens.widgets.wizard_filter import FilterBar, matches
 
@@ -176,36 +182,6 @@ def set_text(static: Static, text: str | Text) -> None:
         static.refresh(layout=True)
 
 
-class VerdictLine(Static):
-    """The verdict, green when it passes and red when it fails.
-
-    The colour comes with the text (a component style), not from a CSS class on the
-    widget: a class that flips with the verdict restyles the widget on every keystroke.
-    """
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"verdict-line--pass", "verdict-line--fail"}
-    DEFAULT_CSS = """
-    VerdictLine > .verdict-line--pass {
-        color: $success;
-    }
-    VerdictLine > .verdict-line--fail {
-        color: $error;
-    }
-    """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id, markup=False)
-        self._shown: tuple[str, bool] | None = None
-
-    def show(self, text: str, ok: bool) -> None:
-        """Show ``text`` (terminal-safe) as a passing or failing verdict."""
-        if self._shown == (text, ok):
-            return
-        self._shown = (text, ok)
-        style = self.get_component_rich_style("verdict-line--pass" if ok else "verdict-line--fail")
-        set_text(self, Text(text, style=style))
-
-
 def _cell(value: object) -> str:
     if value is None:
         return "(absent)"
@@ -258,21 +234,21 @@ class RecipeScreen(HostedScreen):
 
     # -- layout -------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
-        with Vertical(id="recipe-body"):
-            with Horizontal(id="recipe-top"):
-                with Vertical(id="recipe-form"):
+        yield KeptHeader(icon="◆")
+        with KeptVertical(id="recipe-body"):
+            with KeptHorizontal(id="recipe-top"):
+                with KeptVertical(id="recipe-form"):
                     for field in CRITERIA_FIELDS:
                         yield CycleSelect(self._choices(field), label=field, id=f"sel-{field}")
                     yield CycleSelect(
                         [("(default)", DEFAULT_VALUE)], label="gpuStack", id="sel-profile"
                     )
-                    yield Static("", id="recipe-capture", markup=False)
-                with Vertical(id="recipe-main"):
+                    yield KeptStatic("", id="recipe-capture", markup=False)
+                with KeptVertical(id="recipe-main"):
                     yield VerdictLine(id="verdict-line")
                     yield TextPane(id="recipe-checks", zebra=True, pad=1)
             yield TextPane(id="trouble-panel")
-            with Vertical(id="diff-panel"):
+            with KeptVertical(id="diff-panel"):
                 yield Static("", id="diff-title", markup=False)
                 yield FitTable(id="diff-table")
         yield FilterBar(id="recipe-filter")

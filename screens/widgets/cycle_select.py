@@ -29,6 +29,7 @@ from textual.widgets import Select
 from textual.widgets._select import NoSelection, SelectCurrent
 
 from screens.widgets.drawn_line import DrawnLine
+from screens.widgets.kept_lines import KeptLines
 
 # One footer entry for both keys: "←→ Value".
 _VALUE_KEYS = Binding.Group("Value", compact=True)
@@ -98,7 +99,7 @@ class _RowCurrent(SelectCurrent, DrawnLine):
         return Strip(segments).crop_extend(0, width, base)
 
 
-class CycleSelect(Select[str]):
+class CycleSelect(Select[str], KeptLines):
     """A compact, never blank Select of strings drawn as one labelled form row; ← / → step
     its value."""
 

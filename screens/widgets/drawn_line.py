@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from rich.style import Style
 from textual.strip import Strip
-from textual.widget import Widget
+
+from screens.widgets.kept_lines import KeptLines
 
 
-class DrawnLine(Widget):
+class DrawnLine(KeptLines):
     """Subclasses implement ``draw_line(width)`` (and ``look_up_styles()`` for the styles
     ``line_styles()`` returns); ``redraw()`` after a content change."""
 

@@ -31,6 +31,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from core.foundation.textsafe import safe_text
+from screens.widgets.kept_lines import KeptLines
 
 # One wrapped line: its segments and which row it belongs to (-1: the header).
 _Line = tuple[list[Segment], int]
@@ -74,7 +75,7 @@ def wrap_plain(text: str, width: int) -> list[str]:
     return out
 
 
-class TextPane(ScrollView, can_focus=True):
+class TextPane(ScrollView, KeptLines, can_focus=True):
     """Rows of plain text in a fixed box that scrolls; see the module docstring."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"text-pane--header", "text-pane--even-row"}

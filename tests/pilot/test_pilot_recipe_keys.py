@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from screens.recipe import RecipeScreen, set_text
+from screens.recipe import RecipeScreen
 from screens.widgets.cycle_select import CycleSelect
 from tests.pilot.fit import screen_lines
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
@@ -105,15 +105,15 @@ async def test_text_that_changes_its_height_still_moves_the_widgets_below(tmp_pa
         screen = app.screen
         line = screen.query_one("#verdict-line")
         table = screen.query_one("#recipe-checks")
-        set_text(line, "short")
+        line.show("short", False)
         await settle(pilot)
         assert line.region.height == 1 and table.region.y == line.region.bottom
         long = "a verdict that wraps " * 5  # three lines in the 38 columns it has
-        set_text(line, long)
+        line.show(long, False)
         await settle(pilot)
         assert line.region.height == 3 and table.region.y == line.region.bottom
         # As many lines as before: repainted in place, on screen all the same.
-        set_text(line, long.replace("a verdict", "A VERDICT"))
+        line.show(long.replace("a verdict", "A VERDICT"), False)
         await settle(pilot)
         assert line.region.height == 3 and table.region.y == line.region.bottom
         shown = "".join(screen_lines(app)[line.region.y : line.region.bottom])
