@@ -26,7 +26,7 @@ from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -158,6 +158,10 @@ class TextPane(ScrollView, KeptLines, can_focus=True):
 
     def _wrap(self) -> None:
         width = self._width()
+        # New content at the same width repaints only the lines on screen that differ
+        # (a verdict changes two of the constraint list's lines, say).
+        before = self._shown_lines() if width == self._wrapped_for and width > 0 else None
+        scrolled = self.scroll_offset.y
         self._wrapped_for = width
         if width <= 0:
             self._head, self._body = [], []
@@ -166,7 +170,35 @@ class TextPane(ScrollView, KeptLines, can_focus=True):
             self._body = self._wrap_rows(self._rows, width, 0)
         self._drawn.clear()
         self._size_to_content()
-        self.refresh()
+        if before is None or self.scroll_offset.y != scrolled:
+            self.refresh()
+            return
+        changed = [
+            Region(0, y, self.size.width, 1)
+            for y, (old, new) in enumerate(zip(before, self._shown_lines(), strict=True))
+            if old != new
+        ]
+        if changed:
+            self.refresh(*changed)
+
+    def _shown_lines(self) -> list[tuple[str, int] | None]:
+        """What each line on screen shows: (its text, its style: 0 plain, 1 shaded, 2
+        header), None past the content."""
+        head = len(self._head)
+        top = round(self.scroll_offset.y)
+        shown: list[tuple[str, int] | None] = []
+        for y in range(self.scrollable_content_region.height):
+            index = y if y < head else head + top + y - head
+            if index < head:
+                segments, row = self._head[index]
+            elif index - head < len(self._body):
+                segments, row = self._body[index - head]
+            else:
+                shown.append(None)
+                continue
+            kind = 2 if row < 0 else 1 if self.zebra and row % 2 == 0 else 0
+            shown.append(("".join(segment.text for segment in segments), kind))
+        return shown
 
     def _wrap_rows(self, rows: Sequence[str], width: int, first: int) -> list[_Line]:
         pad = " " * self.pad
