@@ -609,12 +609,9 @@ class RecipeScreen(HostedScreen):
         )
 
     def _render_trouble(self, ok: bool) -> None:
-        from core.recipe.troubleshooting import DiagnosisContext, diagnose
+        from core.recipe.troubleshooting import DiagnosisContext, diagnose, recipe_view
 
         state = self.state
-        recipe_doc = None
-        if state.recipe is not None:
-            recipe_doc = state.recipe.model_dump(mode="json", exclude_none=True)
         crit = state.criteria
         _, _, default, selected = profile_info(state.verdict)
         ctx = DiagnosisContext(
@@ -624,7 +621,7 @@ class RecipeScreen(HostedScreen):
             intent=crit.get("intent"),
             platform=crit.get("platform"),
             profile_value=state.profile_value or selected or default,
-            recipe=recipe_doc,
+            recipe=recipe_view(state.recipe),
             pool_vm_sizes=pool_vm_sizes(state.projections),
             capture_warnings=state.warnings,
         )

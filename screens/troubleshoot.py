@@ -62,15 +62,12 @@ class TroubleshootScreen(HostedScreen):
         self.query_one("#guide-list", OptionList).focus()
 
     def _diagnose(self) -> list[Finding]:
-        from core.recipe.troubleshooting import DiagnosisContext, diagnose
+        from core.recipe.troubleshooting import DiagnosisContext, diagnose, recipe_view
 
         app = self.app
         if not isinstance(app, WizardHost):
             return []
         state = app.state
-        recipe_doc = None
-        if state.recipe is not None:
-            recipe_doc = state.recipe.model_dump(mode="json", exclude_none=True)
         crit = state.criteria
         return diagnose(
             DiagnosisContext(
@@ -79,7 +76,7 @@ class TroubleshootScreen(HostedScreen):
                 intent=crit.get("intent"),
                 platform=crit.get("platform"),
                 profile_value=state.profile_value,
-                recipe=recipe_doc,
+                recipe=recipe_view(state.recipe),
                 pool_vm_sizes=pool_vm_sizes(state.projections),
                 capture_warnings=state.warnings,
             )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from core.foundation.versions import compare_versions, parse_version
 
 if TYPE_CHECKING:
+    from core.documents.recipe_result import RecipeResult
     from core.documents.snapshot import Snapshot
 
 DEFAULT_PROFILE_VALUE: dict[str, str] = {"aks": "azure-managed", "oke": "oci-managed"}
@@ -552,6 +553,20 @@ def _dig(tree: Any, dotted: str) -> Any:
             return None
         node = node[part]
     return node
+
+
+def recipe_view(recipe: RecipeResult | None) -> dict[str, Any] | None:
+    """What :func:`diagnose` reads of a resolved recipe (``DiagnosisContext.recipe``):
+    each component's name and overrides, read off the model. The wizard diagnoses on
+    every keystroke, and dumping the whole recipe for these two fields took longer than
+    the diagnosis."""
+    if recipe is None:
+        return None
+    return {
+        "componentRefs": [
+            {"name": ref.name, "overrides": ref.overrides} for ref in recipe.componentRefs
+        ]
+    }
 
 
 def _component_overrides(recipe: Mapping[str, Any] | None, name: str) -> Mapping[str, Any] | None:

@@ -28,7 +28,9 @@ from rich.style import Style
 from textual import events
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
 
 from core.foundation.textsafe import safe_text
 from screens.widgets.kept_lines import KeptLines
@@ -36,6 +38,10 @@ from screens.widgets.kept_lines import KeptLines
 # One wrapped line: its segments and which row it belongs to (-1: the header).
 _Line = tuple[list[Segment], int]
 _SPACES = re.compile(r"(\s+)")
+# Rows wrapped before, by (row, width): most rows of a new verdict are rows of an earlier
+# one (the constraints of the other gpuStack value, the text of a failure seen before).
+_WRAPS_KEPT = 512
+_BAR_STATES_KEPT = 16
 
 
 def wrap_plain(text: str, width: int) -> list[str]:
@@ -73,6 +79,52 @@ def wrap_plain(text: str, width: int) -> list[str]:
         if line.strip():
             out.append(line.rstrip())
     return out
+
+
+class _KeptBar(ScrollBar, KeptLines):
+    """A pane's vertical scrollbar, whose lines are kept per state of the bar.
+
+    A verdict that flips between pass and fail moves the troubleshooting pane between
+    text that fits and text that scrolls, and its bar was drawn again each time (through
+    Rich: a third of the lines a keystroke painted). The lines of the last few states
+    are kept, keyed by everything ``ScrollBar.render`` reads: the extent, the position,
+    the mouse, and the pane's scrollbar colours (so a new theme draws anew).
+    """
+
+    def __init__(self, *, thickness: int) -> None:
+        super().__init__(vertical=True, name="vertical", thickness=thickness)
+        self._by_state: dict[tuple[object, ...], list[Strip]] = {}
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        kept = self._kept
+        if kept is not None and kept[0] == crop and kept[1] == self.size:
+            return super().render_lines(crop)  # the lines of this very state
+        pane = self.parent
+        styles = pane.styles if isinstance(pane, Widget) else self.styles
+        state = (
+            crop,
+            self.size,
+            self.window_virtual_size,
+            self.window_size,
+            self.position,
+            self.mouse_over,
+            self.grabbed is not None,
+            styles.scrollbar_color,
+            styles.scrollbar_color_hover,
+            styles.scrollbar_color_active,
+            styles.scrollbar_background,
+            styles.scrollbar_background_hover,
+            styles.scrollbar_background_active,
+            pane.background_colors if isinstance(pane, Widget) else None,
+            tuple(self.app.get_line_filters()),
+        )
+        lines = self._by_state.get(state)
+        if lines is None:
+            if len(self._by_state) >= _BAR_STATES_KEPT:
+                self._by_state.clear()
+            lines = self._by_state[state] = super().render_lines(crop)
+        self._kept = (crop, self.size, tuple(self.app.get_line_filters()), lines)
+        return lines
 
 
 class TextPane(ScrollView, KeptLines, can_focus=True):
@@ -125,10 +177,20 @@ class TextPane(ScrollView, KeptLines, can_focus=True):
         self._head: list[_Line] = []  # the header's wrapped lines
         self._body: list[_Line] = []  # the rows' wrapped lines
         self._wrapped_for = -1  # the width the lines were wrapped to
+        self._wraps: dict[tuple[str, int], list[str]] = {}
         # Each line drawn (styled, as wide as the pane), by its index (header first);
         # dropped when the content, the width or the styles change.
         self._drawn: dict[int, Strip] = {}
         self._styles: tuple[Style, Style, Style] | None = None
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The bar, created as Textual creates it, but one that keeps its lines."""
+        if self._vertical_scrollbar is None:
+            bar = self._vertical_scrollbar = _KeptBar(thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     # -- content ------------------------------------------------------------------------
     @property
@@ -202,10 +264,17 @@ class TextPane(ScrollView, KeptLines, can_focus=True):
 
     def _wrap_rows(self, rows: Sequence[str], width: int, first: int) -> list[_Line]:
         pad = " " * self.pad
+        inner = max(width - 2 * self.pad, 1)
+        wraps = self._wraps
+        if len(wraps) > _WRAPS_KEPT:
+            wraps.clear()
         lines: list[_Line] = []
         for offset, row in enumerate(rows):
             index = first if first < 0 else first + offset
-            for line in wrap_plain(row, max(width - 2 * self.pad, 1)):
+            wrapped = wraps.get((row, inner))
+            if wrapped is None:
+                wrapped = wraps[row, inner] = wrap_plain(row, inner)
+            for line in wrapped:
                 lines.append(([Segment(pad + line)], index))
         return lines
 

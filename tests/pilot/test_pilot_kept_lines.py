@@ -54,9 +54,12 @@ async def painted_as_fresh(pilot: Any) -> None:
     await settle(pilot)
     app = pilot.app
     kept = styled_screen(app)
-    for widget in app.screen.walk_children(with_self=True):
+    widgets = list(app.screen.walk_children(with_self=True))
+    widgets += [w._vertical_scrollbar for w in widgets if w._vertical_scrollbar is not None]
+    for widget in widgets:
         if isinstance(widget, KeptLines):
             widget._kept = None
+            widget.__dict__.get("_by_state", {}).clear()  # a pane's bar: lines per state
         widget.refresh()
     await settle(pilot)
     assert styled_screen(app) == kept

@@ -205,3 +205,73 @@ def test_core_troubleshooting_imports_no_ui():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("criteria", "profile", "snapshot"),
+    [
+        ({"service": "aks", "accelerator": "h100", "intent": "training"}, None, None),
+        (
+            {"service": "aks", "accelerator": "h100", "intent": "training"},
+            "gpuStack=operator-managed",
+            "aks-h100-none.yaml",
+        ),
+        (
+            {
+                "service": "aks",
+                "accelerator": "h100",
+                "os": "ubuntu",
+                "intent": "inference",
+                "platform": "dynamo",
+            },
+            "gpuStack=azure-managed",
+            None,
+        ),
+        ({"service": "oke", "accelerator": "gb200", "intent": "training"}, None, None),
+    ],
+)
+def test_the_recipe_view_diagnoses_as_the_whole_recipe_does(criteria, profile, snapshot):
+    """What the screens hand diagnose (recipe_view: names and overrides off the model) finds
+    what the whole dumped recipe finds, here and with nvsentinel's values changed so that
+    its findings show."""
+    from core.documents.criteria import parse_criteria
+    from core.recipe.catalog import load_catalog
+    from core.recipe.troubleshooting import recipe_view
+    from tests.recipe_resolve import resolve
+
+    snapshot_doc = snap(snapshot) if snapshot else None
+    recipe = resolve(
+        load_catalog(), parse_criteria(**criteria), profile=profile, snapshot=snapshot_doc
+    )
+    changed = recipe.model_copy(
+        update={
+            "componentRefs": [
+                ref.model_copy(
+                    update={"overrides": {"metadata-collector": {"runtimeClassName": "other"}}}
+                )
+                if ref.name == "nvsentinel"
+                else ref
+                for ref in recipe.componentRefs
+            ]
+        }
+    )
+    value = profile.split("=")[1] if profile else None
+    for r in (recipe, changed):
+
+        def found(doc, r=r):
+            return diagnose(
+                DiagnosisContext(
+                    snapshot=snapshot_doc,
+                    service=criteria["service"],
+                    intent=criteria["intent"],
+                    platform=criteria.get("platform"),
+                    profile_value=value,
+                    recipe=doc,
+                )
+            )
+
+        whole = found(r.model_dump(mode="json", exclude_none=True))
+        assert found(recipe_view(r)) == whole
+    assert recipe_view(None) is None
+    if criteria["service"] == "aks":  # the nvsentinel values are diagnosed on AKS
+        assert "runtimeclass-nvidia-not-found" in ids(found(recipe_view(changed)))
