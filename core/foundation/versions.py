@@ -9,6 +9,7 @@ non-negative integers. Comparison stops at the lower precision of the two sides,
 from __future__ import annotations
 
 from core.foundation.errors import invalid
+from core.foundation.memo import text_memo
 from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
 
@@ -46,6 +47,7 @@ def _to_int(digits: str, what: str) -> int:
         raise invalid(f"{what[:80]} has a number too large to compare") from exc
 
 
+@text_memo
 def parse_version(text: str) -> Version:
     """Parse ``text`` or raise INVALID_REQUEST naming what was wrong."""
     if text == "":

@@ -15,6 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
+from core.foundation.memo import text_memo
 from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
 from core.foundation.versions import (
@@ -97,6 +98,7 @@ class ConstraintResult(Record, frozen=True):
         return self.status is ConstraintStatus.PASSED
 
 
+@text_memo
 def parse_path(name: str) -> ConstraintPath:
     """Split a constraint name into type, subtype and key (SystemD splits at the last dot)."""
     if not name or not name.strip():
@@ -137,6 +139,7 @@ def parse_path(name: str) -> ConstraintPath:
     return ConstraintPath(mtype, subtype, key)
 
 
+@text_memo
 def parse_expression(text: str) -> Expression:
     s = text.strip() if isinstance(text, str) else str(text).strip()
     if not s:
