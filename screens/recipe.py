@@ -14,7 +14,9 @@ keys), the constraint list and the troubleshooting text are panes that draw thei
 lines (``TextPane``), the verdict line is repainted in place when it keeps its number of
 lines, and the footer is one line: a verdict repaints the widgets whose text changed and
 never lays the screen out again (Textual places every widget again and repaints what
-moved, which took longer than the verdict).
+moved, which took longer than the verdict). Every widget on the screen keeps the lines it
+painted (``KeptLines``): a frame repaints the box around everything that changed, which
+is most of the screen, and the widgets in it that did not change hand their lines back.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ _SPACES = re.compile(r"(\s+)")
 # Rows wrapped before, by (row, width): most rows of a new verdict are rows of an earlier
 # one (the constraints of the other gpuStack value, the text of a failure seen before).
 _WRAPS_KEPT = 512
+# Scrollbar states whose lines a pane's bar keeps (pass and fail each have one).
 _BAR_STATES_KEPT = 16
 
 

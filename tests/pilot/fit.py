@@ -42,8 +42,8 @@ from screens.widgets.text_pane import TextPane
 ELLIPSIS = "…"
 
 
-def screen_lines(app: Any) -> list[str]:
-    """The screen's text, one string per row, every row as wide as the screen."""
+def _painted(app: Any) -> Console:
+    """A console that recorded the whole screen as the compositor paints it now."""
     width, height = app.size
     console = Console(
         width=width,
@@ -58,8 +58,19 @@ def screen_lines(app: Any) -> list[str]:
     console.print(
         app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     )
-    lines = console.export_text().split("\n")[:height]
+    return console
+
+
+def screen_lines(app: Any) -> list[str]:
+    """The screen's text, one string per row, every row as wide as the screen."""
+    width, height = app.size
+    lines = _painted(app).export_text().split("\n")[:height]
     return [line.ljust(width) for line in lines]
+
+
+def styled_screen(app: Any) -> str:
+    """The whole screen as the compositor paints it now, colours and all (ANSI)."""
+    return _painted(app).export_text(styles=True)
 
 
 def squash(text: str) -> str:

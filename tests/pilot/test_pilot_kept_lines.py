@@ -10,10 +10,8 @@ cached (about a sixth of the keystroke).
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
-from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
@@ -21,27 +19,8 @@ from screens.recipe import set_text
 from screens.widgets.cycle_select import CycleSelect
 from screens.widgets.kept_lines import KeptLines, KeptStatic, KeptVertical
 from screens.widgets.text_pane import TextPane
-from tests.pilot.fit import screen_lines
+from tests.pilot.fit import screen_lines, styled_screen
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
-
-
-def styled_screen(app: Any) -> str:
-    """The whole screen as the compositor paints it now, colours and all (ANSI)."""
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    return console.export_text(styles=True)
 
 
 def kept_widgets(app: Any) -> list[KeptLines]:
