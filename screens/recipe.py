@@ -21,7 +21,6 @@ is most of the screen, and the widgets in it that did not change hand their line
 
 from __future__ import annotations
 
-import gc
 import time
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
@@ -531,13 +530,7 @@ class RecipeScreen(HostedScreen):
         if message.seq != self._seq:
             return  # a newer selection is on its way
         # Inline from now on only while the core answers within a frame's share.
-        warm = message.fastest_ms <= INLINE_QUALIFY_MS
-        if warm and not self._inline and message.verdict is not None:
-            # The catalog and the resolver's memo are loaded now and live as long as the
-            # process: out of the collector's reach, or a full collection in a long
-            # session walks them (about 41k objects, 12 ms) inside some keystroke.
-            gc.freeze()
-        self._inline = warm
+        self._inline = message.fastest_ms <= INLINE_QUALIFY_MS
         state = self.state
         state.verdict = message.verdict
         state.criteria_notes = message.notes

@@ -27,22 +27,3 @@ async def test_mounting_the_dashboard_freezes_the_heap_it_starts_with() -> None:
             assert gc.get_freeze_count() > 1000  # the app and its modules, not a handful
     finally:
         gc.unfreeze()
-
-
-async def test_the_recipe_screen_freezes_the_catalog_once_the_core_is_warm(tmp_path) -> None:
-    """The wizard freezes its startup heap (run_wizard); the catalog loads later, in the
-    first qualification's worker, and lives as long as the process. Once the first
-    verdict is in, it is frozen too, so no full collection of a long session walks it."""
-    from tests.pilot.wizard_helpers import demo_app, open_recipe
-
-    gc.unfreeze()
-    try:
-        app = demo_app(tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            gc.freeze()  # what run_wizard does before the app runs
-            started = gc.get_freeze_count()
-            await open_recipe(pilot, "aks-install")
-            assert app.state.verdict is not None
-            assert gc.get_freeze_count() > started + 1000  # the catalog, not a handful
-    finally:
-        gc.unfreeze()
