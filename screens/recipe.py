@@ -94,15 +94,6 @@ class VerdictReady(Message):
         self.notes = notes
 
 
-class AlternativesReady(Message):
-    """The other gpuStack values that qualify the capture, for selection ``seq``."""
-
-    def __init__(self, seq: int, qualifying: tuple[str, ...]) -> None:
-        super().__init__()
-        self.seq = seq
-        self.qualifying = qualifying
-
-
 def qualifying_values(
     values: list[str], current: str | None, known: dict[str, bool]
 ) -> tuple[str, ...] | None:
@@ -399,13 +390,13 @@ class RecipeScreen(HostedScreen):
     def requalify(self) -> None:
         """Qualify the current selection and show the verdict.
 
-        Once the core is warm for this capture and criteria (they were qualified before,
-        and the last qualification took at most ``INLINE_QUALIFY_MS``) the verdict is
-        computed here, on the UI thread, and on screen in the same frame as the keystroke:
-        handing a sub-millisecond call to a thread costs tens of milliseconds in GIL
-        hand-offs. The first qualification of a capture or criteria (the catalog, the
-        overlays of a new service load) and a slow one run in a worker, which also finds
-        the other gpuStack values that qualify, so the screen never freezes.
+        Once the core is warm (the last qualification took at most ``INLINE_QUALIFY_MS``
+        of CPU) the verdict is computed here, on the UI thread, with the other gpuStack
+        values not yet known for these criteria (what ``s`` may offer), and is on screen
+        in the same frame as the keystroke: handing a sub-millisecond call to a thread
+        cost 30-45 ms in GIL hand-offs, on every first step to new criteria. The first
+        qualification (the catalog loads) and any after a slow one run in a worker, so
+        the screen never freezes.
         """
         self._qualified_inputs = self._inputs()
         self._asked_at = time.perf_counter()
@@ -413,13 +404,10 @@ class RecipeScreen(HostedScreen):
         derived = set(self.state.derived)
         given = {k: v for k, v in self._criteria().items() if k not in derived}
         profile = self.state.profile_value
-        if not self._inline or self._alternatives_key(given) not in self._value_ok:
+        if not self._inline:
             self._qualify(self._seq, given, profile)
             return
-        message = self._qualification(self._seq, given, profile, alternatives=False)
-        if message.qualifying is None and message.verdict is not None and not message.error:
-            self._qualify_alternatives(self._seq, given, message.verdict)
-        self._verdict(message)
+        self._verdict(self._qualification(self._seq, given, profile))
 
     def _criteria(self) -> dict[str, str]:
         return {k: v for k, v in self.state.criteria.items() if v and v != NO_PLATFORM}
@@ -429,20 +417,22 @@ class RecipeScreen(HostedScreen):
         criteria (not the value chosen, which only says which one is current)."""
         return (self.state.capture_seq, tuple(sorted(given.items())))
 
-    def _qualification(
-        self, seq: int, given: dict[str, str], profile: str | None, *, alternatives: bool
-    ) -> VerdictReady:
+    def _qualification(self, seq: int, given: dict[str, str], profile: str | None) -> VerdictReady:
         """``given``: the criteria the user chose or kept; open ones follow the snapshot,
         as ``aicr-tui recipe --snapshot`` derives them (one core call for both).
 
         Runs on the UI thread or in a worker: it reads the wizard state and writes only
         the per-capture cache of which values qualify (a dict update, atomic under the
-        GIL). ``alternatives`` qualifies the other gpuStack values not yet known, so
-        ``s`` can offer one; without it they come from the cache or stay unknown (None).
+        GIL). The other gpuStack values not yet known for these criteria are qualified
+        too, so ``s`` can offer one. ``elapsed_ms`` is wall time; ``fastest_ms``, what
+        decides whether the next one runs inline, is CPU time: a call in a worker waits
+        for the GIL while the UI runs, and its wall time says little of what it would
+        cost inline.
         """
         from core.services.errors import error_line
 
         started = time.perf_counter()
+        started_cpu = time.thread_time()
         selection = f"gpuStack={profile}" if profile else None
         services = self.wizard.services
         snapshot, warnings = self.state.snapshot, self.state.warnings
@@ -454,7 +444,8 @@ class RecipeScreen(HostedScreen):
             error = ""
         except Exception as exc:
             verdict, error = None, error_line(exc)
-        elapsed = fastest = (time.perf_counter() - started) * 1000
+        elapsed = (time.perf_counter() - started) * 1000
+        fastest = (time.thread_time() - started_cpu) * 1000
         qualifying: tuple[str, ...] | None = ()
         if verdict is not None and not error:
             known = self._value_ok.setdefault(self._alternatives_key(given), {})
@@ -462,8 +453,7 @@ class RecipeScreen(HostedScreen):
             current = selected or default
             if current:
                 known[current] = verdict.ok
-            if alternatives:
-                fastest = min(fastest, self._qualify_values(given, name, values, known))
+            fastest = min(fastest, self._qualify_values(given, name, values, known))
             qualifying = qualifying_values(values, current, known)
         message = VerdictReady(seq, verdict, error, elapsed, qualifying=qualifying, notes=notes)
         message.fastest_ms = fastest
@@ -473,20 +463,20 @@ class RecipeScreen(HostedScreen):
         self, given: dict[str, str], name: str, values: list[str], known: dict[str, bool]
     ) -> float:
         """Record whether each gpuStack value not yet in ``known`` qualifies the capture;
-        return the fastest of those qualifications in ms (inf when none ran)."""
+        return the fastest of those qualifications in CPU ms (inf when none ran)."""
         services = self.wizard.services
         snapshot, warnings = self.state.snapshot, self.state.warnings
         fastest = float("inf")
         for other in values:
             if other in known:
                 continue
-            started = time.perf_counter()
+            started = time.thread_time()
             try:
                 alt = services.qualify(given, f"{name}={other}", snapshot, warnings)
             except Exception:
                 known[other] = False
                 continue
-            fastest = min(fastest, (time.perf_counter() - started) * 1000)
+            fastest = min(fastest, (time.thread_time() - started) * 1000)
             known[other] = alt.verdict.ok
         return fastest
 
@@ -498,32 +488,7 @@ class RecipeScreen(HostedScreen):
         description="Qualify the selection against the snapshot",
     )
     def _qualify(self, seq: int, given: dict[str, str], profile: str | None) -> None:
-        message = self._qualification(seq, given, profile, alternatives=True)
-        self.post_message(message)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        exit_on_error=False,
-        group="alternatives",
-        description="Find the other gpuStack values that qualify the capture",
-    )
-    def _qualify_alternatives(
-        self, seq: int, given: dict[str, str], verdict: QualificationVerdict
-    ) -> None:
-        """After an inline verdict: which other values qualify (what ``s`` may offer)."""
-        name, values, default, selected = profile_info(verdict)
-        known = self._value_ok.setdefault(self._alternatives_key(given), {})
-        self._qualify_values(given, name, values, known)
-        qualifying = qualifying_values(values, selected or default, known)
-        self.post_message(AlternativesReady(seq, qualifying or ()))
-
-    @on(AlternativesReady)
-    def _alternatives_ready(self, message: AlternativesReady) -> None:
-        if message.seq != self._seq:
-            return  # the selection moved on; its own verdict says what qualifies
-        self._set_qualifying(message.qualifying)
-        self._show_trouble_text(self._ok)
+        self.post_message(self._qualification(seq, given, profile))
 
     @on(VerdictReady)
     def _verdict(self, message: VerdictReady) -> None:

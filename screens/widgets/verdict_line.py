@@ -2,9 +2,9 @@
 
 It changes on almost every keystroke, so it draws its own lines (Textual's line API)
 from text wrapped once per change, where a Static took the text through Textual's content
-pipeline to measure its height and again to paint it. A verdict that wraps to as many
-lines as the one before repaints this widget alone; only a change in its number of lines
-lays the screen out (what is below it moves).
+pipeline to measure its height and again to paint it. A verdict that takes as many rows
+as the one before (its wrapped lines, cut at ``max-height``) repaints this widget alone;
+only a change in its number of rows lays the screen out (what is below it moves).
 
 The colour is a component style, not a CSS class on the widget: a class that flips with
 the verdict restyles the widget on every keystroke.
@@ -57,11 +57,18 @@ class VerdictLine(KeptLines):
         if (text, ok) == (self._text, self._ok):
             return
         self._text, self._ok = text, ok
-        before = len(self._lines)
+        before = self._height(len(self._lines))
         width = self.content_size.width
         self._lines = wrap_plain(text, width) if width > 0 else []
         self._wrapped_for = width
-        self.refresh(layout=not width or len(self._lines) != before)
+        self.refresh(layout=not width or self._height(len(self._lines)) != before)
+
+    def _height(self, lines: int) -> int:
+        """The rows ``lines`` wrapped lines take on screen: a ``max-height`` in cells cuts
+        them (six lines or three show as the same three rows, and lay nothing out)."""
+        limit = self.styles.max_height
+        rows = max(lines, 1)
+        return min(rows, int(limit.value)) if limit is not None and limit.is_cells else rows
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(len(wrap_plain(self._text, width)) if width > 0 else 1, 1)

@@ -55,3 +55,75 @@ async def test_gpustack_choice_is_qualified_synchronously_and_alternatives_are_c
         assert not app.workers._workers or all(w.is_finished for w in app.workers)
         # The Changed messages that follow found the state up to date: nothing re-ran.
         assert calls == ["gpuStack=operator-managed", None]
+
+
+async def test_a_step_to_criteria_never_qualified_is_qualified_in_the_keystroke(tmp_path):
+    """Before: the first step to criteria not yet qualified (another intent, an OS no
+    overlay covers) went to a thread worker, 30-45 ms from the key to the painted verdict
+    in GIL hand-offs, and a worker's wall time, inflated by the same waits, could send
+    the next steps there too. Now, with the core warm, every step is qualified in the
+    keystroke, the other gpuStack values with it (what `s` offers), and only the first
+    qualification (the catalog loads) runs in a worker."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_recipe(pilot, "aks-none")
+        screen = app.screen
+        assert isinstance(screen, RecipeScreen)
+        workers: list[int] = []
+        in_worker = screen._qualify
+
+        def counting(seq, given, profile):  # type: ignore[no-untyped-def]
+            workers.append(seq)
+            return in_worker(seq, given, profile)
+
+        screen._qualify = counting  # type: ignore[method-assign]
+        qualify = app.services.qualify
+        for field, steps in (("intent", 2), ("os", 2), ("platform", 3)):
+            select = screen.query_one(f"#sel-{field}")
+            for _ in range(steps):
+                select.focus()
+                await pilot.press("right")
+                # No pause: the verdict of the new criteria is the screen's already.
+                shown = app.state.verdict
+                assert shown is not None and screen.shown_seq == screen._seq
+                assert app.state.criteria[field] == select.value
+                given = {k: v for k, v in screen._criteria().items()}
+                again = qualify(given, None, app.state.snapshot, app.state.warnings).verdict
+                assert (shown.ok, str(shown.error)) == (again.ok, str(again.error))
+                await settle(pilot)
+        assert workers == []
+        # `s` was learnt in the same keystrokes: whatever it offers qualifies.
+        target = screen.switch_target()
+        if target is not None:
+            given = dict(screen._criteria())
+            offered = qualify(given, f"gpuStack={target}", app.state.snapshot, app.state.warnings)
+            assert offered.verdict.ok
+
+
+async def test_a_verdict_as_many_rows_tall_lays_nothing_out(tmp_path):
+    """A verdict of six wrapped lines shows three rows (max-height 3), as one of three
+    does: the change repaints the line and lays the screen out not once (it did, at each
+    step between an OS no overlay covers and one that resolves)."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_recipe(pilot, "aks-install")
+        screen = app.screen
+        line = screen.query_one("#verdict-line")
+        line.show("three rows " * 9, False)
+        await settle(pilot)
+        assert line.region.height == 3
+        layouts = 0
+        refresh_layout = screen._refresh_layout
+
+        def counting(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            nonlocal layouts
+            layouts += 1
+            refresh_layout(*args, **kwargs)
+
+        screen._refresh_layout = counting  # type: ignore[method-assign]
+        line.show("six rows, three shown " * 10, False)
+        await settle(pilot)
+        assert len(line._lines) > 3 and line.region.height == 3 and layouts == 0
+        line.show("one row", True)
+        await settle(pilot)
+        assert line.region.height == 1 and layouts > 0  # this one moves what is below
