@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from core.recipe.troubleshooting import Finding
 
 DEFAULT_VALUE = "__default__"
-# A qualification at most this long runs inline on the UI thread (see requalify).
+# A qualification of at most this much CPU time runs inline on the UI thread (requalify).
 INLINE_QUALIFY_MS = 8.0
 
 
@@ -87,8 +87,8 @@ class VerdictReady(Message):
         self.verdict = verdict
         self.error = error
         self.elapsed_ms = elapsed_ms
-        # The fastest qualification made for this message (alternatives included): whether
-        # the core is warm, once the first call has loaded the catalog.
+        # The fastest qualification made for this message (alternatives included), in CPU
+        # ms: whether the core is warm, once the first call has loaded the catalog.
         self.fastest_ms = elapsed_ms
         self.qualifying = qualifying
         self.notes = notes
