@@ -9,7 +9,7 @@ worker also qualified every other gpuStack value to decide whether to offer `s`.
 from __future__ import annotations
 
 from screens.recipe import RecipeScreen
-from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
+from tests.pilot.wizard_helpers import count_layouts, demo_app, open_recipe, settle
 
 
 async def test_gpustack_choice_is_qualified_synchronously_and_alternatives_are_cached(tmp_path):
@@ -112,18 +112,10 @@ async def test_a_verdict_as_many_rows_tall_lays_nothing_out(tmp_path):
         line.show("three rows " * 9, False)
         await settle(pilot)
         assert line.region.height == 3
-        layouts = 0
-        refresh_layout = screen._refresh_layout
-
-        def counting(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)
-
-        screen._refresh_layout = counting  # type: ignore[method-assign]
+        layouts = count_layouts(screen)
         line.show("six rows, three shown " * 10, False)
         await settle(pilot)
-        assert len(line._lines) > 3 and line.region.height == 3 and layouts == 0
+        assert len(line._lines) > 3 and line.region.height == 3 and len(layouts) == 0
         line.show("one row", True)
         await settle(pilot)
-        assert line.region.height == 1 and layouts > 0  # this one moves what is below
+        assert line.region.height == 1 and len(layouts) > 0  # this one moves what is below

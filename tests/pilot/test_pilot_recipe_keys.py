@@ -15,7 +15,7 @@ from functools import partial
 from screens.recipe import RecipeScreen
 from screens.widgets.cycle_select import CycleSelect
 from tests.pilot.fit import screen_lines
-from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
+from tests.pilot.wizard_helpers import count_layouts, demo_app, open_recipe, settle
 
 
 def _counted(qualify, calls, criteria, profile, snapshot, warnings):  # type: ignore[no-untyped-def]
@@ -164,15 +164,7 @@ async def test_the_footer_follows_s_and_the_screen_is_never_laid_out_again(tmp_p
         footer = screen.query_one(KeysFooter)
         screen.query_one("#sel-profile", CycleSelect).focus()
         await settle(pilot)
-        layouts = 0
-        refresh_layout = screen._refresh_layout
-
-        def counting(*args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)
-
-        screen._refresh_layout = counting  # type: ignore[method-assign]
+        layouts = count_layouts(screen)
         full = "←→ Value  s Switch  b Bundle  v Validate  d Diff  r Recapture  ? Help  q Quit"
         verdicts = set()
         for _ in range(2):
@@ -187,5 +179,5 @@ async def test_the_footer_follows_s_and_the_screen_is_never_laid_out_again(tmp_p
                 want = full if offered else full.replace("  s Switch", "")
                 assert screen_lines(app)[-1].rstrip() == " " + want
         assert verdicts == {True, False}  # the panes changed their number of lines
-        assert layouts == 0
+        assert len(layouts) == 0
         assert screen.query_one(KeysFooter) is footer and not footer.children

@@ -97,3 +97,17 @@ async def open_recipe(pilot, key: str) -> None:
     await pick_sample(pilot, key)
     await pilot.press("n")
     await settle(pilot)
+
+
+def count_layouts(screen: Any) -> list[None]:
+    """A list that grows by one each time ``screen`` is laid out from now on (Textual's
+    ``Screen._refresh_layout``: every widget placed again)."""
+    layouts: list[None] = []
+    refresh_layout = screen._refresh_layout
+
+    def counting(*args: Any, **kwargs: Any) -> None:
+        layouts.append(None)
+        refresh_layout(*args, **kwargs)
+
+    screen._refresh_layout = counting
+    return layouts
