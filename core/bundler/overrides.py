@@ -25,6 +25,7 @@ from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import path_bound_violation, value_bound_violation
 from core.foundation.patterns import LazyPattern
 from core.foundation.tree import validate_path
+from core.foundation.surrogates import escaped_surrogates, lone_surrogate, refuse_lone_surrogate
 
 OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
 
@@ -147,6 +148,8 @@ def _split(kind: OverrideKind, entry: str) -> tuple[str, str, str | None]:
         if "=" not in rest:
             raise invalid(f"{flag} {_shown(entry)!r}: expected component:path=value")
         path, value = rest.split("=", 1)
+    for part in (key, value or ""):
+        _refuse_undecodable(flag, entry, part)
     if not key:
         raise invalid(f"{flag} {_shown(entry)!r}: the component before ':' is empty")
     if not path:
@@ -199,7 +202,20 @@ def parse_set_json(entry: str) -> OverrideEntry:
     reason = value_bound_violation(parsed, allow_non_finite=False)
     if reason is not None:
         raise invalid(f"--set-json {_shown(entry)!r}: the JSON value {reason}")
+    # json.loads joins an escaped surrogate pair into its character; one alone stays
+    refuse_lone_surrogate(parsed, f"--set-json {_shown(entry)!r}: the JSON value")
     return OverrideEntry(kind="set-json", key=key, path=path, value=parsed, text=value)
+
+
+def _refuse_undecodable(flag: str, entry: str, text: str) -> None:
+    """Refuse command-line text that was not UTF-8: Python hands such bytes over as lone
+    surrogates (U+DC80..U+DCFF), which no Go program (Helm, Argo CD, Flux) can hold."""
+    hit = lone_surrogate(text)
+    if hit is not None:
+        raise invalid(
+            f"{flag} {escaped_surrogates(_shown(entry))!r}: holds {hit[1]}, a lone surrogate "
+            "(bytes that are not UTF-8 text); values must be UTF-8"
+        )
 
 
 def _shown(entry: str) -> str:
@@ -244,7 +260,11 @@ def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise invalid(f'--set-file {_shown(entry)!r}: file "{value}" is not UTF-8 text') from exc
-    parsed = to_plain(load_yaml_plain(text, f'--set-file {key}:{path} file "{value}"'))
+    parsed = to_plain(
+        load_yaml_plain(
+            text, f'--set-file {key}:{path} file "{value}"', refuse_lone_surrogates=True
+        )
+    )
     return OverrideEntry(kind="set-file", key=key, path=path, value=parsed, text=value)
 
 

@@ -439,7 +439,8 @@ class RecipeRequest(Record, frozen=True):
 
 def read_recipe(text: str, source: str) -> RecipeResult | RecipeRequest:
     """Parse a recipe document; every problem is one line naming ``source``."""
-    raw = load_yaml_plain(text, f'recipe file "{source}"')
+    # a recipe's overrides are Helm values: a lone surrogate is refused (Go cannot hold it)
+    raw = load_yaml_plain(text, f'recipe file "{source}"', refuse_lone_surrogates=True)
     return recipe_from_document(raw, source)
 
 

@@ -24,6 +24,7 @@ from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import value_bound_violation
 from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
+from core.foundation.surrogates import joined_surrogate_pairs, refuse_lone_surrogate
 from core.foundation.tree import KindNames, kind_name
 
 
@@ -195,8 +196,13 @@ def load_yaml(text: str, source: str) -> Any:
     return doc
 
 
-def load_yaml_plain(text: str, source: str) -> Any:
-    """Parse YAML into plain dicts/lists (faster; for data we do not re-emit with comments)."""
+def load_yaml_plain(text: str, source: str, *, refuse_lone_surrogates: bool = False) -> Any:
+    """Parse YAML into plain dicts/lists (faster; for data we do not re-emit with comments).
+
+    Escaped UTF-16 surrogate pairs (``"\\ud83d\\ude00"``, as JSON writers escape a
+    character past U+FFFF) become the character they stand for; a lone surrogate becomes
+    U+FFFD, or with ``refuse_lone_surrogates`` (documents whose values reach Helm) is
+    refused naming ``source`` and where it is (see :func:`refuse_lone_surrogate`)."""
     if _flow_depth_reaches(text, MAX_FLOW_DEPTH):
         raise invalid(
             f"{source} is not valid YAML",
@@ -215,7 +221,13 @@ def load_yaml_plain(text: str, source: str) -> Any:
     reason = value_bound_violation(doc)
     if reason is not None:
         raise invalid(f"{source} is not valid YAML", reason)
-    return without_lone_surrogates(doc) if _may_escape_surrogates(text) else doc
+    if not _may_escape_surrogates(text):
+        return doc
+    doc = joined_surrogate_pairs(doc)
+    if refuse_lone_surrogates:
+        refuse_lone_surrogate(doc, source)
+        return doc
+    return without_lone_surrogates(doc)
 
 
 # The YAML reader fails past a few hundred nested flow levels anyway (recursion), but its

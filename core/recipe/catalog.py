@@ -275,7 +275,9 @@ class Catalog(Record):
             return cached
         doc = self._docs.get(rel)
         if doc is None:
-            doc = load_yaml_plain(self.read_text(rel), f'values file "{rel}"')
+            doc = load_yaml_plain(
+                self.read_text(rel), f'values file "{rel}"', refuse_lone_surrogates=True
+            )
         if doc is None:
             doc = {}
         if not isinstance(doc, dict):
@@ -677,7 +679,7 @@ def _names_hold(catalog: Catalog) -> bool:
 
 def _parse(path: Path, rel: str) -> Any:
     text = read_document(path, "catalog", cap=MAX_DOCUMENT_BYTES)
-    return load_yaml_plain(text, f'catalog file "{rel}"')
+    return load_yaml_plain(text, f'catalog file "{rel}"', refuse_lone_surrogates=True)
 
 
 def _validated(

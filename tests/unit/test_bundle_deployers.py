@@ -317,7 +317,8 @@ def test_argocd_helm_root_chart_renders_with_helm_and_its_lock_guard_holds(tmp_p
         validate_document(d, d["metadata"]["name"])
     for comp in p.components:
         if comp.has_chart:
-            got = apps[comp.name]["spec"]["source"]["helm"]["valuesObject"]
+            # the values travel as a JSON text Argo CD hands to Helm as written
+            got = json.loads(apps[comp.name]["spec"]["source"]["helm"]["values"])
             assert got == json.loads(json.dumps(comp.values)), comp.name
     raw = [d for d in docs if d["kind"] != "Application"]
     assert {d["metadata"]["name"] for d in raw} >= {
@@ -380,10 +381,8 @@ def test_argocd_helm_dynamic_paths_are_seeded_as_install_time_values(tmp_path) -
         if d.get("kind") == "Application"
     ]
     gpu = next(a for a in apps if a["metadata"]["name"] == "gpu-operator")
-    assert (
-        gpu["spec"]["source"]["helm"]["valuesObject"]["dcgmExporter"]["serviceMonitor"]["enabled"]
-        is True
-    )
+    got = json.loads(gpu["spec"]["source"]["helm"]["values"])
+    assert got["dcgmExporter"]["serviceMonitor"]["enabled"] is True
 
 
 def test_dynamic_goes_to_cluster_values_for_helmfile_and_flux() -> None:

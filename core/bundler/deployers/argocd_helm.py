@@ -93,7 +93,8 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
         },
         "components": components,
     }
-    out.put("values.yaml", dump_yaml(values))
+    # a Helm values file: strings Helm's YAML 1.1 reader would retype ("yes") are quoted
+    out.put("values.yaml", r.values_yaml(values))
     out.put("values.schema.json", json.dumps(schema(components), indent=2) + "\n")
     for tname in TEMPLATES:
         out.put(f"templates/{tname}", text(f"argocd-helm/{tname}"))
