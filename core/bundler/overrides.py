@@ -24,8 +24,8 @@ from core.documents.model import ConfigDict, Model
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import path_bound_violation, value_bound_violation
 from core.foundation.patterns import LazyPattern
-from core.foundation.tree import validate_path
 from core.foundation.surrogates import escaped_surrogates, lone_surrogate, refuse_lone_surrogate
+from core.foundation.tree import validate_path
 
 OverrideKind = Literal["set", "set-json", "set-file", "dynamic"]
 
@@ -213,7 +213,7 @@ def _refuse_undecodable(flag: str, entry: str, text: str) -> None:
     hit = lone_surrogate(text)
     if hit is not None:
         raise invalid(
-            f"{flag} {escaped_surrogates(_shown(entry))!r}: holds {hit[1]}, a lone surrogate "
+            f"{flag} '{escaped_surrogates(_shown(entry))}': holds {hit[1]}, a lone surrogate "
             "(bytes that are not UTF-8 text); values must be UTF-8"
         )
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from core.bundler.deployers.config import DEPLOYERS, deployer_config
 from core.bundler.overrides import type_scalar
 from core.bundler.tolerations import parse_tolerations
 from core.documents.recipe_result import read_recipe, render_recipe
-from tests.conftest import run_captured, run_cli
+from tests.conftest import run_cli
 from tests.unit.test_bundle_support import KEYED, demo_recipe, with_overrides
 
 hp = pytest.importorskip("helm_python")
@@ -182,7 +181,9 @@ def _recipe_through_its_file(tmp: Path) -> Any:
     ``aicr-tui recipe`` writes it and read back as ``bundle -r`` reads it."""
     base = demo_recipe("aks-azure")
     recipe = with_overrides(
-        base, COMPONENT, {"aicrtest": {"recipe": expected("recipe"), "dynamic": expected("dynamic")}}
+        base,
+        COMPONENT,
+        {"aicrtest": {"recipe": expected("recipe"), "dynamic": expected("dynamic")}},
     )
     path = tmp / "recipe.yaml"
     path.write_text(render_recipe(recipe, "yaml"), encoding="utf-8")
@@ -190,9 +191,7 @@ def _recipe_through_its_file(tmp: Path) -> Any:
 
 
 def _overrides(tmp: Path, deployer: str) -> Any:
-    sets = tuple(
-        f"{COMPONENT}:aicrtest.set.v{i}={v}" for i, v in enumerate(VALUES)
-    )
+    sets = tuple(f"{COMPONENT}:aicrtest.set.v{i}={v}" for i, v in enumerate(VALUES))
     set_json = tuple(
         f"{COMPONENT}:aicrtest.set-json.v{i}={_ascii_json(v)}" for i, v in enumerate(VALUES)
     ) + (f"{COMPONENT}:aicrtest.set-json.keys={_ascii_json(expected('set-json')['keys'])}",)
@@ -332,3 +331,180 @@ def test_argocd_helm_applications_carry_values_as_a_string(bundles: Any) -> None
     # no character Go's YAML reader refuses raw or folds (NEL): escapes carry them
     raw = sorted({f"U+{ord(ch):04X}" for ch in text if _GO_YAML_RAW_UNSAFE.fullmatch(ch)})
     assert not raw, raw
+
+
+def test_argocd_helm_keeps_nel_and_a_seeded_yaml11_word(tmp_path: Path) -> None:
+    """With nothing in the bundle Go's YAML reader refuses, the old ``toYaml`` still folded
+    NEL to a space, and a ``--dynamic`` seed of ``yes`` in the root values.yaml (written
+    plain, YAML 1.2) reached the Application as the boolean true."""
+    plan = plan_bundle(
+        demo_recipe("aks-azure"),
+        parse_overrides(
+            set_json=(f'{COMPONENT}:aicrtest.nel="a\\u0085b"', f'{COMPONENT}:aicrtest.word="yes"'),
+            dynamic=(f"{COMPONENT}:aicrtest.word",),
+        ),
+        accelerated_tolerations=parse_tolerations(KEYED),
+        deployer=_deployer("argocd-helm"),
+    )
+    write_bundle(plan, tmp_path / "b")
+    got = _argocd_helm_values(_argocd_helm_application(tmp_path / "b"))["aicrtest"]
+    assert got == {"nel": "a\x85b", "word": "yes"}
+
+
+# -- lone surrogates: refused at input, one line, every route ------------------------------
+SURROGATE_JSON = [
+    '"\\ud800"',
+    '"a\\udfffb"',
+    '"\\ud800a"',
+    '{"\\udc00": 1}',
+    '["ok", {"k": "\\udbff"}]',
+]
+
+
+def _refused(call: Any, *args: Any) -> str:
+    from core.foundation.errors import AicrError, ErrorCode
+
+    with pytest.raises(AicrError) as info:
+        call(*args)
+    assert info.value.code is ErrorCode.INVALID_REQUEST and info.value.exit_code == 2
+    text = info.value.render()
+    assert "\n" not in text.strip()
+    text.encode("utf-8")  # printable as UTF-8: the surrogate itself is never in the line
+    return text
+
+
+@pytest.mark.parametrize("literal", SURROGATE_JSON)
+def test_set_json_refuses_a_lone_surrogate(literal: str) -> None:
+    from core.bundler.overrides import parse_set_json
+
+    line = _refused(parse_set_json, f"{COMPONENT}:aicrtest.x={literal}")
+    assert "--set-json" in line and "lone surrogate U+D" in line
+
+
+@pytest.mark.parametrize("literal", SURROGATE_JSON)
+def test_set_file_refuses_a_lone_surrogate(literal: str, tmp_path: Path) -> None:
+    from core.bundler.overrides import parse_set_file
+
+    path = tmp_path / "v.json"
+    path.write_text(literal, encoding="ascii")
+    line = _refused(parse_set_file, f"{COMPONENT}:aicrtest.x={path}")
+    assert "--set-file" in line and str(path) in line and "lone surrogate U+D" in line
+
+
+@pytest.mark.parametrize("text", ['x: "\\uD800"\n', 'x: ["\\U0000DC00"]\n', '"\\udfff": 1\n'])
+def test_set_file_refuses_an_escaped_surrogate_in_yaml(text: str, tmp_path: Path) -> None:
+    from core.bundler.overrides import parse_set_file
+
+    path = tmp_path / "v.yaml"
+    path.write_text(text, encoding="ascii")
+    line = _refused(parse_set_file, f"{COMPONENT}:aicrtest.x={path}")
+    assert "lone surrogate U+D" in line
+
+
+@pytest.mark.parametrize("entry", [f"{COMPONENT}:aicrtest.x=a\udcffb", "c\udc80:aicrtest.x=1"])
+def test_set_refuses_text_that_was_not_utf8(entry: str) -> None:
+    from core.bundler.overrides import parse_set
+
+    line = _refused(parse_set, entry)
+    assert "--set" in line and "U+DC" in line
+
+
+def test_an_escaped_surrogate_pair_is_the_character_it_encodes(tmp_path: Path) -> None:
+    """JSON writers escape a character past U+FFFF as a pair: every route reads the emoji
+    (YAML reads two code points; they used to become two U+FFFD)."""
+    from core.bundler.overrides import parse_set_file, parse_set_json
+
+    pair = '"\\ud83d\\ude00"'
+    assert parse_set_json(f"{COMPONENT}:x={pair}").value == "\U0001f600"
+    path = tmp_path / "v.json"
+    path.write_text('{"a": ' + pair + "}", encoding="ascii")
+    assert parse_set_file(f"{COMPONENT}:x={path}").value == {"a": "\U0001f600"}
+
+
+def _recipe_text_with(value_literal: str, fmt: str) -> str:
+    doc = demo_recipe("aks-azure").to_document()
+    ref = next(r for r in doc["componentRefs"] if r["name"] == COMPONENT)
+    ref["overrides"] = {"aicrtest": "@@"}
+    text = json.dumps(doc) if fmt == "json" else render_recipe(demo_recipe("aks-azure"), "yaml")
+    if fmt == "json":
+        return text.replace('"@@"', value_literal)
+    # YAML: the override appended to cert-manager's entry as a double-quoted scalar
+    head, tail = text.split("  - name: cert-manager\n", 1)
+    return (
+        head
+        + "  - name: cert-manager\n    overrides:\n      aicrtest: "
+        + value_literal
+        + "\n"
+        + tail
+    )
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_a_recipe_with_a_lone_surrogate_is_refused(fmt: str) -> None:
+    line = _refused(read_recipe, _recipe_text_with('"a\\ud800"', fmt), f"recipe.{fmt}")
+    assert f'recipe file "recipe.{fmt}"' in line and "lone surrogate U+D800" in line
+    assert "componentRefs" in line and "aicrtest" in line
+
+
+def _one_line_exit_2(proc: subprocess.CompletedProcess[Any], out: Path, *needles: str) -> None:
+    err = proc.stderr if isinstance(proc.stderr, str) else proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 2, (proc.returncode, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert not out.exists(), "nothing is written"
+
+
+@pytest.fixture(scope="module")
+def recipe_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("recipe") / "recipe.yaml"
+    path.write_text(render_recipe(demo_recipe("aks-azure"), "yaml"), encoding="utf-8")
+    return path
+
+
+BUNDLE = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
+
+
+def test_cli_set_json_lone_surrogate_exits_2(recipe_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = run_cli(
+        "bundle", "-r", str(recipe_file), *BUNDLE, "-o", str(out),
+        "--set-json", f'{COMPONENT}:aicrtest.x="\\ud800"',
+    )  # fmt: skip
+    _one_line_exit_2(proc, out, "--set-json", "U+D800")
+
+
+def test_cli_set_file_lone_surrogate_exits_2(recipe_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    values = tmp_path / "v.json"
+    values.write_text('{"k": "\\udfff"}', encoding="ascii")
+    proc = run_cli(
+        "bundle", "-r", str(recipe_file), *BUNDLE, "-o", str(out),
+        "--set-file", f"{COMPONENT}:aicrtest.x={values}",
+    )  # fmt: skip
+    _one_line_exit_2(proc, out, "--set-file", "v.json", "U+DFFF")
+
+
+def test_cli_set_with_non_utf8_bytes_exits_2(recipe_file: Path, tmp_path: Path) -> None:
+    from tests.conftest import _cli_path
+
+    out = tmp_path / "out"
+    argv = [*_cli_path(), "bundle", "-r", str(recipe_file), *BUNDLE, "-o", str(out), "--set"]
+    proc = subprocess.run(
+        [*(a.encode() for a in argv), f"{COMPONENT}:aicrtest.x=a".encode() + b"\xff"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**__import__("os").environ, "NO_COLOR": "1", "TERM": "dumb"},
+    )
+    _one_line_exit_2(proc, out, "--set", "U+DCFF")
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_cli_recipe_with_lone_surrogate_exits_2(fmt: str, tmp_path: Path) -> None:
+    recipe = tmp_path / f"recipe.{fmt}"
+    recipe.write_text(_recipe_text_with('"\\ud800"', fmt), encoding="ascii")
+    out = tmp_path / "out"
+    proc = run_cli("bundle", "-r", str(recipe), *BUNDLE, "-o", str(out))
+    _one_line_exit_2(proc, out, str(recipe), "U+D800")
