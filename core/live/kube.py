@@ -44,11 +44,13 @@ from core.capture.oke_legacy import (
 from core.documents.snapshot import Measurement, Scalar, Snapshot, Subtype, new_snapshot
 from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
+from core.foundation.limits import MAX_API_JSON_VALUES, MAX_NESTING_DEPTH, value_bound_violation
+from core.foundation.tree import KindNames, kind_name
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
 DEFAULT_DEADLINE_S = 120.0
-NODE_PAGE_SIZE = 500
+NODE_PAGE_SIZE = 100  # a page stays far below MAX_API_RESPONSE_BYTES
 SOURCE = "kubernetes"
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
@@ -278,6 +280,36 @@ def _existing_paths(value: str) -> list[str]:
     return [os.path.expanduser(p) for p in value.split(os.pathsep) if p]
 
 
+def kubeconfig_files(kubeconfig: str | None) -> tuple[list[str], str] | None:
+    """The kubeconfig files a client would load, and how to name them in messages:
+    ``kubeconfig`` (a path or a list joined by ``os.pathsep``), else ``$KUBECONFIG``, else
+    ``~/.kube/config``; None when there is none of those (in-cluster or no configuration)."""
+    if kubeconfig:
+        paths = _existing_paths(kubeconfig)
+        missing = [p for p in paths if not os.path.isfile(p)]
+        if not paths or missing:
+            raise invalid(f'--kubeconfig "{kubeconfig}" does not exist or is not a file')
+        return paths, f'kubeconfig "{kubeconfig}"'
+    env = os.environ.get("KUBECONFIG", "")
+    paths = [p for p in _existing_paths(env) if os.path.isfile(p)] if env else []
+    default = os.path.expanduser("~/.kube/config")
+    if not paths and os.path.isfile(default):
+        paths = [default]
+    if not paths:
+        return None
+    return paths, f'kubeconfig "{os.pathsep.join(paths)}"'
+
+
+def preflight_kubeconfig(kubeconfig: str | None) -> None:
+    """Refuse an unusable kubeconfig (core.live.kubeconfig) before any other work; nothing
+    to check when the configuration comes from the pod's service account or is absent."""
+    from core.live.kubeconfig import check_kubeconfig
+
+    resolved = kubeconfig_files(kubeconfig)
+    if resolved is not None:
+        check_kubeconfig(resolved[0])
+
+
 def api_client(
     kubeconfig: str | None, context: str | None, *, exec_timeout: float = DEFAULT_TIMEOUT_S
 ) -> tuple[Any, str]:
@@ -285,46 +317,41 @@ def api_client(
 
     ``kubeconfig`` (or ``$KUBECONFIG``, or ``~/.kube/config``) with an optional context;
     with none of those but a pod's service-account environment, the in-cluster config.
+    The kubeconfig is checked first (core.live.kubeconfig); the client's connections keep
+    the limits of core.live.kube_wire.
     """
+    import yaml  # type: ignore[import-untyped,unused-ignore]
     from kubernetes import client, config  # type: ignore[import-untyped,unused-ignore]
     from kubernetes.config.config_exception import ConfigException  # type: ignore[import-untyped,unused-ignore]
 
+    from core.live.kube_wire import bounded_client
+    from core.live.kubeconfig import check_kubeconfig
+
     cfg = client.Configuration()
-    if kubeconfig:
-        paths = _existing_paths(kubeconfig)
-        missing = [p for p in paths if not os.path.isfile(p)]
-        if not paths or missing:
-            raise invalid(f'--kubeconfig "{kubeconfig}" does not exist or is not a file')
-        source = f'kubeconfig "{kubeconfig}"'
-    else:
-        env = os.environ.get("KUBECONFIG", "")
-        paths = [p for p in _existing_paths(env) if os.path.isfile(p)] if env else []
-        default = os.path.expanduser("~/.kube/config")
-        if not paths and os.path.isfile(default):
-            paths = [default]
-        if not paths:
-            if os.environ.get("KUBERNETES_SERVICE_HOST"):
-                try:
-                    config.load_incluster_config(client_configuration=cfg)
-                except ConfigException as exc:
-                    raise AicrError(
-                        ErrorCode.UNAUTHORIZED,
-                        "the in-cluster service-account configuration is unusable",
-                        str(exc),
-                    ) from exc
-                _tune(cfg)
-                return client.ApiClient(cfg), "in-cluster service account"
-            raise invalid(
-                "no Kubernetes configuration: pass --kubeconfig FILE, set KUBECONFIG, create "
-                "~/.kube/config (az aks get-credentials / oci ce cluster create-kubeconfig), "
-                "or capture without a cluster (--no-cluster)"
-            )
-        source = f'kubeconfig "{os.pathsep.join(paths)}"'
-        kubeconfig = os.pathsep.join(paths)
+    resolved = kubeconfig_files(kubeconfig)
+    if resolved is None:
+        if os.environ.get("KUBERNETES_SERVICE_HOST"):
+            try:
+                config.load_incluster_config(client_configuration=cfg)
+            except ConfigException as exc:
+                raise AicrError(
+                    ErrorCode.UNAUTHORIZED,
+                    "the in-cluster service-account configuration is unusable",
+                    str(exc),
+                ) from exc
+            _tune(cfg)
+            return bounded_client(client.ApiClient(cfg)), "in-cluster service account"
+        raise invalid(
+            "no Kubernetes configuration: pass --kubeconfig FILE, set KUBECONFIG, create "
+            "~/.kube/config (az aks get-credentials / oci ce cluster create-kubeconfig), "
+            "or capture without a cluster (--no-cluster)"
+        )
+    paths, source = resolved
+    check_kubeconfig(paths)
     try:
         with bounded_exec_plugins(exec_timeout):
             config.load_kube_config(
-                config_file=kubeconfig,
+                config_file=os.pathsep.join(paths),
                 context=context,
                 client_configuration=cfg,
                 persist_config=False,
@@ -332,12 +359,12 @@ def api_client(
     except ConfigException as exc:
         where = f'--context "{context}" in {source}' if context else source
         raise invalid(f"cannot use {where}", " ".join(str(exc).split())[:300]) from exc
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, yaml.YAMLError) as exc:
         raise invalid(f"{source} is not a usable kubeconfig", str(exc)[:300]) from exc
     _tune(cfg)
     if context:
         source = f'{source} context "{context}"'
-    return client.ApiClient(cfg), source
+    return bounded_client(client.ApiClient(cfg)), source
 
 
 # -- exec credential plugins -----------------------------------------------------------
@@ -415,11 +442,13 @@ def host_client(host: str, token: str | None = None) -> Any:
     """An ApiClient for an explicit API server address (a bearer token optional)."""
     from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
 
+    from core.live.kube_wire import bounded_client
+
     conf = client.Configuration()
     conf.host = host
     if token:
         conf.api_key = {"authorization": f"Bearer {token}"}
-    return client.ApiClient(conf)
+    return bounded_client(client.ApiClient(conf))
 
 
 @dataclass(frozen=True)
@@ -451,18 +480,110 @@ def _tune(cfg: Any) -> None:
     cfg.retries = Retry(total=1, connect=1, read=0, redirect=0, status=0, other=0)
 
 
+def bad_reply(what: str, problem: str) -> AicrError:
+    """The one error for a reply the capture cannot use (SERVICE_UNAVAILABLE, exit 6)."""
+    return AicrError(ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} {problem}")
+
+
 def _decode(response: Any, what: str) -> dict[str, Any]:
+    """The JSON object of ``response``, read and decoded within the limits of
+    core.foundation.limits (the body size itself is capped on the wire, core.live.kube_wire)."""
+    raw = response.data
+    if isinstance(raw, bytes | bytearray):
+        values = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+        if values > MAX_API_JSON_VALUES:
+            raise bad_reply(
+                what, f"with about {values} JSON values; at most {MAX_API_JSON_VALUES} are read"
+            )
     try:
-        body = json.loads(response.data)
+        body = json.loads(raw)
+    except RecursionError:
+        raise bad_reply(
+            what, f"with JSON nested more than {MAX_NESTING_DEPTH} levels deep (the limit)"
+        ) from None
     except (ValueError, TypeError) as exc:
         raise AicrError(
             ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with non-JSON", exc
         ) from exc
     if not isinstance(body, dict):
-        raise AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with a non-object"
-        )
+        raise bad_reply(what, "with a non-object")
+    reason = value_bound_violation(body)
+    if reason is not None:
+        raise bad_reply(what, f"with JSON {reason}")
     return body
+
+
+# What a decoded JSON value is called in a message, with its article.
+_REPLY_KINDS: KindNames = (
+    (bool, "a boolean"),
+    ((int, float), "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
+def _kind(value: Any) -> str:
+    return kind_name(value, _REPLY_KINDS)
+
+
+def expect_map(value: Any, where: str, what: str) -> dict[str, Any]:
+    """``value`` when it is an object (an absent one reads ``{}``), else one clear error."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise bad_reply(what, f"with {where} as {_kind(value)}, expected an object")
+    return value
+
+
+def _expect_text(value: Any, where: str, what: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise bad_reply(what, f"with {where} as {_kind(value)}, expected a string")
+
+
+_NODE_INFO_FIELDS = (
+    "containerRuntimeVersion",
+    "kubeletVersion",
+    "kernelVersion",
+    "operatingSystem",
+    "osImage",
+)
+
+
+def check_node(node: Any, where: str, what: str) -> None:
+    """Refuse a node whose fields read by :func:`build_measurements` have the wrong type."""
+    node = expect_map(node, where, what)
+    metadata = expect_map(node.get("metadata"), f"{where}.metadata", what)
+    _expect_text(metadata.get("name"), f"{where}.metadata.name", what)
+    labels = expect_map(metadata.get("labels"), f"{where}.metadata.labels", what)
+    for key, value in labels.items():
+        _expect_text(value, f"{where}.metadata.labels[{json.dumps(key)[:80]}]", what)
+    spec = expect_map(node.get("spec"), f"{where}.spec", what)
+    _expect_text(spec.get("providerID"), f"{where}.spec.providerID", what)
+    taints = spec.get("taints")
+    if taints is not None and not isinstance(taints, list):
+        raise bad_reply(what, f"with {where}.spec.taints as {_kind(taints)}, expected a list")
+    for index, taint in enumerate(taints or []):
+        taint = expect_map(taint, f"{where}.spec.taints[{index}]", what)
+        _expect_text(taint.get("key"), f"{where}.spec.taints[{index}].key", what)
+    status = expect_map(node.get("status"), f"{where}.status", what)
+    for section in ("allocatable", "capacity"):
+        resources = expect_map(status.get(section), f"{where}.status.{section}", what)
+        value = resources.get(GPU_RESOURCE)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
+            raise bad_reply(
+                what,
+                f'with {where}.status.{section}["{GPU_RESOURCE}"] as {_kind(value)}, '
+                "expected a quantity",
+            )
+    info = expect_map(status.get("nodeInfo"), f"{where}.status.nodeInfo", what)
+    for key in _NODE_INFO_FIELDS:
+        _expect_text(info.get(key), f"{where}.status.nodeInfo.{key}", what)
+
+
+def check_version(body: dict[str, Any], what: str) -> None:
+    for key in ("gitVersion", "platform", "goVersion"):
+        _expect_text(body.get(key), key, what)
 
 
 def _api_error(
@@ -471,6 +592,15 @@ def _api_error(
     from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
     from urllib3.exceptions import HTTPError, MaxRetryError, NewConnectionError, TimeoutError
 
+    from core.live.kube_wire import refused_reply
+
+    hostile = refused_reply(exc)
+    if hostile is not None:
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"the Kubernetes API of {source} sent a reply to {what} that is refused",
+            str(hostile),
+        )
     if isinstance(exc, ApiException):
         status = int(exc.status or 0)
         reason = _status_message(exc)
@@ -610,6 +740,7 @@ def _collect_cluster(
                 _preload_content=False, _request_timeout=per_call
             )
             server = _decode(response, "GET /version")
+            check_version(server, "GET /version")
         except _transport_errors() as exc:
             raise _api_error(
                 exc, "get /version", 'get on the non-resource URL "/version"', source, seconds
@@ -646,9 +777,13 @@ def _collect_cluster(
                     ErrorCode.SERVICE_UNAVAILABLE,
                     "the Kubernetes API answered GET /api/v1/nodes without an items list",
                 )
-            nodes.extend(n for n in items if isinstance(n, dict))
+            for index, node in enumerate(items):
+                check_node(node, f"items[{index}]", "GET /api/v1/nodes")
+            nodes.extend(items)
             check_cancel(cancel, "cluster capture")
-            token = str((body.get("metadata") or {}).get("continue") or "") or None
+            page_meta = expect_map(body.get("metadata"), "metadata", "GET /api/v1/nodes")
+            _expect_text(page_meta.get("continue"), "metadata.continue", "GET /api/v1/nodes")
+            token = str(page_meta.get("continue") or "") or None
             if not token:
                 break
 
