@@ -30,6 +30,8 @@ limit                      value       applies to
                                        ``[`` and ``{`` before decoding), which bounds the
                                        memory of the decoded document
 ``MAX_INTERIM_RESPONSES``  16          ``100 Continue`` heads skipped before one reply
+``MAX_NODE_KEYS``          10,000      distinct node label keys (and taint keys) a
+                                       capture counts over all pages of the node list
 =========================  ==========  ====================================================
 
 ``http.client`` bounds each status/header line (65,536 bytes) and the header count
@@ -101,3 +103,4 @@ def path_bound_violation(path: str) -> str | None:
 MAX_API_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_API_JSON_VALUES = 1_000_000
 MAX_INTERIM_RESPONSES = 16
+MAX_NODE_KEYS = 10_000

@@ -44,13 +44,21 @@ from core.capture.oke_legacy import (
 from core.documents.snapshot import Measurement, Scalar, Snapshot, Subtype, new_snapshot
 from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
-from core.foundation.limits import MAX_API_JSON_VALUES, MAX_NESTING_DEPTH, value_bound_violation
+from core.foundation.limits import (
+    MAX_API_JSON_VALUES,
+    MAX_NESTING_DEPTH,
+    MAX_NODE_KEYS,
+    value_bound_violation,
+)
 from core.foundation.tree import KindNames, kind_name
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
 DEFAULT_DEADLINE_S = 120.0
 NODE_PAGE_SIZE = 100  # a page stays far below MAX_API_RESPONSE_BYTES
+# The longest label or taint key Kubernetes accepts: a 253-character DNS prefix, "/", and
+# a 63-character name (a longer one is no real API answer).
+MAX_KEY_CHARS = 317
 SOURCE = "kubernetes"
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
@@ -174,12 +182,83 @@ def model_from_label(value: str) -> str:
     return value.replace("-", " ").strip()
 
 
+def _node_name(node: dict[str, Any]) -> str:
+    return str((node.get("metadata") or {}).get("name", ""))
+
+
+def _slim(node: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a node that :func:`build_measurements` reads for the chosen node."""
+    status = node.get("status") or {}
+    resources = {
+        section: {GPU_RESOURCE: (status.get(section) or {})[GPU_RESOURCE]}
+        for section in ("allocatable", "capacity")
+        if GPU_RESOURCE in (status.get(section) or {})
+    }
+    info = status.get("nodeInfo") or {}
+    return {
+        "metadata": {"name": _node_name(node), "labels": _labels(node)},
+        "spec": {"providerID": (node.get("spec") or {}).get("providerID")},
+        "status": {**resources, "nodeInfo": {k: info[k] for k in _NODE_INFO_FIELDS if k in info}},
+    }
+
+
+class NodeFold:
+    """What a capture keeps of a node list read page by page, so memory does not grow
+    with the pages: the count, the first GPU node and the first node by name (their
+    readings only), and the distinct label and taint keys (at most ``MAX_NODE_KEYS`` of
+    each, each no longer than Kubernetes allows a key to be)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.gpu: dict[str, Any] | None = None
+        self.first: dict[str, Any] | None = None
+        self.label_keys: set[str] = set()
+        self.taint_keys: set[str] = set()
+
+    def add(self, node: dict[str, Any]) -> None:
+        self.count += 1
+        name = _node_name(node)
+        if self.first is None or name < _node_name(self.first):
+            self.first = _slim(node)
+        if is_gpu_node(node) and (self.gpu is None or name < _node_name(self.gpu)):
+            self.gpu = _slim(node)
+        self._keys(self.label_keys, _labels(node), "label")
+        taints = (node.get("spec") or {}).get("taints") or []
+        keys = [str(t["key"]) for t in taints if isinstance(t, dict) and t.get("key")]
+        self._keys(self.taint_keys, keys, "taint")
+
+    @staticmethod
+    def _keys(into: set[str], keys: Any, what: str) -> None:
+        for key in keys:
+            if len(key) > MAX_KEY_CHARS:
+                raise bad_reply(
+                    "GET /api/v1/nodes",
+                    f"with a node {what} key of {len(key)} characters; Kubernetes allows "
+                    f"{MAX_KEY_CHARS}",
+                )
+            into.add(key)
+        if len(into) > MAX_NODE_KEYS:
+            raise bad_reply(
+                "GET /api/v1/nodes", f"with more than {MAX_NODE_KEYS} distinct node {what} keys"
+            )
+
+    @property
+    def chosen(self) -> dict[str, Any] | None:
+        return self.gpu if self.gpu is not None else self.first
+
+
 def build_measurements(
     server: dict[str, Any],
-    nodes: list[dict[str, Any]],
+    nodes: list[dict[str, Any]] | NodeFold,
     legacy: LegacyPluginProjection,
 ) -> tuple[list[Measurement], str | None]:
-    """The measurements of a cluster from its /version body, node list and legacy reading."""
+    """The measurements of a cluster from its /version body, node list (or its fold) and
+    legacy reading."""
+    if not isinstance(nodes, NodeFold):
+        fold = NodeFold()
+        for node in nodes:
+            fold.add(node)
+        nodes = fold
     server_data: dict[str, Scalar] = {
         key: str(server[src])
         for key, src in (
@@ -190,12 +269,10 @@ def build_measurements(
         if server.get(src)
     }
     k8s = [Subtype(subtype="server", data=server_data)]
-    ordered = sorted(nodes, key=lambda n: str((n.get("metadata") or {}).get("name", "")))
-    gpu_nodes = [n for n in ordered if is_gpu_node(n)]
-    chosen = gpu_nodes[0] if gpu_nodes else (ordered[0] if ordered else None)
+    chosen = nodes.chosen
     measurements: list[Measurement] = []
     gpu_data: dict[str, Scalar] = {
-        "gpu-present": bool(gpu_nodes),
+        "gpu-present": nodes.gpu is not None,
         "gpu-count": 0,
         "detection-source": DETECTION_SOURCE,
     }
@@ -228,7 +305,7 @@ def build_measurements(
             os_subtypes.append(
                 Subtype(subtype="sysctl", data={OSRELEASE_SYSCTL: node_data["kernel-version"]})
             )
-        if gpu_nodes:
+        if nodes.gpu is not None:
             labels = _labels(chosen)
             gpu_data["gpu-count"] = gpu_count(chosen)
             product = labels.get(GPU_PRODUCT_LABEL, "")
@@ -248,13 +325,6 @@ def build_measurements(
     )
     if os_subtypes:
         measurements.append(Measurement(type="OS", subtypes=os_subtypes))
-    label_keys: set[str] = set()
-    taint_keys: set[str] = set()
-    for node in nodes:
-        label_keys.update(_labels(node))
-        for taint in (node.get("spec") or {}).get("taints") or []:
-            if isinstance(taint, dict) and taint.get("key"):
-                taint_keys.add(str(taint["key"]))
     measurements.append(
         Measurement(
             type="NodeTopology",
@@ -262,9 +332,9 @@ def build_measurements(
                 Subtype(
                     subtype="summary",
                     data={
-                        "node-count": len(nodes),
-                        "taint-count": len(taint_keys),
-                        "label-count": len(label_keys),
+                        "node-count": nodes.count,
+                        "taint-count": len(nodes.taint_keys),
+                        "label-count": len(nodes.label_keys),
                     },
                 )
             ],
@@ -748,7 +818,7 @@ def _collect_cluster(
         check_cancel(cancel, "cluster capture")
 
         core_api = client.CoreV1Api(api)
-        nodes: list[dict[str, Any]] = []
+        nodes = NodeFold()
         token: str | None = None
         page = 0
         while True:
@@ -779,11 +849,12 @@ def _collect_cluster(
                 )
             for index, node in enumerate(items):
                 check_node(node, f"items[{index}]", "GET /api/v1/nodes")
-            nodes.extend(items)
-            check_cancel(cancel, "cluster capture")
+                nodes.add(node)
             page_meta = expect_map(body.get("metadata"), "metadata", "GET /api/v1/nodes")
             _expect_text(page_meta.get("continue"), "metadata.continue", "GET /api/v1/nodes")
             token = str(page_meta.get("continue") or "") or None
+            del body, items  # only the fold is kept from one page to the next
+            check_cancel(cancel, "cluster capture")
             if not token:
                 break
 
@@ -799,17 +870,17 @@ def _collect_cluster(
     warnings: list[str] = []
     if legacy.plugin == "unknown":
         warnings.append(legacy.reason)
-    if not nodes:
+    if not nodes.count:
         warnings.append("the cluster reports no nodes: node, OS and GPU readings are empty")
-    elif not any(is_gpu_node(n) for n in nodes):
+    elif nodes.gpu is None:
         warnings.append("no node advertises nvidia.com/gpu or carries NVIDIA GPU labels")
-    report(progress, SOURCE, f"captured {len(nodes)} nodes", done=3, total=3)
+    report(progress, SOURCE, f"captured {nodes.count} nodes", done=3, total=3)
     server_out = {k: str(v) for k, v in server.items() if isinstance(v, str)}
     return ClusterCapture(
         snapshot=snapshot,
         server=server_out,
-        node_count=len(nodes),
-        gpu_node=chosen if any(is_gpu_node(n) for n in nodes) else None,
+        node_count=nodes.count,
+        gpu_node=chosen if nodes.gpu is not None else None,
         legacy_plugin=legacy,
         warnings=warnings,
     )

@@ -96,6 +96,17 @@ def _chunked(first_size_line: bytes, rest: bytes = b"") -> Writer:
     return write
 
 
+def _read_head(conn: socket.socket) -> bytes | None:
+    """One request head from ``conn``; None when the client closed it."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
 def _drain(conn: socket.socket, seconds: float) -> None:
     """Keep the connection open (without sending) until the client goes or ``seconds``."""
     conn.settimeout(seconds)
@@ -186,6 +197,14 @@ CASES: dict[str, tuple[str, Writer]] = {
     ),
     "git-version-an-object": ("/version", _send(json.dumps({"gitVersion": {"a": 1}}).encode())),
     "version-a-list": ("/version", _send(b"[1, 2]")),
+    "label-key-too-long": (
+        "/api/v1/nodes",
+        _send(_node_list(_node(metadata__labels={"k" * 400: "v"}))),
+    ),
+    "too-many-label-keys": (
+        "/api/v1/nodes",
+        _send(_node_list(_node(metadata__labels={f"key-{i}": "v" for i in range(10_001)}))),
+    ),
     # transfer framing
     "chunk-size-huge": ("/api/v1/nodes", _chunked(b"f" * 40, b"{}")),
     "chunk-size-malformed": ("/api/v1/nodes", _chunked(b"zz;", b"{}")),
@@ -267,21 +286,12 @@ class HostileApiServer:
                 continue
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
-    def _head(self, conn: socket.socket) -> bytes | None:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return None
-            data += chunk
-        return data
-
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             conn.settimeout(30)
             try:
                 while not self.stop.is_set():
-                    head = self._head(conn)
+                    head = _read_head(conn)
                     if head is None:
                         return
                     self.requests.append(head)
@@ -339,6 +349,34 @@ def test_hostile_api_reply_is_one_line_exit_6_bounded(case: str, tmp_path: Path)
     assert rss <= MAX_RSS_BYTES, f"peak RSS {rss / MIB:.0f} MiB"
     assert took < RUN_TIMEOUT_S
     assert not out.exists()
+
+
+LARGE_PAGES = 60
+
+
+def _large_pages(conn: socket.socket) -> None:
+    """Page after page (``continue`` tokens), each one node with a 7 MiB label value;
+    the last page ends the list. 420 MiB in all: kept whole, it passes the RSS limit."""
+    value = "v" * (7 * MIB)
+    for page in range(LARGE_PAGES):
+        meta = {"continue": str(page + 1)} if page + 1 < LARGE_PAGES else {}
+        node = _node(metadata__name=f"node-{page:03}", metadata__labels={"big": value})
+        conn.sendall(_json_reply(_node_list(node, metadata=meta)))
+        if page + 1 < LARGE_PAGES and _read_head(conn) is None:
+            return
+
+
+def test_pages_are_folded_not_kept(tmp_path: Path) -> None:
+    """Large pages one after another: the capture keeps what it reads of them (a count,
+    the chosen node, the keys), not the pages, so it ends in the limit and succeeds."""
+    out = tmp_path / "snapshot.yaml"
+    with HostileApiServer("/api/v1/nodes", _large_pages) as server:
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server.url)
+        argv = [*_cli_path(), "snapshot", "-k", str(kubeconfig), "--deadline", "60"]
+        code, stderr, rss, _ = run_measured([*argv, "-o", str(out)], tmp_path)
+    assert code == 0, stderr[-2000:]
+    assert rss <= MAX_RSS_BYTES, f"peak RSS {rss / MIB:.0f} MiB"
+    assert f"node-count: {LARGE_PAGES}" in out.read_text()
 
 
 def test_client_does_not_ask_for_compression(tmp_path: Path) -> None:
