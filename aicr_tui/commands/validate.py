@@ -486,6 +486,10 @@ def _run_live(args: argparse.Namespace) -> int:
     from core.validation.stream import EventStream
 
     select_phases(args.phase)  # a bad --phase fails before any input is read
+    if not args.no_cluster:
+        from core.live.kube import preflight_kubeconfig
+
+        preflight_kubeconfig(args.kubeconfig)  # a bad kubeconfig fails before any check runs
     session = session_from_args(args, *load_inputs(args))
     request = build_request(session)
 

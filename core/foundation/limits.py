@@ -17,6 +17,26 @@ limit                  value   applies to
 ``MAX_PATH_CHARS``     4096    characters of such a path
 =====================  ======  ========================================================
 
+Kubernetes API replies (``core.live.kube_wire``, ``core.live.kube``), what a live capture
+reads from an API server; far above a real page of ``NODE_PAGE_SIZE`` (100) nodes:
+
+=========================  ==========  ====================================================
+limit                      value       applies to
+=========================  ==========  ====================================================
+``MAX_API_RESPONSE_BYTES`` 8 MiB       one reply body, on the wire and once decompressed
+                                       (gzip/deflate); also caps ``Content-Length`` and
+                                       each chunk size
+``MAX_API_JSON_VALUES``    1,000,000   JSON values in one reply (counted as its commas,
+                                       ``[`` and ``{`` before decoding), which bounds the
+                                       memory of the decoded document
+``MAX_INTERIM_RESPONSES``  16          ``100 Continue`` heads skipped before one reply
+``MAX_NODE_KEYS``          10,000      distinct node label keys (and taint keys) a
+                                       capture counts over all pages of the node list
+=========================  ==========  ====================================================
+
+``http.client`` bounds each status/header line (65,536 bytes) and the header count
+(100); the nesting and integer limits above apply to every reply too.
+
 YAML aliases (merge keys ``<<: [*a, *a]`` included) are bounded by expansion, see
 ``core.foundation.yamlio``.
 """
@@ -77,3 +97,10 @@ def path_bound_violation(path: str) -> str | None:
             f"the value path is {len(path)} characters long; at most {MAX_PATH_CHARS} are accepted"
         )
     return None
+
+
+# -- Kubernetes API replies (see the second table above) ---------------------------------
+MAX_API_RESPONSE_BYTES = 8 * 1024 * 1024
+MAX_API_JSON_VALUES = 1_000_000
+MAX_INTERIM_RESPONSES = 16
+MAX_NODE_KEYS = 10_000

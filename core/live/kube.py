@@ -44,11 +44,21 @@ from core.capture.oke_legacy import (
 from core.documents.snapshot import Measurement, Scalar, Snapshot, Subtype, new_snapshot
 from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
+from core.foundation.limits import (
+    MAX_API_JSON_VALUES,
+    MAX_NESTING_DEPTH,
+    MAX_NODE_KEYS,
+    value_bound_violation,
+)
+from core.foundation.tree import KindNames, kind_name
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
 DEFAULT_DEADLINE_S = 120.0
-NODE_PAGE_SIZE = 500
+NODE_PAGE_SIZE = 100  # a page stays far below MAX_API_RESPONSE_BYTES
+# The longest label or taint key Kubernetes accepts: a 253-character DNS prefix, "/", and
+# a 63-character name (a longer one is no real API answer).
+MAX_KEY_CHARS = 317
 SOURCE = "kubernetes"
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
@@ -172,12 +182,83 @@ def model_from_label(value: str) -> str:
     return value.replace("-", " ").strip()
 
 
+def _node_name(node: dict[str, Any]) -> str:
+    return str((node.get("metadata") or {}).get("name", ""))
+
+
+def _slim(node: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a node that :func:`build_measurements` reads for the chosen node."""
+    status = node.get("status") or {}
+    resources = {
+        section: {GPU_RESOURCE: (status.get(section) or {})[GPU_RESOURCE]}
+        for section in ("allocatable", "capacity")
+        if GPU_RESOURCE in (status.get(section) or {})
+    }
+    info = status.get("nodeInfo") or {}
+    return {
+        "metadata": {"name": _node_name(node), "labels": _labels(node)},
+        "spec": {"providerID": (node.get("spec") or {}).get("providerID")},
+        "status": {**resources, "nodeInfo": {k: info[k] for k in _NODE_INFO_FIELDS if k in info}},
+    }
+
+
+class NodeFold:
+    """What a capture keeps of a node list read page by page, so memory does not grow
+    with the pages: the count, the first GPU node and the first node by name (their
+    readings only), and the distinct label and taint keys (at most ``MAX_NODE_KEYS`` of
+    each, each no longer than Kubernetes allows a key to be)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.gpu: dict[str, Any] | None = None
+        self.first: dict[str, Any] | None = None
+        self.label_keys: set[str] = set()
+        self.taint_keys: set[str] = set()
+
+    def add(self, node: dict[str, Any]) -> None:
+        self.count += 1
+        name = _node_name(node)
+        if self.first is None or name < _node_name(self.first):
+            self.first = _slim(node)
+        if is_gpu_node(node) and (self.gpu is None or name < _node_name(self.gpu)):
+            self.gpu = _slim(node)
+        self._keys(self.label_keys, _labels(node), "label")
+        taints = (node.get("spec") or {}).get("taints") or []
+        keys = [str(t["key"]) for t in taints if isinstance(t, dict) and t.get("key")]
+        self._keys(self.taint_keys, keys, "taint")
+
+    @staticmethod
+    def _keys(into: set[str], keys: Any, what: str) -> None:
+        for key in keys:
+            if len(key) > MAX_KEY_CHARS:
+                raise bad_reply(
+                    "GET /api/v1/nodes",
+                    f"with a node {what} key of {len(key)} characters; Kubernetes allows "
+                    f"{MAX_KEY_CHARS}",
+                )
+            into.add(key)
+        if len(into) > MAX_NODE_KEYS:
+            raise bad_reply(
+                "GET /api/v1/nodes", f"with more than {MAX_NODE_KEYS} distinct node {what} keys"
+            )
+
+    @property
+    def chosen(self) -> dict[str, Any] | None:
+        return self.gpu if self.gpu is not None else self.first
+
+
 def build_measurements(
     server: dict[str, Any],
-    nodes: list[dict[str, Any]],
+    nodes: list[dict[str, Any]] | NodeFold,
     legacy: LegacyPluginProjection,
 ) -> tuple[list[Measurement], str | None]:
-    """The measurements of a cluster from its /version body, node list and legacy reading."""
+    """The measurements of a cluster from its /version body, node list (or its fold) and
+    legacy reading."""
+    if not isinstance(nodes, NodeFold):
+        fold = NodeFold()
+        for node in nodes:
+            fold.add(node)
+        nodes = fold
     server_data: dict[str, Scalar] = {
         key: str(server[src])
         for key, src in (
@@ -188,12 +269,10 @@ def build_measurements(
         if server.get(src)
     }
     k8s = [Subtype(subtype="server", data=server_data)]
-    ordered = sorted(nodes, key=lambda n: str((n.get("metadata") or {}).get("name", "")))
-    gpu_nodes = [n for n in ordered if is_gpu_node(n)]
-    chosen = gpu_nodes[0] if gpu_nodes else (ordered[0] if ordered else None)
+    chosen = nodes.chosen
     measurements: list[Measurement] = []
     gpu_data: dict[str, Scalar] = {
-        "gpu-present": bool(gpu_nodes),
+        "gpu-present": nodes.gpu is not None,
         "gpu-count": 0,
         "detection-source": DETECTION_SOURCE,
     }
@@ -226,7 +305,7 @@ def build_measurements(
             os_subtypes.append(
                 Subtype(subtype="sysctl", data={OSRELEASE_SYSCTL: node_data["kernel-version"]})
             )
-        if gpu_nodes:
+        if nodes.gpu is not None:
             labels = _labels(chosen)
             gpu_data["gpu-count"] = gpu_count(chosen)
             product = labels.get(GPU_PRODUCT_LABEL, "")
@@ -246,13 +325,6 @@ def build_measurements(
     )
     if os_subtypes:
         measurements.append(Measurement(type="OS", subtypes=os_subtypes))
-    label_keys: set[str] = set()
-    taint_keys: set[str] = set()
-    for node in nodes:
-        label_keys.update(_labels(node))
-        for taint in (node.get("spec") or {}).get("taints") or []:
-            if isinstance(taint, dict) and taint.get("key"):
-                taint_keys.add(str(taint["key"]))
     measurements.append(
         Measurement(
             type="NodeTopology",
@@ -260,9 +332,9 @@ def build_measurements(
                 Subtype(
                     subtype="summary",
                     data={
-                        "node-count": len(nodes),
-                        "taint-count": len(taint_keys),
-                        "label-count": len(label_keys),
+                        "node-count": nodes.count,
+                        "taint-count": len(nodes.taint_keys),
+                        "label-count": len(nodes.label_keys),
                     },
                 )
             ],
@@ -278,6 +350,36 @@ def _existing_paths(value: str) -> list[str]:
     return [os.path.expanduser(p) for p in value.split(os.pathsep) if p]
 
 
+def kubeconfig_files(kubeconfig: str | None) -> tuple[list[str], str] | None:
+    """The kubeconfig files a client would load, and how to name them in messages:
+    ``kubeconfig`` (a path or a list joined by ``os.pathsep``), else ``$KUBECONFIG``, else
+    ``~/.kube/config``; None when there is none of those (in-cluster or no configuration)."""
+    if kubeconfig:
+        paths = _existing_paths(kubeconfig)
+        missing = [p for p in paths if not os.path.isfile(p)]
+        if not paths or missing:
+            raise invalid(f'--kubeconfig "{kubeconfig}" does not exist or is not a file')
+        return paths, f'kubeconfig "{kubeconfig}"'
+    env = os.environ.get("KUBECONFIG", "")
+    paths = [p for p in _existing_paths(env) if os.path.isfile(p)] if env else []
+    default = os.path.expanduser("~/.kube/config")
+    if not paths and os.path.isfile(default):
+        paths = [default]
+    if not paths:
+        return None
+    return paths, f'kubeconfig "{os.pathsep.join(paths)}"'
+
+
+def preflight_kubeconfig(kubeconfig: str | None) -> None:
+    """Refuse an unusable kubeconfig (core.live.kubeconfig) before any other work; nothing
+    to check when the configuration comes from the pod's service account or is absent."""
+    from core.live.kubeconfig import check_kubeconfig
+
+    resolved = kubeconfig_files(kubeconfig)
+    if resolved is not None:
+        check_kubeconfig(resolved[0])
+
+
 def api_client(
     kubeconfig: str | None, context: str | None, *, exec_timeout: float = DEFAULT_TIMEOUT_S
 ) -> tuple[Any, str]:
@@ -285,46 +387,41 @@ def api_client(
 
     ``kubeconfig`` (or ``$KUBECONFIG``, or ``~/.kube/config``) with an optional context;
     with none of those but a pod's service-account environment, the in-cluster config.
+    The kubeconfig is checked first (core.live.kubeconfig); the client's connections keep
+    the limits of core.live.kube_wire.
     """
+    import yaml  # type: ignore[import-untyped,unused-ignore]
     from kubernetes import client, config  # type: ignore[import-untyped,unused-ignore]
     from kubernetes.config.config_exception import ConfigException  # type: ignore[import-untyped,unused-ignore]
 
+    from core.live.kube_wire import bounded_client
+    from core.live.kubeconfig import check_kubeconfig
+
     cfg = client.Configuration()
-    if kubeconfig:
-        paths = _existing_paths(kubeconfig)
-        missing = [p for p in paths if not os.path.isfile(p)]
-        if not paths or missing:
-            raise invalid(f'--kubeconfig "{kubeconfig}" does not exist or is not a file')
-        source = f'kubeconfig "{kubeconfig}"'
-    else:
-        env = os.environ.get("KUBECONFIG", "")
-        paths = [p for p in _existing_paths(env) if os.path.isfile(p)] if env else []
-        default = os.path.expanduser("~/.kube/config")
-        if not paths and os.path.isfile(default):
-            paths = [default]
-        if not paths:
-            if os.environ.get("KUBERNETES_SERVICE_HOST"):
-                try:
-                    config.load_incluster_config(client_configuration=cfg)
-                except ConfigException as exc:
-                    raise AicrError(
-                        ErrorCode.UNAUTHORIZED,
-                        "the in-cluster service-account configuration is unusable",
-                        str(exc),
-                    ) from exc
-                _tune(cfg)
-                return client.ApiClient(cfg), "in-cluster service account"
-            raise invalid(
-                "no Kubernetes configuration: pass --kubeconfig FILE, set KUBECONFIG, create "
-                "~/.kube/config (az aks get-credentials / oci ce cluster create-kubeconfig), "
-                "or capture without a cluster (--no-cluster)"
-            )
-        source = f'kubeconfig "{os.pathsep.join(paths)}"'
-        kubeconfig = os.pathsep.join(paths)
+    resolved = kubeconfig_files(kubeconfig)
+    if resolved is None:
+        if os.environ.get("KUBERNETES_SERVICE_HOST"):
+            try:
+                config.load_incluster_config(client_configuration=cfg)
+            except ConfigException as exc:
+                raise AicrError(
+                    ErrorCode.UNAUTHORIZED,
+                    "the in-cluster service-account configuration is unusable",
+                    str(exc),
+                ) from exc
+            _tune(cfg)
+            return bounded_client(client.ApiClient(cfg)), "in-cluster service account"
+        raise invalid(
+            "no Kubernetes configuration: pass --kubeconfig FILE, set KUBECONFIG, create "
+            "~/.kube/config (az aks get-credentials / oci ce cluster create-kubeconfig), "
+            "or capture without a cluster (--no-cluster)"
+        )
+    paths, source = resolved
+    check_kubeconfig(paths)
     try:
         with bounded_exec_plugins(exec_timeout):
             config.load_kube_config(
-                config_file=kubeconfig,
+                config_file=os.pathsep.join(paths),
                 context=context,
                 client_configuration=cfg,
                 persist_config=False,
@@ -332,12 +429,12 @@ def api_client(
     except ConfigException as exc:
         where = f'--context "{context}" in {source}' if context else source
         raise invalid(f"cannot use {where}", " ".join(str(exc).split())[:300]) from exc
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, yaml.YAMLError) as exc:
         raise invalid(f"{source} is not a usable kubeconfig", str(exc)[:300]) from exc
     _tune(cfg)
     if context:
         source = f'{source} context "{context}"'
-    return client.ApiClient(cfg), source
+    return bounded_client(client.ApiClient(cfg)), source
 
 
 # -- exec credential plugins -----------------------------------------------------------
@@ -415,11 +512,13 @@ def host_client(host: str, token: str | None = None) -> Any:
     """An ApiClient for an explicit API server address (a bearer token optional)."""
     from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
 
+    from core.live.kube_wire import bounded_client
+
     conf = client.Configuration()
     conf.host = host
     if token:
         conf.api_key = {"authorization": f"Bearer {token}"}
-    return client.ApiClient(conf)
+    return bounded_client(client.ApiClient(conf))
 
 
 @dataclass(frozen=True)
@@ -451,18 +550,110 @@ def _tune(cfg: Any) -> None:
     cfg.retries = Retry(total=1, connect=1, read=0, redirect=0, status=0, other=0)
 
 
+def bad_reply(what: str, problem: str) -> AicrError:
+    """The one error for a reply the capture cannot use (SERVICE_UNAVAILABLE, exit 6)."""
+    return AicrError(ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} {problem}")
+
+
 def _decode(response: Any, what: str) -> dict[str, Any]:
+    """The JSON object of ``response``, read and decoded within the limits of
+    core.foundation.limits (the body size itself is capped on the wire, core.live.kube_wire)."""
+    raw = response.data
+    if isinstance(raw, bytes | bytearray):
+        values = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+        if values > MAX_API_JSON_VALUES:
+            raise bad_reply(
+                what, f"with about {values} JSON values; at most {MAX_API_JSON_VALUES} are read"
+            )
     try:
-        body = json.loads(response.data)
+        body = json.loads(raw)
+    except RecursionError:
+        raise bad_reply(
+            what, f"with JSON nested more than {MAX_NESTING_DEPTH} levels deep (the limit)"
+        ) from None
     except (ValueError, TypeError) as exc:
         raise AicrError(
             ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with non-JSON", exc
         ) from exc
     if not isinstance(body, dict):
-        raise AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with a non-object"
-        )
+        raise bad_reply(what, "with a non-object")
+    reason = value_bound_violation(body)
+    if reason is not None:
+        raise bad_reply(what, f"with JSON {reason}")
     return body
+
+
+# What a decoded JSON value is called in a message, with its article.
+_REPLY_KINDS: KindNames = (
+    (bool, "a boolean"),
+    ((int, float), "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
+def _kind(value: Any) -> str:
+    return kind_name(value, _REPLY_KINDS)
+
+
+def expect_map(value: Any, where: str, what: str) -> dict[str, Any]:
+    """``value`` when it is an object (an absent one reads ``{}``), else one clear error."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise bad_reply(what, f"with {where} as {_kind(value)}, expected an object")
+    return value
+
+
+def _expect_text(value: Any, where: str, what: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise bad_reply(what, f"with {where} as {_kind(value)}, expected a string")
+
+
+_NODE_INFO_FIELDS = (
+    "containerRuntimeVersion",
+    "kubeletVersion",
+    "kernelVersion",
+    "operatingSystem",
+    "osImage",
+)
+
+
+def check_node(node: Any, where: str, what: str) -> None:
+    """Refuse a node whose fields read by :func:`build_measurements` have the wrong type."""
+    node = expect_map(node, where, what)
+    metadata = expect_map(node.get("metadata"), f"{where}.metadata", what)
+    _expect_text(metadata.get("name"), f"{where}.metadata.name", what)
+    labels = expect_map(metadata.get("labels"), f"{where}.metadata.labels", what)
+    for key, value in labels.items():
+        _expect_text(value, f"{where}.metadata.labels[{json.dumps(key)[:80]}]", what)
+    spec = expect_map(node.get("spec"), f"{where}.spec", what)
+    _expect_text(spec.get("providerID"), f"{where}.spec.providerID", what)
+    taints = spec.get("taints")
+    if taints is not None and not isinstance(taints, list):
+        raise bad_reply(what, f"with {where}.spec.taints as {_kind(taints)}, expected a list")
+    for index, taint in enumerate(taints or []):
+        taint = expect_map(taint, f"{where}.spec.taints[{index}]", what)
+        _expect_text(taint.get("key"), f"{where}.spec.taints[{index}].key", what)
+    status = expect_map(node.get("status"), f"{where}.status", what)
+    for section in ("allocatable", "capacity"):
+        resources = expect_map(status.get(section), f"{where}.status.{section}", what)
+        value = resources.get(GPU_RESOURCE)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
+            raise bad_reply(
+                what,
+                f'with {where}.status.{section}["{GPU_RESOURCE}"] as {_kind(value)}, '
+                "expected a quantity",
+            )
+    info = expect_map(status.get("nodeInfo"), f"{where}.status.nodeInfo", what)
+    for key in _NODE_INFO_FIELDS:
+        _expect_text(info.get(key), f"{where}.status.nodeInfo.{key}", what)
+
+
+def check_version(body: dict[str, Any], what: str) -> None:
+    for key in ("gitVersion", "platform", "goVersion"):
+        _expect_text(body.get(key), key, what)
 
 
 def _api_error(
@@ -471,6 +662,15 @@ def _api_error(
     from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
     from urllib3.exceptions import HTTPError, MaxRetryError, NewConnectionError, TimeoutError
 
+    from core.live.kube_wire import refused_reply
+
+    hostile = refused_reply(exc)
+    if hostile is not None:
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"the Kubernetes API of {source} sent a reply to {what} that is refused",
+            str(hostile),
+        )
     if isinstance(exc, ApiException):
         status = int(exc.status or 0)
         reason = _status_message(exc)
@@ -610,6 +810,7 @@ def _collect_cluster(
                 _preload_content=False, _request_timeout=per_call
             )
             server = _decode(response, "GET /version")
+            check_version(server, "GET /version")
         except _transport_errors() as exc:
             raise _api_error(
                 exc, "get /version", 'get on the non-resource URL "/version"', source, seconds
@@ -617,7 +818,7 @@ def _collect_cluster(
         check_cancel(cancel, "cluster capture")
 
         core_api = client.CoreV1Api(api)
-        nodes: list[dict[str, Any]] = []
+        nodes = NodeFold()
         token: str | None = None
         page = 0
         while True:
@@ -646,9 +847,14 @@ def _collect_cluster(
                     ErrorCode.SERVICE_UNAVAILABLE,
                     "the Kubernetes API answered GET /api/v1/nodes without an items list",
                 )
-            nodes.extend(n for n in items if isinstance(n, dict))
+            for index, node in enumerate(items):
+                check_node(node, f"items[{index}]", "GET /api/v1/nodes")
+                nodes.add(node)
+            page_meta = expect_map(body.get("metadata"), "metadata", "GET /api/v1/nodes")
+            _expect_text(page_meta.get("continue"), "metadata.continue", "GET /api/v1/nodes")
+            token = str(page_meta.get("continue") or "") or None
+            del body, items  # only the fold is kept from one page to the next
             check_cancel(cancel, "cluster capture")
-            token = str((body.get("metadata") or {}).get("continue") or "") or None
             if not token:
                 break
 
@@ -664,17 +870,17 @@ def _collect_cluster(
     warnings: list[str] = []
     if legacy.plugin == "unknown":
         warnings.append(legacy.reason)
-    if not nodes:
+    if not nodes.count:
         warnings.append("the cluster reports no nodes: node, OS and GPU readings are empty")
-    elif not any(is_gpu_node(n) for n in nodes):
+    elif nodes.gpu is None:
         warnings.append("no node advertises nvidia.com/gpu or carries NVIDIA GPU labels")
-    report(progress, SOURCE, f"captured {len(nodes)} nodes", done=3, total=3)
+    report(progress, SOURCE, f"captured {nodes.count} nodes", done=3, total=3)
     server_out = {k: str(v) for k, v in server.items() if isinstance(v, str)}
     return ClusterCapture(
         snapshot=snapshot,
         server=server_out,
-        node_count=len(nodes),
-        gpu_node=chosen if any(is_gpu_node(n) for n in nodes) else None,
+        node_count=nodes.count,
+        gpu_node=chosen if nodes.gpu is not None else None,
         legacy_plugin=legacy,
         warnings=warnings,
     )
