@@ -486,11 +486,12 @@ def _run_live(args: argparse.Namespace) -> int:
     from core.validation.stream import EventStream
 
     select_phases(args.phase)  # a bad --phase fails before any input is read
+    inputs = load_inputs(args)  # the recipe and its policy are refused first
     if not args.no_cluster:
         from core.live.kube import preflight_kubeconfig
 
         preflight_kubeconfig(args.kubeconfig)  # a bad kubeconfig fails before any check runs
-    session = session_from_args(args, *load_inputs(args))
+    session = session_from_args(args, *inputs)
     request = build_request(session)
 
     stream = EventStream()
