@@ -6,8 +6,8 @@ must not read as a pass), not applicable → <skipped type="not applicable">; ev
 carries a ``verdict`` property. The check's evidence lines go to <system-out>. Text from
 the cluster is data: terminal escape sequences are removed and characters XML 1.0 cannot
 hold (C0 controls other than tab/newline/CR, lone surrogates, U+FFFE/U+FFFF) are dropped,
-so the file always parses; a suite or case name is one line (a line break becomes a space). Times are seconds from the events, so a replay reproduces the
-file exactly.
+so the file always parses; a suite or case name is one line (a line break becomes a space).
+Times are seconds from the events, so a replay reproduces the file exactly.
 """
 
 from __future__ import annotations
