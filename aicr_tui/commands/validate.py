@@ -313,15 +313,12 @@ async def render_live(sub: Subscription, title: str = "") -> None:
 
 
 def _check_output_path(path: str | None, flag: str) -> None:
-    from core.foundation.errors import invalid
+    """Before the run: an output that can never be written (a symbolic link, a directory,
+    no such parent directory) is refused now, not after the checks ran."""
+    from core.foundation.fileio import check_output_file
 
-    if not path or path == "-":
-        return
-    parent = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise invalid(f'{flag} "{path}" is a directory, expected a file')
-    if not os.path.isdir(parent):
-        raise invalid(f'{flag} directory "{parent}" does not exist')
+    if path:
+        check_output_file(path, f"{flag} file")
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:

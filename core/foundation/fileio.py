@@ -4,6 +4,19 @@ Provider dumps are read the way upstream reads them: no symlinks, regular files 
 1 MiB cap checked on stat and again while streaming, 64 KiB chunks, a read deadline.
 Every output is written to a temporary sibling and renamed into place, so a failure
 leaves the previous file (or directory) intact and no partial output behind.
+
+Outputs and symbolic links: an output path whose *last* component is a symbolic link (to a
+file, a directory, a device, another link, itself, or dangling) is refused before anything
+is written, with one line naming the path (exit 2); neither the link, which may be the
+user's own, nor what it points to is touched. Refusing rather than replacing the link keeps
+one rule for every output (files, ``--record``, ``bundle -o DIR``) and never destroys
+anything the user did not name. A link planted after that check is still never followed:
+a file lands by ``rename(2)``, which replaces the link itself, a FIFO or device is opened
+with ``O_NOFOLLOW``, and a directory output is a fresh staged directory renamed into place
+(links inside a directory replaced with ``--force`` are removed with it, not followed).
+Links among the *parent* directories are the user's own layout and are followed. ``-``,
+``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` and ``/proc/self/fd/N`` are written into
+the descriptor the process already holds.
 """
 
 from __future__ import annotations
@@ -213,6 +226,15 @@ def _temp_prefix(name: str) -> str:
     return f".{name[:40]}."
 
 
+def _refuse_link(path: str | os.PathLike[str], what: str) -> None:
+    """An output whose last component is a symbolic link is never written (module doc)."""
+    if os.path.islink(path):
+        raise invalid(
+            f"{what} {_shown_path(path)} is a symbolic link; refusing to write through it "
+            "(remove the link or name another path)"
+        )
+
+
 def _check_file_target(path: str, what: str) -> os.stat_result | None:
     """Refuse what can never be an output file, before anything is written."""
     if path.endswith(("/", os.sep)) or os.path.basename(path) in ("", ".", ".."):
@@ -220,6 +242,7 @@ def _check_file_target(path: str, what: str) -> os.stat_result | None:
             f"{what} {_shown_path(path)} names a directory (a trailing slash, . or ..); "
             "expected a file"
         )
+    _refuse_link(path, what)
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -248,7 +271,8 @@ def _open_special(path: str, info: os.stat_result, what: str) -> int:
     deadline = time.monotonic() + FIFO_READER_WAIT_S
     while True:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
             break
         except OSError as exc:
             if exc.errno == errno.ENXIO and stat.S_ISFIFO(info.st_mode):
@@ -357,7 +381,6 @@ class OutputSet:
         if fd is not None:  # /dev/stdout and friends: the process's own open file
             self._special.append((p, fd, data, what))
             return
-        p = _through_symlink(p)
         info = _check_file_target(p, what)
         if info is not None and not stat.S_ISREG(info.st_mode):
             self._special.append((p, _open_special(p, info, what), data, what))
@@ -370,7 +393,6 @@ class OutputSet:
         try:
             special = _descriptor(p, what) is not None
             if not special:
-                p = _through_symlink(p)
                 info = _check_file_target(p, what)
                 special = info is not None and not stat.S_ISREG(info.st_mode)
             if special:  # never renamed over: its bytes are written into it instead
@@ -435,12 +457,16 @@ _FD_PATH = LazyPattern(r"/(?:dev/fd|proc/self/fd)/([0-9]+)")
 _STD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
+def _descriptor_number(path: str) -> int | None:
+    norm = os.path.normpath(os.path.abspath(path))
+    m = _FD_PATH.fullmatch(norm)
+    return int(m.group(1)) if m else _STD_PATHS.get(norm)
+
+
 def _descriptor(path: str, what: str) -> int | None:
     """A duplicate of the descriptor ``path`` names (``/dev/stdout``, ``/dev/fd/3``), or
     None. Renaming over one of those would replace the shared node itself."""
-    norm = os.path.normpath(os.path.abspath(path))
-    m = _FD_PATH.fullmatch(norm)
-    number = int(m.group(1)) if m else _STD_PATHS.get(norm)
+    number = _descriptor_number(path)
     if number is None:
         return None
     try:
@@ -449,11 +475,14 @@ def _descriptor(path: str, what: str) -> int | None:
         raise output_error(path, exc, what) from exc
 
 
-def _through_symlink(path: str) -> str:
-    """The file a symlink points to: its content is replaced, never the link itself."""
-    if os.path.islink(path):
-        return os.path.realpath(path)
-    return path
+def check_output_file(path: str | os.PathLike[str], what: str) -> None:
+    """Refuse, before any work starts, a file output that could never be written: a
+    symbolic link, a directory, a missing parent directory, a socket. ``-`` and the
+    descriptor paths (``/dev/stdout``, ``/dev/fd/N``) always pass."""
+    p = os.fspath(path)
+    if p == "-" or _descriptor_number(p) is not None:
+        return
+    _check_file_target(p, what)
 
 
 def _keep_previous(target: str) -> str | None:
@@ -488,12 +517,9 @@ def _check_dir_target(target: str | os.PathLike[str], force: bool) -> Path:
             f"output directory {_shown_path(raw)} must name the directory by its path, "
             'not ".", ".." or "/"'
         )
-    dest = Path(raw)
+    dest = Path(raw)  # (a trailing slash is dropped: the link itself is checked)
+    _refuse_link(dest, "output directory")
     try:
-        if dest.is_symlink():
-            raise invalid(
-                f"output path {_shown_path(dest)} is a symlink; refusing to write through it"
-            )
         if dest.exists() and not dest.is_dir():
             raise invalid(f"output path {_shown_path(dest)} exists and is not a directory")
         if dest.is_dir() and not force and not directory_is_empty(dest):

@@ -23,6 +23,10 @@ The policy, in order:
    (U+202A-U+202E, U+2066-U+2069) that reorder what the reader sees ("Trojan Source").
 4. A lone surrogate (which cannot be encoded for a terminal) becomes U+FFFD.
 
+Machine-readable output (JSON, a YAML double-quoted scalar) must keep the value exact, so
+there the same characters are *escaped* instead of removed: :func:`escape_controls` writes
+each one as ``\\uXXXX``, which a JSON or YAML reader decodes back to the same character.
+
 Printable text, including every non-ASCII letter and emoji, is left exactly as it was.
 """
 
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 from core.foundation.patterns import LazyPattern
 
-__all__ = ["safe_line", "safe_text"]
+__all__ = ["escape_controls", "safe_line", "safe_text"]
 
 # String sequences first (so the body of an OSC is removed with it), then CSI, then any
 # other ESC sequence. The string body stops at BEL, ESC, ST or another C1 introducer; if
@@ -71,3 +75,20 @@ def safe_text(text: str, *, multiline: bool = False) -> str:
 def safe_line(value: object) -> str:
     """One terminal-safe line for any value (``str(value)`` for non-strings)."""
     return safe_text(value if isinstance(value, str) else str(value))
+
+
+# What a terminal acts on (every character safe_text removes or turns into a break) except
+# tab and newline, which JSON and YAML writers only emit as structure or already escaped.
+_TERMINAL_ACTIVE = LazyPattern(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def escape_controls(text: str) -> str:
+    """``text`` (JSON, or YAML whose strings holding such characters are double-quoted) with
+    every terminal-active character written as a ``\\uXXXX`` escape: the data decodes back
+    exactly, and no raw control reaches a terminal. Only valid where each such character
+    sits inside a JSON string or a YAML double-quoted scalar."""
+    if text.isascii() and text.replace("\n", "").isprintable():
+        return text  # the common case (no compile of the pattern): nothing to escape
+    return _TERMINAL_ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

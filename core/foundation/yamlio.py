@@ -25,6 +25,7 @@ from core.foundation.limits import value_bound_violation
 from core.foundation.patterns import LazyPattern
 from core.foundation.record import Record
 from core.foundation.surrogates import joined_surrogate_pairs, refuse_lone_surrogate
+from core.foundation.textsafe import escape_controls
 from core.foundation.tree import KindNames, kind_name
 
 
@@ -626,7 +627,10 @@ def _emit_sequence(items: list[Any], indent: int, out: list[str]) -> None:
 
 
 def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """Indented JSON; non-ASCII text as is, but every character a terminal acts on (C1,
+    DEL, line separators, bidi controls, lone surrogates; json escapes C0 itself) as a
+    ``\\uXXXX`` escape, so the same data prints safely (``textsafe.escape_controls``)."""
+    return escape_controls(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
 
 
 def sort_keys_deep(value: Any) -> Any:

@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
 from core.documents.recipe_result import RecipeResult
 from core.foundation.errors import invalid
+from core.foundation.textsafe import escape_controls, safe_text
 from core.foundation.yamlio import dump_json, dump_yaml, sort_keys_deep
 from core.recipe.catalog import Catalog
 from core.recipe.values import resolve_component_values
@@ -88,15 +91,38 @@ def select(tree: Any, selector: str) -> Any:
 
 
 def render_value(value: Any, fmt: str = "yaml") -> str:
-    """Scalars as plain text (yaml mode), JSON in json mode, else deterministic YAML."""
+    """Scalars as plain text (yaml mode), JSON in json mode, else deterministic YAML.
+
+    The output is data (the catalog's and any ``--data`` layer's text) bound for a terminal
+    as often as for a pipe, so it is exact *and* never carries a raw control: JSON escapes
+    every terminal-active character (``dump_json``); a string prints as plain text only when
+    it is one terminal-safe line (``safe_text`` leaves it unchanged), any other string as a
+    double-quoted scalar with escapes (``"x\\n✓ ok"``: JSON's string syntax, which YAML
+    reads too), so a line break in a value never prints a line of its own; in a YAML tree
+    every such string (key or value) is double-quoted and its controls escaped.
+    """
     if fmt not in ("yaml", "json"):
         raise invalid(f'--format "{fmt}" is not supported; expected yaml or json')
     if fmt == "json":
         return dump_json(sort_keys_deep(value) if isinstance(value, dict) else value)
     if isinstance(value, bool):
         return "true\n" if value else "false\n"
-    if isinstance(value, int | float | str):
+    if isinstance(value, str):
+        return f"{value}\n" if safe_text(value) == value else dump_json(value)
+    if isinstance(value, int | float):
         return f"{value}\n"
     if value is None:
         return "null\n"
-    return dump_yaml(sort_keys_deep(value))
+    return escape_controls(dump_yaml(_quote_unsafe(sort_keys_deep(value))))
+
+
+def _quote_unsafe(value: Any) -> Any:
+    """``value`` with every string that is not one terminal-safe line double-quoted, where
+    the YAML writer escapes it (and :func:`escape_controls` what it leaves raw)."""
+    if isinstance(value, str):
+        return value if safe_text(value) == value else DoubleQuotedScalarString(value)
+    if isinstance(value, dict):
+        return {_quote_unsafe(k): _quote_unsafe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quote_unsafe(v) for v in value]
+    return value

@@ -50,10 +50,16 @@ def recorded_recipe(events: Sequence[Event]) -> str:
 
 
 def replay_header(path: str | Path, events: Sequence[Event]) -> str:
-    """``replaying <file> (recorded <when>, recipe <name>)``: the first line of a replay."""
+    """``replaying <file> (recorded <when>, recipe <name>)``: the first line of a replay.
+
+    The file name and the recorded recipe name are anyone's text: made one terminal-safe
+    line (escapes removed, a line break becomes a space), so neither can clear the screen or
+    start a line that reads as the tool's own verdict."""
+    from core.foundation.textsafe import safe_text
+
     return (
-        f"replaying {Path(path).name} (recorded {recorded_when(events)}, "
-        f"recipe {recorded_recipe(events)}); nothing runs against a cluster"
+        f"replaying {safe_text(Path(path).name)} (recorded {recorded_when(events)}, "
+        f"recipe {safe_text(recorded_recipe(events))}); nothing runs against a cluster"
     )
 
 

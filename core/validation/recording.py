@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from core.foundation.errors import invalid
-from core.foundation.fileio import output_error, read_document
+from core.foundation.fileio import check_output_file, output_error, read_document
 from core.foundation.textsafe import safe_text
 from core.validation.events import (
     CheckFinished,
@@ -40,11 +40,8 @@ MAX_RECORDING_BYTES = 256 * 1_048_576
 class Recorder:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.target = Path(path)
-        if self.target.is_dir():
-            raise invalid(f'--record path "{self.target}" is a directory, expected a file')
+        check_output_file(self.target, "--record file")  # a symbolic link is refused
         parent = self.target.parent if str(self.target.parent) else Path(".")
-        if not parent.is_dir():
-            raise invalid(f'--record directory "{parent}" does not exist')
         try:
             fd, tmp = tempfile.mkstemp(
                 prefix=f".{self.target.name[:40]}.", suffix=".tmp", dir=parent

@@ -72,3 +72,25 @@ ESCAPE_CORPUS: list[tuple[str, str, str]] = [
     ("tab", "a\tb", "a b"),
     ("lone surrogate", "a\ud800b", "a\ufffdb"),
 ]
+
+# (name, text): a value with a line break that would start a line reading as the tool's own
+# verdict or summary if it reached the terminal raw.
+FORGED_VERDICTS: list[tuple[str, str]] = [
+    ("newline then check mark", "x\n✓ all checks passed"),
+    ("CR then verdict", "x\rvalidation passed: tests=999 passed=999 failed=0 exit=0"),
+    ("CRLF then error", "x\r\naicr-tui: error: nothing is wrong"),
+    ("NEL then verdict", "x\x85validation passed: tests=999 passed=999"),
+    ("line separator then verdict", "x\u2028validation passed: tests=999 passed=999"),
+    ("paragraph separator then verdict", "x\u2029✓ all checks passed"),
+    ("vertical tab then verdict", "x\x0bvalidation passed: tests=999"),
+    ("form feed then verdict", "x\x0c✓ all checks passed"),
+    ("erase line then verdict", f"x{ESC}[2K{ESC}[1G✓ all checks passed"),
+]
+
+# Every hostile text a document may carry to the terminal or a report.
+DOCUMENT_TEXT: list[tuple[str, str]] = [
+    *((name, text) for name, text, _ in ESCAPE_CORPUS),
+    *FORGED_VERDICTS,
+    ("non-character", "a\ufffeb\uffffc"),
+    ("BOM inside", "a\ufeffb"),
+]

@@ -385,11 +385,14 @@ def test_descriptor_paths_are_written_into_never_renamed_over(
     assert os.path.islink("/dev/stdout")
 
 
-def test_a_symlinked_output_replaces_its_target_and_keeps_the_link(tmp_path: Path) -> None:
+def test_a_symlinked_output_is_refused_and_its_target_kept(tmp_path: Path) -> None:
+    """Issue 25: writing through the link overwrote its target (a planted link to a system
+    file). Every kind of link and output: tests/security/test_outputs_links.py."""
     target = tmp_path / "real.yaml"
     target.write_text("old\n")
     link = tmp_path / "link.yaml"
     link.symlink_to(target)
-    fileio.atomic_write_text(link, "new\n")
-    assert link.is_symlink() and target.read_text() == "new\n"
+    with pytest.raises(AicrError, match="is a symbolic link"):
+        fileio.atomic_write_text(link, "new\n")
+    assert link.is_symlink() and target.read_text() == "old\n"
     assert sorted(os.listdir(tmp_path)) == ["link.yaml", "real.yaml"]

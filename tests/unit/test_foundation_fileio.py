@@ -291,7 +291,7 @@ def test_staged_directory_refuses_file_and_symlink_targets(tmp_path: Path) -> No
     link.symlink_to(tmp_path / "elsewhere")
     with pytest.raises(AicrError) as info, staged_directory(link):
         pass
-    assert "symlink" in info.value.message
+    assert "is a symbolic link" in info.value.message
 
 
 # -- errors --------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from core.foundation.textsafe import escape_controls
 from core.validation.events import (
     CheckFinished,
     CheckStarted,
@@ -141,7 +142,9 @@ class CtrfBuilder:
 
 
 def render_ctrf(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    """The report as JSON: names and messages exact, their control characters escaped (the
+    rule of ``yamlio.dump_json``, without loading the YAML library into a replay)."""
+    return escape_controls(json.dumps(report, indent=2, ensure_ascii=False)) + "\n"
 
 
 def ctrf_from_events(events: list[Event]) -> dict[str, Any]:

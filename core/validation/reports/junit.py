@@ -6,8 +6,8 @@ must not read as a pass), not applicable → <skipped type="not applicable">; ev
 carries a ``verdict`` property. The check's evidence lines go to <system-out>. Text from
 the cluster is data: terminal escape sequences are removed and characters XML 1.0 cannot
 hold (C0 controls other than tab/newline/CR, lone surrogates, U+FFFE/U+FFFF) are dropped,
-so the file always parses. Times are seconds from the events, so a replay reproduces the
-file exactly.
+so the file always parses; a suite or case name is one line (a line break becomes a space).
+Times are seconds from the events, so a replay reproduces the file exactly.
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ _FROM_CTRF = {"passed": PASSED, "failed": FAILED, "skipped": NOT_APPLICABLE, "ot
 _XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def xml_text(text: object) -> str:
-    """``text`` as something XML 1.0 can hold: escape sequences removed, illegal chars dropped."""
-    return _XML_ILLEGAL.sub("", _plain(str(text)))
+def xml_text(text: object, *, multiline: bool = True) -> str:
+    """``text`` as something XML 1.0 can hold: escape sequences removed, illegal chars dropped.
 
-
-def _plain(text: str) -> str:
-    return safe_text(text, multiline=True)
+    ``multiline=False`` for a name (a suite, a test case): a line break becomes a space, so
+    a name shown in a CI's list cannot start a line of its own."""
+    return _XML_ILLEGAL.sub("", safe_text(str(text), multiline=multiline))
 
 
 def _seconds(ms: int) -> str:
@@ -74,7 +73,7 @@ def render_junit(report: dict[str, Any]) -> str:
             root,
             "testsuite",
             {
-                "name": xml_text(phase),
+                "name": xml_text(phase, multiline=False),
                 "tests": str(len(cases)),
                 "failures": str(sum(v == FAILED for _, v in cases)),
                 "errors": str(sum(v == NOT_MEASURED for _, v in cases)),
@@ -88,8 +87,8 @@ def render_junit(report: dict[str, Any]) -> str:
                 suite,
                 "testcase",
                 {
-                    "name": xml_text(t["name"]),
-                    "classname": xml_text(f"aicr.{phase}"),
+                    "name": xml_text(t["name"], multiline=False),
+                    "classname": xml_text(f"aicr.{phase}", multiline=False),
                     "time": _seconds(int(t["duration"])),
                 },
             )
