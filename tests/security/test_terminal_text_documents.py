@@ -207,8 +207,22 @@ def test_query_rendering_is_exact_data_and_never_raw_controls(
 @pytest.fixture(scope="module")
 def hostile_layer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     root = tmp_path_factory.mktemp("data")
-    tree = {f"v{i}": value for i, (_, value) in enumerate(DOCUMENT_TEXT)}
+    tree = {f"v{i}": value for i, (_, value) in enumerate(DOCUMENT_TEXT) if not _LONE.search(value)}
     return _data_layer(root, tree), tree
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def test_query_cli_refuses_a_data_layer_holding_a_lone_surrogate(tmp_path: Path) -> None:
+    """A lone surrogate cannot reach Go's readers, so a --data layer holding one is refused at
+    input (one line naming the file), never printed as U+FFFD."""
+    layer = _data_layer(tmp_path, {"v": "a\ud800b"})
+    proc = _cli(*QUERY, "--data", str(layer), "--selector", VALUES, "-t", "yaml")
+    assert proc.returncode == 2, proc.stderr[-500:]
+    lines = _decoded(proc.stderr, "stderr").splitlines()
+    assert len(lines) == 1 and "values.yaml" in lines[0] and "U+D800" in lines[0], lines
+    assert proc.stdout == b""
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
