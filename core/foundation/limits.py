@@ -31,8 +31,8 @@ limit                           value     applies to
 ``RENDER_SECONDS``              30        wall time of one chart's engine work (load,
                                           schema check, every render); environment
                                           ``AICR_TUI_VERIFY_SECONDS`` may lower or raise it
-``RENDER_CPU_SECONDS``          2 x wall  CPU time of the engine child per request
-                                          (``RLIMIT_CPU``, the remaining wall budget x 2)
+``RENDER_CPU_FACTOR``           2         CPU time of the engine child per request
+                                          (``RLIMIT_CPU``): the remaining wall budget x 2
 ``RENDER_MEMORY_BYTES``         1 GiB     address space the engine child may add once the
                                           engine is loaded (``RLIMIT_AS``; the Go runtime
                                           itself reserves ~1.7 GiB it never touches);

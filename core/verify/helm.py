@@ -64,6 +64,11 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+def _cut(text: str, limit: int = 400) -> str:
+    """An engine message quoting the chart (a 5000-digit version) kept to one short line."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 @dataclass
 class LoadedChart:
     """A chart loaded once; renders are memoised on the values (charts are immutable).
@@ -144,7 +149,7 @@ def load_chart(path: Path) -> LoadedChart:
     except EngineMissing:
         raise _missing() from None
     except RenderError as exc:
-        raise invalid(f"chart {path} cannot be loaded", _one_line(exc)) from None
+        raise invalid(f"chart {path} cannot be loaded", _cut(_one_line(exc))) from None
     loaded = LoadedChart(
         path=path.absolute(),
         name=str(got["name"]),
@@ -227,7 +232,10 @@ def parse_documents(texts: list[str]) -> list[ParseResult]:
         else:
             todo.append(i)
     if todo:
-        got = ENGINE.call("parse", "parsing YAML", texts=[texts[i] for i in todo])
+        try:
+            got = ENGINE.call("parse", "parsing YAML", texts=[texts[i] for i in todo])
+        except EngineMissing:
+            raise _missing() from None
         if len(_PARSED) > 4096:
             _PARSED.clear()
         for i, (status, value) in zip(todo, got, strict=True):
