@@ -143,9 +143,9 @@ def main() -> None:
     except Exception as exc:
         _send(answers, {"error": _one_line(exc), "kind": "engine"})
         return
+    base = _vm_size()
     if memory > 0:
-        limit = _vm_size() + memory
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_AS, (base + memory, base + memory))
     _send(answers, {"ok": version})
     worker = _Worker(hp)
     _soft, hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)
@@ -165,12 +165,17 @@ def main() -> None:
         op = str(req.get("op"))
         try:
             result = getattr(worker, op)(req)
-            _send(answers, {"ok": result})
+            # Past half its memory the child asks to be replaced, so that what earlier
+            # charts left behind never eats into the next chart's limit.
+            _send(answers, {"ok": result, "recycle": _vm_size() - base > memory // 2})
         except ChartRefused as exc:
             _send(answers, {"error": str(exc), "kind": "refused"})
-        except BaseException as exc:  # MemoryError and RecursionError included
-            if isinstance(exc, KeyboardInterrupt | SystemExit):
-                raise
+        except MemoryError:
+            worker.charts.clear()
+            mib = memory // (1024 * 1024)
+            _send(answers, {"error": f"the Helm engine ran out of memory ({mib} MiB limit)",
+                            "kind": "memory"})  # fmt: skip
+        except Exception as exc:  # RecursionError included
             _send(answers, {"error": _one_line(exc), "kind": "engine"})
 
 

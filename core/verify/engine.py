@@ -111,6 +111,7 @@ def _mib(n: int) -> str:
 class _Child:
     def __init__(self, memory: int, deadline: float) -> None:
         self.memory = memory
+        self.recycle = False
         self.charts: set[int] = set()
         self.proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
             [sys.executable, "-P", "-c", _CHILD, _ROOT, str(memory)],
@@ -120,7 +121,11 @@ class _Child:
             start_new_session=True,
             close_fds=True,
         )
-        self.version = str(self.answer(deadline, "starting the Helm engine"))
+        try:
+            self.version = str(self.answer(deadline, "starting the Helm engine"))
+        except BaseException:
+            self.kill()
+            raise
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -185,9 +190,13 @@ class _Child:
             text = str(message["error"])
             if kind == "refused":
                 raise ChartRefusedError(text)
+            if kind == "memory":
+                self.kill()
+                raise RenderLimit(f"{what}: {text}")
             if what == "starting the Helm engine":
                 raise EngineMissing(text)
             raise RenderError(text)
+        self.recycle = bool(message.get("recycle"))
         return message.get("ok")
 
 
@@ -214,7 +223,8 @@ class Engine:
     def _live(self, deadline: float) -> _Child:
         memory = memory_bytes()
         child = self._child
-        if child is not None and (child.memory != memory or child.proc.poll() is not None):
+        stale = child is not None and (child.memory != memory or child.recycle)
+        if child is not None and (stale or child.proc.poll() is not None):
             child.kill()
             child = self._child = None
         if child is None:

@@ -85,9 +85,15 @@ def base_members(top: str = NAME) -> list[tuple[tarfile.TarInfo, bytes | None]]:
 
 def verify(charts: Path, values: dict[str, Any] | None = None) -> VerifyReport | AicrError:
     comp = VerifyComponent(
-        NAME, f"001-{NAME}", NAME, NAME, "https://charts.example.invalid", VERSION,
-        values or {}, {},
-    )  # fmt: skip
+        NAME,
+        f"001-{NAME}",
+        NAME,
+        NAME,
+        "https://charts.example.invalid",
+        VERSION,
+        values or {},
+        {},
+    )
     try:
         return Verifier([charts]).verify(VerifyInput([comp], ">= 1.30"))
     except AicrError as exc:
@@ -119,8 +125,11 @@ def outside(tmp_path: Path) -> Path:
     out.mkdir()
     (out / "secret.yaml").write_text(SECRET_MANIFEST)
     (out / "secret.json").write_text(json.dumps({"enum": [MARKER]}))
-    write_chart(out / "evilchart", {"secret.yaml": SECRET_MANIFEST},
-                chart_yaml=f"apiVersion: v2\nname: evil\nversion: {VERSION}\n")  # fmt: skip
+    write_chart(
+        out / "evilchart",
+        {"secret.yaml": SECRET_MANIFEST},
+        chart_yaml=f"apiVersion: v2\nname: evil\nversion: {VERSION}\n",
+    )
     return out
 
 
@@ -152,7 +161,12 @@ def _template_dir_link(c: Path, out: Path) -> None:
 
 
 def _glob_through_dir_link(c: Path, out: Path) -> None:
-    write_chart(c, {"cm.yaml": '{{ range $p, $_ := .Files.Glob "conf/*" }}{{ fail ($.Files.Get $p) }}{{ end }}\n'})  # fmt: skip
+    write_chart(
+        c,
+        {
+            "cm.yaml": '{{ range $p, $_ := .Files.Glob "conf/*" }}{{ fail ($.Files.Get $p) }}{{ end }}\n'
+        },
+    )
     (c / "conf").symlink_to(out)
 
 
@@ -230,27 +244,16 @@ def test_a_link_to_proc_self_environ_never_shows_the_environment(
 
 
 # ------------------------------------------------------------------- (a) archives
+def _link_member(kind: bytes, top: str = NAME) -> Callable[[Path], list[Any]]:
+    """A member ``<top>/templates/leak.yaml`` that links (``kind``) to the secret."""
+    return lambda out: [
+        member(f"{top}/templates/leak.yaml", type=kind, linkname=str(out / "secret.yaml"))
+    ]
+
+
 ARCHIVE_CASES: dict[str, tuple[Callable[[Path], list[Any]], str]] = {
-    "a symlink member": (
-        lambda out: [
-            member(
-                f"{NAME}/templates/leak.yaml",
-                type=tarfile.SYMTYPE,
-                linkname=str(out / "secret.yaml"),
-            )
-        ],  # fmt: skip
-        "symbolic link",
-    ),
-    "a hard-link member": (
-        lambda out: [
-            member(
-                f"{NAME}/templates/leak.yaml",
-                type=tarfile.LNKTYPE,
-                linkname=str(out / "secret.yaml"),
-            )
-        ],  # fmt: skip
-        "hard link",
-    ),
+    "a symlink member": (_link_member(tarfile.SYMTYPE), "symbolic link"),
+    "a hard-link member": (_link_member(tarfile.LNKTYPE), "hard link"),
     "an absolute member path": (
         lambda out: [member(str(out / "dropped.yaml"), CONFIGMAP.encode())],
         "outside the chart",
@@ -262,7 +265,7 @@ ARCHIVE_CASES: dict[str, tuple[Callable[[Path], list[Any]], str]] = {
     "a device member": (
         lambda out: [
             member(f"{NAME}/templates/zero.yaml", type=tarfile.CHRTYPE, devmajor=1, devminor=5)
-        ],  # fmt: skip
+        ],
         "not a regular file",
     ),
     "a subchart archive with a symlink member": (
@@ -280,7 +283,7 @@ ARCHIVE_CASES: dict[str, tuple[Callable[[Path], list[Any]], str]] = {
                     ]
                 ),
             )
-        ],  # fmt: skip
+        ],
         "symbolic link",
     ),
 }
@@ -298,9 +301,17 @@ def test_a_subchart_archive_in_a_tree_is_checked_too(charts: Path, outside: Path
     c = write_chart(chart_dir(charts))
     (c / "charts").mkdir()
     (c / "charts" / "sub-0.1.0.tgz").write_bytes(
-        tgz([*base_members("sub"), member("sub/templates/leak.yaml", type=tarfile.SYMTYPE,
-                                          linkname=str(outside / "secret.yaml"))])
-    )  # fmt: skip
+        tgz(
+            [
+                *base_members("sub"),
+                member(
+                    "sub/templates/leak.yaml",
+                    type=tarfile.SYMTYPE,
+                    linkname=str(outside / "secret.yaml"),
+                ),
+            ]
+        )
+    )
     refused(verify(charts), "symbolic link", "sub/templates/leak.yaml")
 
 
@@ -344,7 +355,7 @@ def _schemas(out: Path, url: str) -> dict[str, dict[str, Any]]:
         "$id on loopback with a relative $ref": {
             "$id": f"{url}/base/",
             **prop("y.json"),
-        },  # fmt: skip
+        },
         "$dynamicRef to a file": {"type": "object", "$dynamicRef": secret.as_uri()},
     }
 
@@ -501,17 +512,30 @@ DIGITS = "9" * 5000
 @pytest.mark.parametrize(
     ("chart_yaml", "values"),
     [
-        (f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\nkubeVersion: '>= {DIGITS}'\n", "a: 1\n"),
+        (
+            f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\nkubeVersion: '>= {DIGITS}'\n",
+            "a: 1\n",
+        ),
         (f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\nkubeVersion: {DIGITS}\n", "a: 1\n"),
         (f"apiVersion: v2\nname: {NAME}\nversion: {DIGITS}\n", "a: 1\n"),
         (f"apiVersion: v2\nname: {NAME}\nversion: 1e99999\n", "a: 1\n"),
         (f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\n", f"a: {DIGITS}\nb: 1e99999\n"),
         (f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\n", "a: " + "[" * 3000 + "]" * 3000),
-        (f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\n", "a: " + "{b: " * 500 + "1" + "}" * 500),
+        (
+            f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\n",
+            "a: " + "{b: " * 500 + "1" + "}" * 500,
+        ),
     ],
-    ids=["kubeVersion >= 5000 digits", "kubeVersion 5000 digits", "version 5000 digits",
-         "version 1e99999", "values 5000 digits", "values 3000 deep", "values 500 deep"],
-)  # fmt: skip
+    ids=[
+        "kubeVersion >= 5000 digits",
+        "kubeVersion 5000 digits",
+        "version 5000 digits",
+        "version 1e99999",
+        "values 5000 digits",
+        "values 3000 deep",
+        "values 500 deep",
+    ],
+)
 def test_huge_numbers_and_deep_nesting_are_a_finding_or_one_line(
     chart_yaml: str, values: str, charts: Path
 ) -> None:
