@@ -14,6 +14,7 @@ a fresh child. Limits: ``core.foundation.limits`` (charts section).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -266,10 +267,29 @@ class Engine:
         return child.answer(deadline, what)
 
     def close(self) -> None:
-        with self._lock:
-            if self._child is not None:
-                self._child.kill()
-                self._child = None
+        """End the child: its stdin closes, so it leaves its loop; killed if it lingers."""
+        child, self._child = self._child, None
+        if child is None:
+            return
+        with contextlib.suppress(OSError):
+            if child.proc.stdin is not None:
+                child.proc.stdin.close()
+        try:
+            child.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            child.kill()
 
 
 ENGINE = Engine()
+atexit.register(ENGINE.close)
+
+
+def warm_up() -> None:
+    """Start the engine child in a background thread, so its start-up overlaps other work;
+    a failure is left for the first real call to report."""
+
+    def start() -> None:
+        with contextlib.suppress(Exception):
+            ENGINE.version()
+
+    threading.Thread(target=start, name="helm-engine-start", daemon=True).start()
