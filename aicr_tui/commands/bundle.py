@@ -186,6 +186,8 @@ def run(args: Any) -> int:
             "flux_oci_source_name": args.flux_oci_source_name,
         },
     )
+    if args.verify:
+        bundle.warm_up_verify()  # the Helm engine starts while the plan is built
     plan = bundle.plan(load_recipe(args.recipe), options)
     for warning in plan.warnings:
         warn(warning)

@@ -39,6 +39,31 @@ limit                      value       applies to
 
 YAML aliases (merge keys ``<<: [*a, *a]`` included) are bounded by expansion, see
 ``core.foundation.yamlio``.
+
+Charts that ``verify`` renders (``aicr-tui verify``, ``bundle --verify --charts``); the
+Helm engine runs in one child process (``core.verify.engine``), killed with its process
+group when it overruns, and each chart is first copied into a private tree
+(``core.verify.chartfiles``):
+
+==============================  ========  ================================================
+limit                           value     applies to
+==============================  ========  ================================================
+``RENDER_SECONDS``              30        wall time of one chart's engine work (load,
+                                          schema check, every render); environment
+                                          ``AICR_TUI_VERIFY_SECONDS`` may lower or raise it
+``RENDER_CPU_FACTOR``           2         CPU time of the engine child per request
+                                          (``RLIMIT_CPU``): the remaining wall budget x 2
+``RENDER_MEMORY_BYTES``         1 GiB     address space the engine child may add once the
+                                          engine is loaded (``RLIMIT_AS``; the Go runtime
+                                          itself reserves ~1.7 GiB it never touches);
+                                          ``AICR_TUI_VERIFY_MEMORY_MIB``
+``RENDER_OUTPUT_BYTES``         64 MiB    text one render may return
+``CHART_MAX_BYTES``             100 MiB   uncompressed bytes of a chart with its subcharts
+``CHART_MAX_FILES``             10000     files of a chart with its subcharts
+``CHART_MAX_DEPTH``             32        nested directories, or archives in archives
+``FINDING_MAX_CHARS``           2000      characters of one finding's message (chart text,
+                                          e.g. a ``fail`` message, is cut there)
+==============================  ========  ================================================
 """
 
 from __future__ import annotations
@@ -104,3 +129,12 @@ MAX_API_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_API_JSON_VALUES = 1_000_000
 MAX_INTERIM_RESPONSES = 16
 MAX_NODE_KEYS = 10_000
+# ------------------------------------------------------------------ charts verify renders
+RENDER_SECONDS = 30.0
+RENDER_CPU_FACTOR = 2.0
+RENDER_MEMORY_BYTES = 1024 * 1024 * 1024
+RENDER_OUTPUT_BYTES = 64 * 1024 * 1024
+CHART_MAX_BYTES = 100 * 1024 * 1024
+CHART_MAX_FILES = 10_000
+CHART_MAX_DEPTH = 32
+FINDING_MAX_CHARS = 2000

@@ -147,6 +147,13 @@ def chart_verifier(charts: Sequence[Path] = (), *, pull_timeout: float | None = 
     return make(list(charts), pull_timeout=pull_timeout)
 
 
+def warm_up_verify() -> None:
+    """Start the Helm engine child in the background (a failure shows at verify time)."""
+    from core.verify.engine import warm_up
+
+    warm_up()
+
+
 def verify(bundle_plan: BundlePlan, verifier: Verifier) -> VerifyReport:
     """Every chart of the plan rendered by Helm with the values the plan writes."""
     from core.verify.api import plan_input

@@ -41,20 +41,33 @@ _MAX_SINGLE_RENDERS = 40
 
 
 def _documents(text: str, where: str) -> Iterator[dict[str, Any]]:
+    got = _documents_of([(text, where)])[0]
+    if isinstance(got, ValueError):
+        raise got
+    yield from got
+
+
+def _documents_of(items: list[tuple[str, str]]) -> list[list[dict[str, Any]] | ValueError]:
+    """The objects of each (text, where), all parsed in one engine call; a text with a
+    document that cannot be read gives the ValueError naming it instead."""
     from core.verify import helm
 
-    for chunk in _split_documents(text):
-        if not chunk.strip():
-            continue
-        try:
-            doc = helm.parse_document(chunk)
-        except helm.RenderError as exc:
-            raise ValueError(f"{where}: {exc}") from None
-        if doc:
-            if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
-                yield from (i for i in doc["items"] if isinstance(i, dict))
-            else:
-                yield doc
+    chunked = [[c for c in _split_documents(text) if c.strip()] for text, _where in items]
+    parsed = iter(helm.parse_documents([c for chunks in chunked for c in chunks]))
+    out: list[list[dict[str, Any]] | ValueError] = []
+    for chunks, (_text, where) in zip(chunked, items, strict=True):
+        docs: list[dict[str, Any]] = []
+        error: ValueError | None = None
+        for doc in (next(parsed) for _ in chunks):
+            if isinstance(doc, helm.RenderError):
+                error = error or ValueError(f"{where}: {doc}")
+            elif doc:
+                if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+                    docs += [i for i in doc["items"] if isinstance(i, dict)]
+                else:
+                    docs.append(doc)
+        out.append(error if error is not None else docs)
+    return out
 
 
 # API groups a real cluster serves but Helm's offline capability set leaves out (it lists
@@ -239,7 +252,7 @@ class Verifier:
         return pulled(chart, comp.source, comp.version, timeout=self.pull_timeout)
 
     def verify(self, data: VerifyInput) -> VerifyReport:
-        from core.verify import helm
+        from core.verify import engine, helm
 
         helm.require_engine()
         crds = _Crds()
@@ -250,7 +263,10 @@ class Verifier:
             if src.kind == "chart" and src.path is not None:
                 for text in helm.load_chart(src.path).crds:
                     crds.add_text(text, f"{comp.name} (cluster-provided)")
-        reports = [self._cached_component(comp, data, crds) for comp in data.components]
+        reports = []
+        for comp in data.components:
+            with engine.chart_budget():
+                reports.append(self._cached_component(comp, data, crds))
         return VerifyReport(reports, kubeschema.KUBERNETES_VERSION, helm.engine_version())
 
     def _cached_component(
@@ -340,12 +356,12 @@ class Verifier:
                     )
                 )
             report.findings += self._chart_checks(comp, chart, data, objects, local_crds)
-        for name in sorted(comp.manifests):
-            try:
-                docs = list(_documents(comp.manifests[name], f"{comp.folder}/manifests/{name}"))
-            except Exception as exc:
+        names = sorted(comp.manifests)
+        texts = [(comp.manifests[n], f"{comp.folder}/manifests/{n}") for n in names]
+        for name, docs in zip(names, _documents_of(texts), strict=True):
+            if isinstance(docs, ValueError):
                 report.findings.append(
-                    Finding(comp.name, INVALID_OBJECT, f"manifests/{name}: {exc}", name)
+                    Finding(comp.name, INVALID_OBJECT, f"manifests/{name}: {docs}", name)
                 )
                 continue
             objects += [(d, f"manifests/{name}") for d in docs]
@@ -379,18 +395,28 @@ class Verifier:
                     Finding(
                         name,
                         KUBE_VERSION,
-                        f"chart requires Kubernetes {chart.kube_version} but the recipe sets no "
+                        f"chart requires Kubernetes {_shown(chart.kube_version)} but the recipe sets no "
                         "K8s.server.version lower bound",
                     )
                 )
             else:
-                ok = kubeversion.satisfies(chart.kube_version, floor)
-                if ok is False:
+                too_long = kubeversion.unreadable_number(chart.kube_version)
+                ok = None if too_long else kubeversion.satisfies(chart.kube_version, floor)
+                if too_long:
                     out.append(
                         Finding(
                             name,
                             KUBE_VERSION,
-                            f"chart requires Kubernetes {chart.kube_version}; the recipe admits "
+                            f"chart kubeVersion {_shown(chart.kube_version)} is not a version "
+                            "constraint Helm can read, so no install would pass its check",
+                        )
+                    )
+                elif ok is False:
+                    out.append(
+                        Finding(
+                            name,
+                            KUBE_VERSION,
+                            f"chart requires Kubernetes {_shown(chart.kube_version)}; the recipe admits "
                             f"{data.kubernetes_constraint} (K8s.server.version)",
                         )
                     )
@@ -409,7 +435,12 @@ class Verifier:
         raw = chart.raw_values
         undefined = _undefined_paths(values, chart.defaults, raw)
         if undefined:
-            out += self._inert(comp, chart, values, undefined, base)
+            try:
+                out += self._inert(comp, chart, values, undefined, base)
+            except helm.RenderLimit as exc:
+                out.append(
+                    Finding(name, TEMPLATE, f"{exc}; values it does not define were not checked")
+                )
         for path, got, want in _mismatches(values, _coalesced_with_raw(chart.defaults, raw)):
             out.append(
                 Finding(
@@ -420,13 +451,15 @@ class Verifier:
                     _dotted(path),
                 )
             )
-        for template in sorted(base):
-            if not template.endswith((".yaml", ".yml", ".tpl", ".json")) or "/tests/" in template:
-                continue
-            try:
-                docs = list(_documents(base[template], template))
-            except Exception as exc:
-                out.append(Finding(name, TEMPLATE, f"{template} renders invalid YAML: {exc}"))
+        templates = [
+            t
+            for t in sorted(base)
+            if t.endswith((".yaml", ".yml", ".tpl", ".json")) and "/tests/" not in t
+        ]
+        parsed = _documents_of([(base[t], t) for t in templates])
+        for template, docs in zip(templates, parsed, strict=True):
+            if isinstance(docs, ValueError):
+                out.append(Finding(name, TEMPLATE, f"{template} renders invalid YAML: {docs}"))
                 continue
             objects += [(d, template) for d in docs if not _is_test_hook(d)]
         return out
@@ -449,6 +482,8 @@ class Verifier:
                     )
                     == base
                 )
+            except helm.RenderLimit:
+                raise
             except helm.RenderError:
                 return False
 
@@ -519,6 +554,12 @@ class Verifier:
                 for e in errs or []
             ]
         return out
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """Chart-supplied text quoted in a finding, cut at ``limit`` characters (a finding is
+    made terminal-safe as it is built)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _coalesced_with_raw(defaults: Any, raw: Any) -> Any:

@@ -6,8 +6,18 @@ from __future__ import annotations
 import re
 
 _CLAUSE = re.compile(
-    r"^(>=|=>|<=|=<|!=|>|<|=|~>|~|\^)?\s*v?(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:[-+]\S*)?$"
+    r"^(>=|=>|<=|=<|!=|>|<|=|~>|~|\^)?\s*v?(\d{1,19})(?:\.(\d{1,19}|[xX*]))?"
+    r"(?:\.(\d{1,19}|[xX*]))?(?:[-+]\S*)?$"
 )
+
+
+# Helm reads each version number as a 64-bit unsigned integer: at most 20 digits.
+_TOO_LONG = re.compile(r"\d{20,}")
+
+
+def unreadable_number(constraint: str) -> bool:
+    """True when the constraint holds a number no version can have (Helm refuses it)."""
+    return _TOO_LONG.search(constraint) is not None
 
 
 def _split(constraint: str) -> list[list[str]]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.foundation.limits import FINDING_MAX_CHARS
+from core.foundation.textsafe import safe_line
+
 # Finding kinds, one per check the issue names.
 UNDEFINED_VALUE = "undefined-value"
 TYPE_MISMATCH = "type-mismatch"
@@ -18,12 +21,28 @@ CHART_SOURCE = "chart-source"
 NOT_RENDERABLE = "not renderable: values-only source"
 
 
+def _clean(text: str) -> str:
+    """Text that may come from a chart (a ``fail`` message, a name, an engine error) as one
+    terminal-safe line of at most :data:`FINDING_MAX_CHARS` characters."""
+    text = safe_line(text)
+    if len(text) > FINDING_MAX_CHARS:
+        text = text[: FINDING_MAX_CHARS - 3] + "..."
+    return text
+
+
 @dataclass(frozen=True)
 class Finding:
+    """One check that failed; every field is made one terminal-safe line when it is built,
+    so neither the text report nor the JSON report carries a chart's escape sequences."""
+
     component: str
     kind: str
     message: str
     path: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("component", "kind", "message", "path"):
+            object.__setattr__(self, name, _clean(getattr(self, name)))
 
     def render(self) -> str:
         return f"{self.component}: {self.kind}: {self.message}"
@@ -81,12 +100,12 @@ class ComponentReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "component": self.name,
-            "folder": self.folder,
-            "status": self.status,
-            "chart": self.chart,
-            "source": self.source,
-            "note": self.note,
+            "component": _clean(self.name),
+            "folder": _clean(self.folder),
+            "status": _clean(self.status),
+            "chart": _clean(self.chart),
+            "source": _clean(self.source),
+            "note": _clean(self.note),
             "objects": self.objects,
             "findings": [f.to_json() for f in self.findings],
         }
@@ -122,12 +141,12 @@ class VerifyReport:
     def render_text(self) -> str:
         lines: list[str] = []
         for c in self.components:
-            head = f"{c.folder}: {c.status}"
+            head = f"{_clean(c.folder)}: {_clean(c.status)}"
             if c.chart:
-                head += f" ({c.chart}"
-                head += f" from {c.source})" if c.source else ")"
+                head += f" ({_clean(c.chart)}"
+                head += f" from {_clean(c.source)})" if c.source else ")"
             if c.note:
-                head += f"; {c.note}"
+                head += f"; {_clean(c.note)}"
             if not c.findings and c.status not in (NOT_RENDERABLE,):
                 head += f"; {c.objects} objects, no findings"
             lines.append(head)
@@ -137,6 +156,6 @@ class VerifyReport:
         tail = f"; {skipped} component(s) not renderable, not verified" if skipped else ""
         lines.append(
             f"{n} finding(s) in {len(self.components)} components "
-            f"(Kubernetes {self.kubernetes} schemas, {self.engine}){tail}"
+            f"(Kubernetes {self.kubernetes} schemas, {_clean(self.engine)}){tail}"
         )
         return "\n".join(lines) + "\n"

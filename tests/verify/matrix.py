@@ -10,13 +10,15 @@ remain). On top, one set built with every scheduling flag.
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_CHARTS = ROOT.parent / "shared" / "charts"
+# AICR_TUI_SHARED_CHARTS points at the chart sources from a checkout that is not beside them.
+SHARED_CHARTS = Path(os.environ.get("AICR_TUI_SHARED_CHARTS") or ROOT.parent / "shared" / "charts")
 VENDORED_CHARTS = ROOT / "tests" / "data" / "charts"
 
 KEYED = ["nvidia.com/gpu:NoSchedule"]
