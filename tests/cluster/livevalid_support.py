@@ -161,7 +161,11 @@ def deployed_state(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
         for ns in namespaces_of(doc)
     ]
-    docs += [workload(k, ns, n) for k, ns, n in expected_resources(doc) if k in ("Deployment", "DaemonSet")]
+    docs += [
+        workload(k, ns, n)
+        for k, ns, n in expected_resources(doc)
+        if k in ("Deployment", "DaemonSet")
+    ]
     return docs
 
 
@@ -295,7 +299,9 @@ def short_catalog(data_dir: Path, budgets: Mapping[str, str]) -> Path:
     """``--data DIR`` whose validators/catalog.yaml is the shipped catalog with the given
     checks' ``timeout`` shortened (kwok pods never finish a probe: the budget is the wait)."""
     shipped = yaml.safe_load((REPO / "recipes" / "validators" / "catalog.yaml").read_text())
-    entries = [dict(e, timeout=budgets[e["name"]]) for e in shipped["validators"] if e["name"] in budgets]
+    entries = [
+        dict(e, timeout=budgets[e["name"]]) for e in shipped["validators"] if e["name"] in budgets
+    ]
     (data_dir / "validators").mkdir(parents=True, exist_ok=True)
     doc = {k: v for k, v in shipped.items() if k != "validators"}
     doc["validators"] = entries

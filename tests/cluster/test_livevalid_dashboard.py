@@ -106,7 +106,9 @@ async def test_leaving_the_dashboard_mid_run_removes_the_probe_and_the_namespace
 
     def probe_exists() -> bool:
         return DASH_NS in cluster.names("namespaces") and bool(
-            cluster.names("pods", DASH_NS, selector="aicr.nvidia.com/validator=secure-accelerator-access")
+            cluster.names(
+                "pods", DASH_NS, selector="aicr.nvidia.com/validator=secure-accelerator-access"
+            )
         )
 
     async with app.run_test(size=(120, 40)) as pilot:

@@ -27,7 +27,11 @@ from tests.cluster.conftest import Cluster
 
 VALIDATION_NS = f"{S.PREFIX}validation"
 # A kwok probe pod runs for ever: its budget is the wait, so keep it short.
-BUDGETS = {"check-nvidia-smi": "12s", "secure-accelerator-access": "12s", "nccl-all-reduce-bw": "15s"}
+BUDGETS = {
+    "check-nvidia-smi": "12s",
+    "secure-accelerator-access": "12s",
+    "nccl-all-reduce-bw": "15s",
+}
 # Checks that need something kwok does not run: a GPU, a pod's log, an operator's
 # reconcile, the DCGM exporter / Prometheus answering, an autoscaler.
 UNMEASURABLE = (
@@ -121,7 +125,10 @@ def deployed(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iter
             cluster.apply(CLUSTER_POLICY_CRD, server_side=True)
             own_crd = True
             cluster.kubectl(
-                "wait", "--for=condition=Established", f"crd/{S.CLUSTER_POLICY_CRD}", "--timeout=60s"
+                "wait",
+                "--for=condition=Established",
+                f"crd/{S.CLUSTER_POLICY_CRD}",
+                "--timeout=60s",
             )
             cluster.apply(
                 {
@@ -136,7 +143,9 @@ def deployed(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iter
         yield Deployed(recipe, doc, data, work)
     finally:
         if own_crd:
-            cluster.kubectl("delete", "crd", S.CLUSTER_POLICY_CRD, "--ignore-not-found", "--wait=true")
+            cluster.kubectl(
+                "delete", "crd", S.CLUSTER_POLICY_CRD, "--ignore-not-found", "--wait=true"
+            )
         S.delete_namespaces(cluster, [*S.namespaces_of(doc), VALIDATION_NS])
         cluster.delete_nodes(made_nodes)
 
@@ -203,10 +212,14 @@ def test_the_deployment_phase_reads_the_real_objects(cluster: Cluster, deployed:
         assert er["status"] == "failed", er
         assert er["message"].startswith("2 of 19 expected resources unhealthy"), er["message"]
         assert f"Deployment {gone[1]}/{gone[2]}: not found" in er["message"]
-        assert f"Deployment {stuck[1]}/{stuck[2]}: not ready (ready 0/1, available 0)" in er["message"]
+        assert (
+            f"Deployment {stuck[1]}/{stuck[2]}: not ready (ready 0/1, available 0)" in er["message"]
+        )
         assert tests["operator-health"]["status"] == "passed"  # the rest still reads healthy
     finally:
-        cluster.kubectl("delete", "deployment", stuck[2], "-n", stuck[1], "--ignore-not-found", "--wait=true")
+        cluster.kubectl(
+            "delete", "deployment", stuck[2], "-n", stuck[1], "--ignore-not-found", "--wait=true"
+        )
         cluster.apply([S.workload(*gone), S.workload(*stuck)], server_side=True)
         S.wait_deployed(cluster, deployed.doc)
 
@@ -271,7 +284,12 @@ def test_checks_kwok_cannot_serve_end_failed_or_not_measured_with_the_reason(
     ]  # fmt: skip
     assert [g["verdict"] for g in gates] == ["not measured"], gates
     # nothing the cluster cannot show passed; what it can show did
-    for name in ("operator-health", "expected-resources", "gpu-operator-version", "platform-health"):
+    for name in (
+        "operator-health",
+        "expected-resources",
+        "gpu-operator-version",
+        "platform-health",
+    ):
         assert tests[name]["status"] == "passed", tests[name]
     # each stderr line names a declared check that was not measured
     unmeasured = [n for n, t in tests.items() if t["status"] == "other"]
@@ -290,7 +308,10 @@ def test_no_phase_without_a_measured_pass_reads_passed(full_run: FullRun) -> Non
         status = finished[phase]["status"]
         if status == "passed":
             assert "passed" in verdicts and not {"failed", "not measured"} & set(verdicts)
-        assert status != "passed", (phase, verdicts)  # kwok: every phase holds an unmeasurable check
+        assert status != "passed", (
+            phase,
+            verdicts,
+        )  # kwok: every phase holds an unmeasurable check
     assert finished["performance"]["status"] == "not measured"  # nothing in it was measured
     run = next(e for e in _events(full_run.recording) if e["type"] == "RunFinished")
     assert run["exit_code"] == 8 and run["passed"] < run["tests"]
@@ -353,7 +374,9 @@ def _probe_pod(cluster: Cluster, ns: str) -> str | None:
     return next(iter(pods), None)
 
 
-@pytest.mark.parametrize("existing", [False, True], ids=["run-creates-namespace", "existing-namespace"])
+@pytest.mark.parametrize(
+    "existing", [False, True], ids=["run-creates-namespace", "existing-namespace"]
+)
 def test_ctrl_c_while_a_probe_pod_waits_cleans_up_and_exits_130(
     cluster: Cluster, deployed: Deployed, existing: bool
 ) -> None:
@@ -410,7 +433,9 @@ def test_a_run_waits_for_a_terminating_validation_namespace_instead_of_failing_i
     cluster.kubectl("delete", "namespace", ns, "--wait=false")
     cluster.wait_until(
         "namespace Terminating",
-        lambda: (cluster.get("namespace", ns) or {}).get("status", {}).get("phase") == "Terminating",
+        lambda: (
+            (cluster.get("namespace", ns) or {}).get("status", {}).get("phase") == "Terminating"
+        ),
     )
 
     def release() -> None:
@@ -442,4 +467,8 @@ def test_the_prefixed_recipe_keeps_every_check_and_constraint(deployed: Deployed
     """The tests validate the shipped sample, only its namespaces moved."""
     shipped = yaml.safe_load(S.TRAINING_RECIPE.read_text(encoding="utf-8"))
     assert deployed.doc["validation"] == shipped["validation"]
-    assert all(r["namespace"].startswith(S.PREFIX) for r in deployed.doc["componentRefs"] if r.get("namespace"))
+    assert all(
+        r["namespace"].startswith(S.PREFIX)
+        for r in deployed.doc["componentRefs"]
+        if r.get("namespace")
+    )
