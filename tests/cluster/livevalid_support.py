@@ -87,6 +87,16 @@ def nodes() -> list[dict[str, Any]]:
     return out
 
 
+def ensure_nodes(cluster: Cluster, made: list[str]) -> None:
+    """Create this module's kwok nodes (those not already there), appending each name to
+    ``made`` as it goes so a caller's ``finally`` deletes exactly what exists."""
+    for node in nodes():
+        name = node["metadata"]["name"]
+        if cluster.get("node", name) is None:
+            cluster.create_kwok_node(node)
+        made.append(name)
+
+
 def prefixed_recipe(out_dir: Path, source: Path = TRAINING_RECIPE) -> tuple[Path, dict[str, Any]]:
     """The sample recipe with every component namespace (and expected resource namespace)
     prefixed with ``val-``; returns its path and the document."""

@@ -26,10 +26,7 @@ def dash_deployed(
     data = S.short_catalog(work / "data", {"check-nvidia-smi": "8s"})
     made: list[str] = []
     try:
-        for node in S.nodes():
-            if cluster.get("node", node["metadata"]["name"]) is None:
-                cluster.create_kwok_node(node)
-            made.append(node["metadata"]["name"])
+        S.ensure_nodes(cluster, made)
         cluster.apply(S.deployed_state(doc), server_side=True)
         S.wait_deployed(cluster, doc)
         yield recipe, doc, data

@@ -12,6 +12,7 @@ live run replays to the same CTRF.
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -113,10 +114,7 @@ def deployed(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iter
     made_nodes: list[str] = []
     own_crd = False
     try:
-        for node in S.nodes():
-            if cluster.get("node", node["metadata"]["name"]) is None:
-                cluster.create_kwok_node(node)
-            made_nodes.append(node["metadata"]["name"])
+        S.ensure_nodes(cluster, made_nodes)
         cluster.apply(S.deployed_state(doc), server_side=True)
         cluster.apply(_services(doc), server_side=True)
         # The GPU Operator's CRD with no controller: its ClusterPolicy never gets a status.
@@ -169,17 +167,24 @@ def _events(path: Path) -> list[dict[str, Any]]:
 # -- the deployment phase reads the real objects ------------------------------------------------
 
 
-def test_the_deployment_phase_reads_the_real_objects(cluster: Cluster, deployed: Deployed) -> None:
-    """Ready workloads pass from their real status; a deleted Deployment and one whose pods
-    cannot be scheduled fail expected-resources, each named, read from the API server."""
-    out = deployed.work / "deployment-ok.json"
+def _deployment_phase(
+    cluster: Cluster, deployed: Deployed, report: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """The deployment phase, the GPU probe withheld (kwok runs no nvidia-smi)."""
+    out = deployed.work / report
     args = _base_args(
         deployed, "--phase", "deployment", "--skip-check", "check-nvidia-smi",
         "-n", VALIDATION_NS, "-o", str(out),
     )  # fmt: skip
     proc = S.validate(cluster, *args)
+    return proc, _tests(S.ctrf(out)) if out.is_file() else {}
+
+
+def test_the_deployment_phase_reads_the_real_objects(cluster: Cluster, deployed: Deployed) -> None:
+    """Ready workloads pass from their real status; a deleted Deployment and one whose pods
+    cannot be scheduled fail expected-resources, each named, read from the API server."""
+    proc, tests = _deployment_phase(cluster, deployed, "deployment-ok.json")
     assert proc.returncode == 0, proc.stderr  # a withheld check is waived (--skip-check)
-    tests = _tests(S.ctrf(out))
     assert tests["expected-resources"]["status"] == "passed", tests["expected-resources"]
     assert tests["expected-resources"]["message"] == "all 19 expected resources healthy"
     assert tests["operator-health"]["status"] == "passed"
@@ -200,14 +205,8 @@ def test_the_deployment_phase_reads_the_real_objects(cluster: Cluster, deployed:
                 for p in cluster.list_objects("pods", stuck[1], selector=f"app={stuck[2]}")
             ),
         )
-        out = deployed.work / "deployment-broken.json"
-        args = _base_args(
-            deployed, "--phase", "deployment", "--skip-check", "check-nvidia-smi",
-            "-n", VALIDATION_NS, "-o", str(out),
-        )  # fmt: skip
-        proc = S.validate(cluster, *args)
+        proc, tests = _deployment_phase(cluster, deployed, "deployment-broken.json")
         assert proc.returncode == 8, proc.stderr  # a check failed
-        tests = _tests(S.ctrf(out))
         er = tests["expected-resources"]
         assert er["status"] == "failed", er
         assert er["message"].startswith("2 of 19 expected resources unhealthy"), er["message"]
