@@ -415,19 +415,6 @@ class _Run:
                 return await self.refuse(internal("no cluster executor configured for a live run"))
             try:
                 self.executor = await asyncio.to_thread(self.factory)
-                if (
-                    await asyncio.to_thread(self.executor.namespace_phase, req.namespace)
-                    == "Terminating"
-                ):
-                    await self.emit(
-                        LogLine(
-                            self.t(),
-                            "",
-                            "",
-                            f"namespace {req.namespace} is still being deleted (a previous "
-                            "run's cleanup?): waiting for it to go before creating it",
-                        )
-                    )
                 created_ns = await asyncio.to_thread(
                     self.executor.ensure_namespace,
                     req.namespace,
