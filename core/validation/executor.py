@@ -22,6 +22,12 @@ from core.live.kube import api_client, host_client, typed_apis
 GPU_RESOURCE = "nvidia.com/gpu"
 INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 WORKLOAD_KINDS = ("Deployment", "DaemonSet", "StatefulSet")
+# A namespace being deleted (Terminating) refuses new objects until the namespace controller
+# has removed everything in it. A run waits this long, polling every NAMESPACE_POLL_S, for
+# the previous run's namespace to go before creating its own, and for its own to go at
+# cleanup (so the command exits with the namespace gone, not still Terminating).
+NAMESPACE_GONE_S = 120.0
+NAMESPACE_POLL_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -394,8 +400,32 @@ class KubernetesExecutor:
             return None
         return str((ns.status.phase if ns.status else None) or "Active")
 
+    def _wait_namespace_gone(self, name: str) -> bool:
+        """Poll until namespace ``name`` no longer exists (True) or NAMESPACE_GONE_S passes."""
+        deadline = time.monotonic() + NAMESPACE_GONE_S
+        while self.namespace_phase(name) is not None:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(NAMESPACE_POLL_S)
+        return True
+
+    def _still_terminating(self, name: str, what: str) -> AicrError:
+        return AicrError(
+            ErrorCode.TIMEOUT,
+            f"namespace {name} is still being deleted (Terminating) {NAMESPACE_GONE_S:.0f}s "
+            f"after {what}",
+            remedy=f"see what holds it with `kubectl get all,events -n {name}`, or pass another --namespace",
+        )
+
     def ensure_namespace(self, name: str, labels: dict[str, str]) -> bool:
-        if self.namespace_phase(name) is not None:
+        """Create namespace ``name`` (True), or use it when it exists (False). A namespace
+        still being deleted refuses every new object: wait for it to go, then create it."""
+        phase = self.namespace_phase(name)
+        if phase == "Terminating":
+            if not self._wait_namespace_gone(name):
+                raise self._still_terminating(name, "this run found it being deleted")
+            phase = None
+        if phase is not None:
             return False
         body = {
             "apiVersion": "v1",
@@ -411,7 +441,10 @@ class KubernetesExecutor:
         return True
 
     def delete_namespace(self, name: str) -> None:
+        """Delete namespace ``name`` and wait until the server has removed it."""
         self._call_or_none(f"deleting namespace {name}", self.core.delete_namespace, name)
+        if not self._wait_namespace_gone(name):
+            raise self._still_terminating(name, "its deletion was requested")
 
     def served_resources(self, group: str, version: str) -> set[str] | None:
         what = f"discovering {group}/{version}"

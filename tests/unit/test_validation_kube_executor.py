@@ -415,3 +415,36 @@ def test_jobs_and_custom_objects_use_their_rest_paths(api: FakeApiServer) -> Non
         "DELETE",
         "/apis/trainer.kubeflow.org/v1alpha1/namespaces/aicr-validation/trainjobs/nccl-all-reduce-tj",
     ) in api.requests
+
+
+def test_a_namespace_that_stays_terminating_is_a_timeout_naming_it(
+    api: FakeApiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real API server keeps a deleted namespace (Terminating) until everything in it is
+    gone, and refuses new objects in it meanwhile: the run neither takes it as usable nor
+    reports its cleanup done while it is there (the cluster tier shows both for real)."""
+    import core.validation.executor as executor_module
+
+    monkeypatch.setattr(executor_module, "NAMESPACE_GONE_S", 0.3)
+    monkeypatch.setattr(executor_module, "NAMESPACE_POLL_S", 0.05)
+    api.namespaces["held"] = "Terminating"
+    ex = KubernetesExecutor.from_host(api.host)
+    with pytest.raises(AicrError) as info:
+        ex.ensure_namespace("held", {})
+    assert info.value.code == ErrorCode.TIMEOUT
+    assert "namespace held is still being deleted (Terminating)" in info.value.render()
+    assert ("POST", "/api/v1/namespaces") not in api.requests
+
+    class Finalized(dict[str, str]):
+        """DELETE marks the namespace Terminating; it never goes (a finalizer holds it)."""
+
+        def pop(self, name: str, *default: Any) -> str:
+            self[name] = "Terminating"
+            return "Terminating"
+
+    api.namespaces = Finalized({"mine": "Active"})
+    with pytest.raises(AicrError) as info:
+        ex.delete_namespace("mine")
+    assert info.value.code == ErrorCode.TIMEOUT
+    assert "namespace mine is still being deleted" in info.value.render()
+    assert ("DELETE", "/api/v1/namespaces/mine") in api.requests

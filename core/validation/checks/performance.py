@@ -155,11 +155,21 @@ def _overlap(seen: list[str], lines: list[str]) -> int:
 def _watch_pod(ctx: CheckContext, name: str, follower: LogFollower | None = None) -> PodOutcome:
     """Wait for a workload pod (streaming its log when asked); stop early on a pull failure."""
     status = ctx.executor.pod_status(ctx.namespace, name)
+    unavailable = False
     while not status.terminal and ctx.remaining() > 0:
         if _pull_failure(status):
             return status
         if follower is not None and status.phase == "Running":
-            follower.poll()
+            # The streamed log is evidence while the workload runs, not its result: a log
+            # the API server cannot fetch now (kubelet restarting or unreachable) is said
+            # once and the wait goes on; the result is read when the pod has ended.
+            try:
+                follower.poll()
+                unavailable = False
+            except AicrError as exc:
+                if not unavailable:
+                    ctx.log(f"log of pod {name} not readable yet, still waiting: {exc.render()}")
+                unavailable = True
         status = wait_pod(ctx, name, ctx.poll_s * 5)
     return status
 
