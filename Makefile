@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test lint unit bench screens serve clean
+.PHONY: run test lint unit bench screens serve clean cluster-build cluster-up cluster-down test-cluster
 
 # constraints.txt pins the tested versions of every dependency, so each install (CI too)
 # resolves the same set.
@@ -37,6 +37,24 @@ bench: $(STAMP)
 
 screens: $(STAMP)
 	$(PY) -m tests.make_screens
+
+# The local Kubernetes control plane (cluster/README.md): etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler and kwok v1.34, plus kubectl and helm, built once
+# per machine from their Go modules into ~/.cache/aicr-tui/k8s/<versions>/bin.
+cluster-build:
+	cluster/build.sh
+
+cluster-up:
+	cluster/up.sh
+
+cluster-down:
+	cluster/down.sh
+
+# The cluster tier alone; starts the cluster first when it is not up. A cluster that cannot
+# be reached fails the run (AICR_CLUSTER_REQUIRED=1), it is never skipped.
+test-cluster: $(STAMP)
+	cluster/up.sh
+	AICR_CLUSTER_REQUIRED=1 $(PY) -m pytest -p no:cacheprovider --run-cluster tests/cluster
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache .mypy_cache .ruff_cache .grimp_cache .import_linter_cache

@@ -16,6 +16,24 @@ REPO = Path(__file__).resolve().parent.parent
 RECIPES = REPO / "recipes"
 SAMPLES = RECIPES / "samples"
 TEST_DATA = REPO / "tests" / "data"
+CLUSTER_TESTS = REPO / "tests" / "cluster"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-cluster",
+        action="store_true",
+        default=False,
+        help="collect tests/cluster, the tier that needs `make cluster-up` (make test-cluster)",
+    )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``tests/cluster`` needs a running control plane: a run over ``tests`` (``make test``)
+    leaves it out unless ``--run-cluster`` is given; naming ``tests/cluster`` runs it."""
+    if collection_path == CLUSTER_TESTS and not config.getoption("--run-cluster"):
+        return True
+    return None
 
 
 def _cli_path() -> list[str]:
