@@ -392,9 +392,9 @@ def capture(
         after_nodes, after = _node_set(cluster)
         # Same nodes, same label and taint keys (a foreign node turning Ready drops its
         # not-ready taint; heartbeats alone change resourceVersion, not the readings).
-        if {k[:2] for k in before} == {k[:2] for k in after} and topology(
-            before_nodes
-        ) == topology(after_nodes):
+        if {k[:2] for k in before} == {k[:2] for k in after} and topology(before_nodes) == topology(
+            after_nodes
+        ):
             return Captured(json.loads(out.read_text()), proc.stderr, before_nodes)
     raise AssertionError("the cluster's node set kept changing during the capture")
 
