@@ -285,7 +285,9 @@ def test_file_rules_match_the_other_dumps(tmp_path: Path) -> None:
 # What the v1.34 API server answered for the shipped DaemonSet the moment it was created
 # (`kubectl create --dry-run=server -o json`): the server defaults desiredNumberScheduled to 0
 # and sets no observedGeneration until the DaemonSet controller's first sync.
-UNSYNCED = Path(__file__).resolve().parents[1] / "data" / "live" / "k8s-legacy-daemonset-unsynced.json"
+UNSYNCED = (
+    Path(__file__).resolve().parents[1] / "data" / "live" / "k8s-legacy-daemonset-unsynced.json"
+)
 
 
 def test_a_status_the_controller_has_not_written_reads_unknown_not_disabled() -> None:
