@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +34,17 @@ from tests.cluster.livecap_support import (
 from tests.conftest import run_cli
 
 LEGACY = ("K8s", "oke-legacy-plugin")
+
+
+def offline_legacy_reading(dump: Path, tmp_path: Path) -> dict[str, Any]:
+    """The legacy reading of ``snapshot --oke-legacy-daemonset DUMP --no-cluster``."""
+    out = tmp_path / "offline.json"
+    proc = run_cli(
+        "snapshot", "--oke-legacy-daemonset", str(dump), "--no-cluster", "-t", "json",
+        "-o", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return readings(json.loads(out.read_text()))[LEGACY]
 
 
 @pytest.mark.parametrize("m", MODELS, ids=lambda m: m.id)
@@ -64,34 +76,28 @@ def test_live_snapshot_reads_like_the_shipped_one(
     assert "could not read" not in live.stderr
 
 
-def test_legacy_daemonset_without_the_reconcile_label_reads_unrelated(
-    cluster: Cluster, tmp_path: Path
+@pytest.mark.parametrize(
+    ("case", "reconcile", "opted_out", "detail"),
+    [
+        # a same-name DaemonSet without the addon-manager label: an unrelated workload
+        ("unlabelled", False, False, "unrelated"),
+        # Oracle's opt-out label on every GPU node: the controller's real status says 0
+        # desired, observed for the current generation: "disabled", not "unknown"
+        ("opted-out", True, True, "disabled"),
+    ],
+)
+def test_legacy_daemonset_that_reads_none(
+    cluster: Cluster, tmp_path: Path, case: str, reconcile: bool, opted_out: bool, detail: str
 ) -> None:
-    with modelled_cluster(cluster, oke_nodes(driver=False)):
-        create_legacy(cluster, reconcile=False)
-        live = capture(cluster, tmp_path)
-    assert readings(live.doc)[LEGACY] == {
-        "nvidia-gpu-device-plugin": "none",
-        "daemonset": "unrelated",
-    }
-
-
-def test_legacy_daemonset_disabled_on_every_gpu_node_reads_disabled(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    # Oracle's opt-out label on every GPU node: the controller's real status says 0 desired
-    # (observed for the current generation), which is "disabled", not "active" or "unknown".
     nodes = oke_nodes(driver=False)
     for node in nodes:
-        node["metadata"]["labels"][OKE_DISABLE_LABEL] = "true"
+        if opted_out:
+            node["metadata"]["labels"][OKE_DISABLE_LABEL] = "true"
     with modelled_cluster(cluster, nodes):
-        ds = create_legacy(cluster, desired=0)
-        assert ds["status"]["observedGeneration"] == ds["metadata"]["generation"]
+        ds = create_legacy(cluster, reconcile=reconcile, desired=0 if opted_out else 3)
+        assert ds["status"]["observedGeneration"] == ds["metadata"]["generation"], case
         live = capture(cluster, tmp_path)
-    assert readings(live.doc)[LEGACY] == {
-        "nvidia-gpu-device-plugin": "none",
-        "daemonset": "disabled",
-    }
+    assert readings(live.doc)[LEGACY] == {"nvidia-gpu-device-plugin": "none", "daemonset": detail}
 
 
 def test_the_offline_dump_of_the_live_daemonsets_reads_like_the_live_capture(
@@ -107,21 +113,8 @@ def test_the_offline_dump_of_the_live_daemonsets_reads_like_the_live_capture(
             cluster.kubectl("get", "daemonsets", "-n", LEGACY_NAMESPACE, "-o", "json").stdout
         )
         live = capture(cluster, tmp_path, *m.dump_args)
-    out = tmp_path / "offline.json"
-    proc = run_cli(
-        "snapshot",
-        "--oke-legacy-daemonset",
-        str(dump),
-        "--no-cluster",
-        "-t",
-        "json",
-        "-o",
-        str(out),
-    )
-    assert proc.returncode == 0, proc.stderr
-    offline = readings(json.loads(out.read_text()))
     assert (
-        offline[LEGACY]
+        offline_legacy_reading(dump, tmp_path)
         == readings(live.doc)[LEGACY]
         == {
             "nvidia-gpu-device-plugin": "active",
@@ -144,19 +137,7 @@ def test_a_daemonset_the_controller_has_not_synced_reads_unknown(
     assert cluster.get("daemonset", LEGACY_NAME, LEGACY_NAMESPACE) is None
     dump = tmp_path / "unsynced.json"
     dump.write_text(answer.stdout)
-    out = tmp_path / "offline.json"
-    proc = run_cli(
-        "snapshot",
-        "--oke-legacy-daemonset",
-        str(dump),
-        "--no-cluster",
-        "-t",
-        "json",
-        "-o",
-        str(out),
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert readings(json.loads(out.read_text()))[LEGACY] == {
+    assert offline_legacy_reading(dump, tmp_path) == {
         "nvidia-gpu-device-plugin": "unknown",
         "daemonset": "unknown",
     }
