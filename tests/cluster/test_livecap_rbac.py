@@ -40,6 +40,29 @@ def _binding(name: str, role: str, namespace: str) -> dict[str, Any]:
     }
 
 
+def exec_kubeconfig(token_kubeconfig: Path, tmp_path: Path) -> Path:
+    """``token_kubeconfig`` with its token served by an ``exec`` credential plugin."""
+    config = json.loads(token_kubeconfig.read_text())
+    user = config["users"][0]["user"]
+    credential = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"token": user.pop("token")},
+    }
+    plugin = tmp_path / "credential-plugin.sh"
+    plugin.write_text(f"#!/bin/sh\ncat <<'EOF'\n{json.dumps(credential)}\nEOF\n")
+    plugin.chmod(0o700)
+    user["exec"] = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "command": str(plugin),
+        "interactiveMode": "Never",
+    }
+    path = tmp_path / "exec.kubeconfig"
+    path.write_text(json.dumps(config))
+    path.chmod(0o600)
+    return path
+
+
 def _can(cluster: Cluster, as_sa: dict[str, str], *args: str) -> bool:
     proc = cluster.kubectl("auth", "can-i", *args, env=as_sa, check=False)
     return proc.stdout.strip() == "yes"
@@ -84,6 +107,11 @@ def test_capture_as_a_service_account_with_the_documented_role(
             create_legacy(cluster)
             admin = capture(cluster, tmp_path, *m.dump_args)
             as_account = capture(cluster, tmp_path, *m.dump_args, kubeconfig=kubeconfig)
+            # The same token handed over by an exec credential plugin (as az/kubelogin/oci
+            # do), through the client's bounded plugin runner.
+            through_exec = capture(
+                cluster, tmp_path, *m.dump_args, kubeconfig=exec_kubeconfig(kubeconfig, tmp_path)
+            )
     finally:
         cluster.kubectl(
             "delete", "clusterrolebinding", binding, "--ignore-not-found", "--wait=true"
@@ -99,7 +127,7 @@ def test_capture_as_a_service_account_with_the_documented_role(
     assert by_admin == shipped
     assert as_account.doc["metadata"]["source-node"] == admin.doc["metadata"]["source-node"]
     if with_daemonsets:
-        assert got == by_admin
+        assert got == by_admin == readings(through_exec.doc)
         assert got[LEGACY] == {"nvidia-gpu-device-plugin": "active", "daemonset": "active"}
         assert "could not read" not in as_account.stderr
         return
