@@ -9,8 +9,13 @@ Collapse, in order: could not look → ``unknown``/``unknown``; not there →
 ``none``/``absent``; same name without the Reconcile label → ``none``/``unrelated``
 (product decision: an unrelated workload that happens to share the name); labelled but
 without ``status.desiredNumberScheduled`` (a manifest, not an API read: it cannot say how
-many nodes the plugin targets) → ``unknown``/``unknown``, fail closed; labelled with 0
-desired nodes → ``none``/``disabled``; labelled with 1 or more → ``active``/``active``.
+many nodes the plugin targets) → ``unknown``/``unknown``, fail closed; labelled with a status
+the DaemonSet controller has not yet written for the object's generation
+(``status.observedGeneration`` missing or below ``metadata.generation``) → ``unknown``/``unknown``:
+the API server stores a new DaemonSet with ``desiredNumberScheduled: 0`` and no
+``observedGeneration`` until the controller's first sync, so that 0 is a default, not an
+observation; labelled with 0 desired nodes → ``none``/``disabled``; labelled with 1 or more →
+``active``/``active``.
 """
 
 from __future__ import annotations
@@ -94,6 +99,24 @@ def _desired(obj: dict[str, Any]) -> int | None:
     return value
 
 
+def _generations(obj: dict[str, Any]) -> tuple[int, int | None] | None:
+    """(``metadata.generation``, ``status.observedGeneration``) when the object carries a
+    generation (an API read does; a hand-written manifest may not); None otherwise."""
+    metadata = obj.get("metadata")
+    generation = metadata.get("generation") if isinstance(metadata, dict) else None
+    if isinstance(generation, bool) or not isinstance(generation, int) or generation < 1:
+        return None
+    status = obj.get("status")
+    observed = (
+        status.get("observedGeneration", status.get("observed_generation"))
+        if isinstance(status, dict)
+        else None
+    )
+    if isinstance(observed, bool) or not isinstance(observed, int):
+        return generation, None
+    return generation, observed
+
+
 def classify_legacy_daemonset(
     obj: dict[str, Any] | None, *, error: str | None = None, source: str | None = None
 ) -> LegacyPluginProjection:
@@ -137,6 +160,20 @@ def classify_legacy_daemonset(
             f"DaemonSet {NAMESPACE}/{NAME} carries the {MANAGER_LABEL}={MANAGER_RECONCILE} label "
             "but no status.desiredNumberScheduled: a manifest, not an API read, cannot say how "
             f"many nodes the plugin targets; dump it from the cluster with `{SOURCE_COMMANDS[1]}`",
+            None,
+            source,
+        )
+    generations = _generations(obj)
+    if generations is not None and (generations[1] is None or generations[1] < generations[0]):
+        generation, observed = generations
+        seen = "none" if observed is None else str(observed)
+        return _projection(
+            PLUGIN_UNKNOWN,
+            DETAIL_UNKNOWN,
+            f"DaemonSet {NAMESPACE}/{NAME} is at generation {generation} but its status was "
+            f"written for {seen} (status.observedGeneration): the DaemonSet controller has not "
+            "synced it yet, so status.desiredNumberScheduled cannot say how many nodes the "
+            "plugin targets; capture again once the controller has caught up",
             None,
             source,
         )

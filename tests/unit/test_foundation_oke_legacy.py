@@ -279,3 +279,49 @@ def test_file_rules_match_the_other_dumps(tmp_path: Path) -> None:
     with pytest.raises(AicrError) as info:
         load_legacy_daemonset(big)
     assert "exceeds 1048576 bytes" in info.value.message
+
+
+# -- a status the DaemonSet controller has not written yet ---------------------------------
+# What the v1.34 API server answered for the shipped DaemonSet the moment it was created
+# (`kubectl create --dry-run=server -o json`): the server defaults desiredNumberScheduled to 0
+# and sets no observedGeneration until the DaemonSet controller's first sync.
+UNSYNCED = (
+    Path(__file__).resolve().parents[1] / "data" / "live" / "k8s-legacy-daemonset-unsynced.json"
+)
+
+
+def test_a_status_the_controller_has_not_written_reads_unknown_not_disabled() -> None:
+    obj = json.loads(UNSYNCED.read_text())
+    assert obj["status"]["desiredNumberScheduled"] == 0
+    assert "observedGeneration" not in obj["status"] and obj["metadata"]["generation"] == 1
+    result = classify_legacy_daemonset(obj)
+    assert reading(result) == ("unknown", "unknown")
+    assert "has not synced it yet" in result.reason and "generation 1" in result.reason
+    # The same answer saved with kubectl and passed as a file reads the same.
+    from_file = project_legacy_daemonset(UNSYNCED.read_bytes(), "unsynced.json")
+    assert reading(from_file) == ("unknown", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("generation", "observed", "desired", "expected"),
+    [
+        (2, 1, 3, ("unknown", "unknown")),  # spec changed, controller still on the old one
+        (2, 1, 0, ("unknown", "unknown")),
+        (1, 1, 0, ("none", "disabled")),  # observed: a real 0
+        (3, 3, 2, ("active", "active")),
+        (1, 2, 2, ("active", "active")),  # observed ahead (a read racing an update)
+    ],
+)
+def test_observed_generation_gates_the_desired_count(
+    generation: int, observed: int, desired: int, expected: tuple[str, str]
+) -> None:
+    obj = daemonset(RECONCILE, desired)
+    obj["metadata"]["generation"] = generation
+    obj["status"]["observedGeneration"] = observed
+    assert reading(classify_legacy_daemonset(obj)) == expected
+
+
+def test_an_unrelated_workload_stays_unrelated_before_its_first_sync() -> None:
+    obj = json.loads(UNSYNCED.read_text())
+    obj["metadata"]["labels"] = {"app": "custom"}
+    assert reading(classify_legacy_daemonset(obj)) == ("none", "unrelated")
