@@ -212,10 +212,15 @@ def uninstall_commands(c: ComponentPlan, prefix: str) -> list[str]:
 
 
 def install_sh(c: ComponentPlan) -> str:
+    """``NNN-<component>/install.sh``: that one component as a one-step run of the step
+    runner (the same time limit, retries, --dry-run, --help and summary as deploy.sh)."""
+    step = (c.index, c.name, f"==> [{c.index:03d}] {c.name}", install_commands(c, ""))
     return shell.fill(
         "install.sh",
-        banner=shell.quote(f"==> {c.name}"),
-        commands="\n".join(install_commands(c, "")),
+        final_word=shell.quote(f"{c.name} installed"),
+        number=_numbers([step]),
+        runner=shell.template("runner.sh").rstrip("\n"),
+        step=_steps([step]),
     )
 
 

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 SCRIPT=deploy.sh
+STEPPED=1
 DONE_WORD=installed
 FINAL_WORD='bundle deployed'
 usage() {
@@ -15,10 +16,9 @@ Installs every step in the recipe's deploymentOrder, each after the previous one
   --best-effort  carry on past a failed step; list the failures at the end (exit 1)
   --from NNN     resume at step NNN (the steps before it are skipped)
   --dry-run      print every helm/kubectl command; run none
-Environment (seconds; 0 = no wait):
-  AICR_DEPLOY_TIMEOUT      time limit of each command (default 900; 0 = no limit)
-  AICR_DEPLOY_RETRIES      retries of a failed command (default 3; 0 = none)
-  AICR_DEPLOY_RETRY_DELAY  wait before the first retry, doubled each time up to 300 (default 10)
+  -h, --help     print this help; run nothing
+It takes no other arguments: an unknown option, an empty or unknown --from step, or any
+word that is not an option is refused (exit 2) before anything runs.
 USAGE
 }
 _before() { (( 10#$1 < 10#$FROM )); }

@@ -4,6 +4,25 @@
 # before the release, chart and namespace names, so no value runs or reads as an option.
 set -euo pipefail
 cd "$(dirname "$0")"
-HELM_WAIT=(--wait)
-printf '%s\n' @BANNER@
-@COMMANDS@
+SCRIPT=install.sh
+STEPPED=0
+DONE_WORD=installed
+FINAL_WORD=@FINAL_WORD@
+usage() {
+  cat <<'USAGE'
+Usage: ./install.sh [--no-wait] [--dry-run]
+Installs this one component by hand (the bundle's deploy.sh installs every component, in
+order), with the same time limit, retries and summary as deploy.sh.
+  --no-wait      do not wait for the release to become ready (helm without --wait)
+  --dry-run      print every helm/kubectl command; run none
+  -h, --help     print this help; run nothing
+It takes no other arguments: an unknown option or any word that is not an option is
+refused (exit 2) before anything runs.
+USAGE
+}
+_before() { false; }
+STEPS=(@NUMBER@)
+@RUNNER@
+@STEP@
+
+finish

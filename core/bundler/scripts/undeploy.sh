@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 SCRIPT=undeploy.sh
+STEPPED=1
 DONE_WORD=removed
 FINAL_WORD='bundle removed'
 usage() {
@@ -15,8 +16,9 @@ Removes every step in reverse deploymentOrder.
   --from NNN     resume at step NNN (the steps after it, already removed, are skipped)
   --dry-run      print every helm/kubectl command; run none
   --no-wait      accepted for symmetry with deploy.sh
-Environment (seconds; 0 = no wait): AICR_DEPLOY_TIMEOUT, AICR_DEPLOY_RETRIES,
-AICR_DEPLOY_RETRY_DELAY, as for deploy.sh.
+  -h, --help     print this help; run nothing
+It takes no other arguments: an unknown option, an empty or unknown --from step, or any
+word that is not an option is refused (exit 2) before anything runs.
 USAGE
 }
 _before() { (( 10#$1 > 10#$FROM )); }
