@@ -15,16 +15,22 @@ so whoever reaches the server can drive the wizard. textual-serve itself checks 
   cookie so the page's own assets and websocket carry it; clients may also send
   ``?token=`` or ``Authorization: token …``. ``--no-token`` is accepted on loopback only.
 - **Sessions**: at most ``--max-sessions`` (default 4, at most 16) wizards at once; one
-  more websocket is refused with HTTP 503 before any process starts.
+  more websocket is refused with HTTP 503 before any process starts. Inside a session every
+  message is checked (``serve_session``): size, rate, JSON shape and a clamped terminal
+  size (the ``SERVE_*`` limits in ``core.foundation.limits``); one that breaks a limit
+  closes the session.
+- **Log**: the access log names the path without its query string, never a token.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hmac
 import ipaddress
 import secrets
 import shlex
+import signal
 import sys
 from typing import Any
 from urllib.parse import urlsplit
@@ -118,6 +124,8 @@ def _make_guarded_server_class() -> type:
     """``GuardedServer``, built on first use so the CLI does not import aiohttp to parse flags."""
     from aiohttp import web
     from textual_serve.server import Server
+
+    from aicr_tui.commands.serve_session import make_access_logger, run_session
 
     class GuardedServer(Server):
         def __init__(
@@ -221,10 +229,27 @@ def _make_guarded_server_class() -> type:
                 )
             self.sessions += 1
             try:
-                response: web.StreamResponse = await super().handle_websocket(request)
+                response: web.StreamResponse = await run_session(self, request)
                 return response
             finally:
                 self.sessions -= 1
+
+        def serve(self, debug: bool = False) -> None:
+            """textual-serve's loop, with the access log that never names the token."""
+            self.debug = debug
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self.request_exit)
+            web.run_app(
+                self._make_app(),
+                host=self.host,
+                port=self.port,
+                handle_signals=False,
+                loop=loop,
+                print=lambda *_: None,
+                access_log_class=make_access_logger(self.token),
+            )
 
     return GuardedServer
 

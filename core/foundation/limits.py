@@ -64,6 +64,31 @@ limit                           value     applies to
 ``FINDING_MAX_CHARS``           2000      characters of one finding's message (chart text,
                                           e.g. a ``fail`` message, is cut there)
 ==============================  ========  ================================================
+
+``aicr-tui serve`` (``aicr_tui.commands.serve_session``): what one browser session may send
+over its websocket. A session that breaks one of these is closed (its wizard process is told
+to quit) with one line in the server log; the server and the wizard stay within their memory:
+
+============================  ==========  ==============================================
+limit                         value       applies to
+============================  ==========  ==============================================
+``SERVE_MAX_FRAME_BYTES``     256 KiB     one websocket message (aiohttp's
+                                          ``max_msg_size``; closed with code 1009)
+``SERVE_MAX_STDIN_BYTES``     32 KiB      the UTF-8 text of one ``stdin`` message (a
+                                          paste of 32 KiB passes)
+``SERVE_INPUT_BYTES_PER_S``   256 KiB     what a session may send per second on average,
+``SERVE_INPUT_BURST_BYTES``   1 MiB       with this burst (a token bucket)
+``SERVE_MESSAGES_PER_S``      500         messages per second on average (resize, ping,
+``SERVE_MESSAGES_BURST``      2000        focus included), with this burst
+``SERVE_COLUMNS``             20-640      terminal width a session may ask for (query
+                                          ``width`` or a ``resize`` message), clamped
+``SERVE_ROWS``                5-240       terminal height, clamped the same way
+============================  ==========  ==============================================
+
+A message that is not JSON, not a ``[type, data]`` list, or whose data has the wrong type for
+its type (a ``resize`` size that is not an integer, ``stdin`` that is not text or holds a lone
+surrogate) closes the session with code 1007. The access log names the method, the path
+without its query string, the status and the size; never a token.
 """
 
 from __future__ import annotations
@@ -138,3 +163,12 @@ CHART_MAX_BYTES = 100 * 1024 * 1024
 CHART_MAX_FILES = 10_000
 CHART_MAX_DEPTH = 32
 FINDING_MAX_CHARS = 2000
+# --------------------------------------------------------------- serve websocket sessions
+SERVE_MAX_FRAME_BYTES = 256 * 1024
+SERVE_MAX_STDIN_BYTES = 32 * 1024
+SERVE_INPUT_BYTES_PER_S = 256 * 1024
+SERVE_INPUT_BURST_BYTES = 1024 * 1024
+SERVE_MESSAGES_PER_S = 500
+SERVE_MESSAGES_BURST = 2000
+SERVE_COLUMNS = (20, 640)
+SERVE_ROWS = (5, 240)
