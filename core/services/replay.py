@@ -116,6 +116,24 @@ def _describe_key(key: tuple[str, ...]) -> str:
     return ", ".join(f"{n}={v}" for n, v in zip(names, key, strict=True) if v and v != "any")
 
 
+def _recipe_beside(recording: Path, name: str) -> Path | None:
+    """The recipe file a recording names, when it is a regular file (not a link) in the
+    recording's own directory; the name is the recording's text, so a path elsewhere
+    (``../x``, ``/etc/...``), a device, a FIFO or a link is never opened."""
+    import stat
+
+    from core.foundation.names import is_file_name
+
+    if not is_file_name(name):
+        return None
+    candidate = recording.parent / name
+    try:
+        mode = candidate.lstat().st_mode
+    except OSError:
+        return None
+    return candidate if stat.S_ISREG(mode) else None
+
+
 def choose_recording(recordings: Sequence[Path], recipe: RecipeResult) -> RecordingChoice | None:
     """The first recording whose recipe (the file its RunStarted names, beside it) has the
     same criteria and profile value as ``recipe``; else the first recording, marked as not
@@ -130,7 +148,10 @@ def choose_recording(recordings: Sequence[Path], recipe: RecipeResult) -> Record
         try:
             events = load_recording(str(path))
             name = recorded_recipe(events)
-            recorded = load_recipe(str(Path(path).parent / name))
+            beside = _recipe_beside(Path(path), name)
+            if beside is None:
+                continue
+            recorded = load_recipe(str(beside))
         except AicrError:
             continue
         key = _selection_key(recorded)

@@ -160,3 +160,59 @@ def test_tty_table_renders_hostile_text_literally(tmp_path: Path) -> None:
     plain = Console(file=io.StringIO(), width=200)
     plain.print(table.renderable())
     assert "[/]boom" in plain.file.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "/dev/zero",  # an endless read
+        "fifo.yaml",  # a read that blocks forever
+        "../outside.recipe.yaml",
+        "sub/../../outside.recipe.yaml",
+        "link.recipe.yaml",  # a link beside the recording, to a recipe elsewhere
+        "/etc/passwd",
+        "",
+        "a\nb.yaml",
+    ],
+)
+def test_the_wizard_reads_a_recorded_recipe_only_beside_the_recording(
+    tmp_path: Path, name: str
+) -> None:
+    """The wizard's replay chooser opens the recipe a recording names. That name is the
+    recording's text: it may only name a regular file beside the recording, never a path
+    elsewhere, a device, a FIFO or a link (before, ``/dev/zero`` read until memory ran out
+    and a FIFO hung the wizard)."""
+    import os
+    import shutil
+    import threading
+
+    from core.recipe.loading import load_recipe
+    from core.services.replay import choose_recording
+
+    outside = tmp_path / "outside.recipe.yaml"
+    shutil.copy(RECORDINGS / "aks-h100-training.recipe.yaml", outside)
+    here = tmp_path / "recordings"
+    here.mkdir()
+    os.mkfifo(here / "fifo.yaml")
+    (here / "link.recipe.yaml").symlink_to(outside)
+    recording = _write(
+        here, [{**e, "recipe": name} if e["type"] == "RunStarted" else e for e in _events(PASSED)]
+    )
+    recipe = load_recipe(str(outside))
+    result: list[Any] = []
+    worker = threading.Thread(target=lambda: result.append(choose_recording([recording], recipe)))
+    worker.daemon = True
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), f"choose_recording hung on {name!r}"
+    assert result == [None]
+
+
+def test_a_recorded_recipe_beside_the_recording_is_still_found(tmp_path: Path) -> None:
+    from core.recipe.loading import load_recipe
+    from core.services.replay import choose_recording
+
+    recording = RECORDINGS / "aks-h100-training-passed.jsonl"
+    recipe = load_recipe(str(RECORDINGS / "aks-h100-training.recipe.yaml"))
+    choice = choose_recording([recording], recipe)
+    assert choice is not None and choice.matches
