@@ -390,7 +390,16 @@ class Verifier:
         name = comp.name
         if chart.kube_version:
             floor = kubeversion.recipe_floor(data.kubernetes_constraint)
-            if floor is None:
+            if kubeversion.unreadable_number(data.kubernetes_constraint):
+                out.append(
+                    Finding(
+                        name,
+                        KUBE_VERSION,
+                        f"the recipe's K8s.server.version {_shown(data.kubernetes_constraint)} "
+                        "holds a number no version can have",
+                    )
+                )
+            elif floor is None:
                 out.append(
                     Finding(
                         name,

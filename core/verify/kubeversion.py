@@ -89,7 +89,10 @@ def satisfies(constraint: str, version: tuple[int, int, int]) -> bool | None:
 
 def recipe_floor(expression: str) -> tuple[int, int, int] | None:
     """The lowest version a ``K8s.server.version`` expression admits (``>= 1.34`` -> 1.34.0);
-    None when it sets no lower bound."""
+    None when it sets no lower bound or holds a number no version can have (the recipe is
+    anyone's text: ``>= 1.<5000 digits>`` must not reach ``int``)."""
+    if unreadable_number(expression or ""):
+        return None
     m = re.match(r"^\s*(>=|>|==|=)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?", expression or "")
     if m is None or m.group(1) is None and not re.match(r"^\s*v?\d", expression):
         return None

@@ -83,7 +83,9 @@ def base_members(top: str = NAME) -> list[tuple[tarfile.TarInfo, bytes | None]]:
     ]
 
 
-def verify(charts: Path, values: dict[str, Any] | None = None) -> VerifyReport | AicrError:
+def verify(
+    charts: Path, values: dict[str, Any] | None = None, kubernetes: str = ">= 1.30"
+) -> VerifyReport | AicrError:
     comp = VerifyComponent(
         NAME,
         f"001-{NAME}",
@@ -95,7 +97,7 @@ def verify(charts: Path, values: dict[str, Any] | None = None) -> VerifyReport |
         {},
     )
     try:
-        return Verifier([charts]).verify(VerifyInput([comp], ">= 1.30"))
+        return Verifier([charts]).verify(VerifyInput([comp], kubernetes))
     except AicrError as exc:
         return exc
 
@@ -557,3 +559,18 @@ def test_a_rendered_document_nested_too_deep_is_a_finding(charts: Path) -> None:
     assert isinstance(report, VerifyReport), shown(report)
     assert [f.kind for f in report.findings] == [TEMPLATE]
     assert "deep.yaml" in report.findings[0].message
+
+
+@pytest.mark.parametrize("constraint", [">= 1." + "9" * 5000, "9" * 5000, "> 1.34." + "9" * 30])
+def test_a_recipe_kubernetes_version_with_a_huge_number_is_a_finding(
+    constraint: str, charts: Path
+) -> None:
+    """The recipe's ``K8s.server.version`` is the recipe's text too: a number of thousands of
+    digits once ended in ``[INTERNAL]`` (Python refuses to parse it); now one finding."""
+    chart_yaml = f"apiVersion: v2\nname: {NAME}\nversion: {VERSION}\nkubeVersion: '>= 1.25'\n"
+    write_chart(chart_dir(charts), chart_yaml=chart_yaml, values="a: 1\n")
+    outcome = verify(charts, {"a": 2}, kubernetes=constraint)
+    assert isinstance(outcome, VerifyReport), shown(outcome)
+    assert [f.kind for f in outcome.findings] == [KUBE_VERSION]
+    assert "no version can have" in outcome.findings[0].message
+    assert len(outcome.findings[0].message) <= 2000
