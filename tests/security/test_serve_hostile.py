@@ -356,8 +356,13 @@ def serve_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int
             try:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                pass
+        # Whatever of the session is left (a wizard still reading a backlog) goes too.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
         out.close()
 
 
