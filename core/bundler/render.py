@@ -167,7 +167,14 @@ def _manifest_lines(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) 
     if not c.manifests:
         return lines
     if not c.has_chart:
-        lines.append(_command("kubectl-namespace.cmd", namespace=shell.quote(c.namespace)))
+        # The Namespace goes in as a document on stdin, its name a JSON string: `kubectl
+        # create namespace -- NAME` is refused by a real kubectl (it reads NAME only before
+        # a `--`: "exactly one NAME is required, got 0"), and without the `--` a name could
+        # read as an option.
+        document = json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}
+        )
+        lines.append(_command("kubectl-namespace.cmd", namespace_document=shell.quote(document)))
     waited: set[tuple[str, str]] = set()
     for name in sorted(c.manifests):
         body = c.manifests[name]

@@ -9,6 +9,7 @@ whole module runs in a few seconds.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from functools import cache
@@ -231,9 +232,27 @@ def test_dry_run_prints_every_command_and_runs_none(bundle, stubs) -> None:
     ups = [ln for ln in printed if ln.startswith("+ helm upgrade --install")]
     assert len(ups) == sum(c.has_chart for c in _bundle_plan().components)
     assert "+ kubectl get --raw /apis/skyhook.nvidia.com/v1alpha1" in printed
-    assert any(ln.startswith("+ kubectl create namespace") for ln in printed)
     assert "+ kubectl apply -f -" in printed
     assert "[002] cert-manager: dry run" in proc.stdout
+
+
+def test_the_namespace_of_a_manifest_only_step_goes_in_as_a_document(bundle, stubs) -> None:
+    """``kubectl create namespace ... -- skyhook`` exits 1 on a real kubectl ("exactly one
+    NAME is required, got 0": it reads NAME only before a ``--``; found by
+    tests/cluster/test_deploy_helm.py), so the step pipes a Namespace document to
+    ``kubectl apply -f -`` instead, the name a JSON string that can never read as an option."""
+    script = (bundle / "deploy.sh").read_text()
+    assert "kubectl create namespace" not in script
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in script.splitlines() if '"kind": "Namespace"' in ln)
+    piped = subprocess.run(
+        ["bash", "-c", line.split(" | kubectl", 1)[0]], capture_output=True, text=True, check=True
+    )
+    assert json.loads(piped.stdout) == {
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "skyhook"},
+    }  # fmt: skip
+    assert ["kubectl", "apply", "-f", "-"] in stubs.calls()
 
 
 def test_no_wait_drops_helm_wait(bundle, stubs) -> None:
