@@ -99,22 +99,27 @@ def _command(name: str, **slots: str) -> str:
     return shell.fill(name, **slots).rstrip("\n")
 
 
-def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
+def _chart_source(c: ComponentPlan) -> tuple[list[str], str]:
+    """(``--repo`` options, chart word) of the pinned chart: an ``oci://`` chart is named by
+    its reference, any other by its name in ``--repo``."""
     q = shell.quote
     chart_ref = c.chart or c.name
+    if c.source.startswith("oci://"):
+        return [], q(f"{c.source.rstrip('/')}/{chart_ref}")
+    return ["--repo", q(c.source)], q(chart_ref)
+
+
+def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
+    q = shell.quote
     options = ["-f", q(f"{prefix}values.yaml")]
     if c.cluster_values is not None:
         options += ["-f", q(f"{prefix}cluster-values.yaml")]
-    if c.source.startswith("oci://"):
-        chart = q(f"{c.source.rstrip('/')}/{chart_ref}")
-    else:
-        chart = q(chart_ref)
-        options += ["--repo", q(c.source)]
+    repo, chart = _chart_source(c)
     line = _command(
         "helm-install.cmd",
         version=q(c.version),
         namespace=q(c.namespace),
-        options=" ".join(options),
+        options=" ".join(options + repo),
         release=q(c.name),
         chart=chart,
     )
@@ -207,7 +212,33 @@ def install_commands(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False)
     return lines + _manifest_lines(c, prefix, wait_kinds=wait_kinds)
 
 
-def uninstall_commands(c: ComponentPlan, prefix: str) -> list[str]:
+# Namespaces a bundle never deletes, even when a component is installed into one.
+PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+
+
+def _kept_crds_template(c: ComponentPlan) -> str:
+    """A kubectl go-template printing, as YAML documents, the CRDs whose Helm ownership
+    annotations name this release: ``helm uninstall`` leaves those it was told to keep
+    (``helm.sh/resource-policy: keep``, cert-manager's default)."""
+    owner = json.dumps(f"{c.namespace}/{c.name}")
+    return (
+        "{{range $crd := .items}}{{with $crd.metadata.annotations}}"
+        '{{if eq (printf "%v/%v" (index . "meta.helm.sh/release-namespace") '
+        '(index . "meta.helm.sh/release-name")) ' + owner + "}}"
+        '---{{"\\n"}}apiVersion: apiextensions.k8s.io/v1{{"\\n"}}'
+        'kind: CustomResourceDefinition{{"\\n"}}metadata:{{"\\n"}}'
+        '  name: {{$crd.metadata.name}}{{"\\n"}}'
+        "{{end}}{{end}}{{end}}"
+    )
+
+
+def uninstall_commands(
+    c: ComponentPlan, prefix: str, *, delete_namespace: bool = False
+) -> list[str]:
+    """Manifests (reverse order), the release, then what ``helm uninstall`` leaves behind:
+    the chart's ``crds/`` CRDs (Helm installs them, never deletes them; ``helm show crds`` of
+    the same pin lists them, subcharts' included), the CRDs it keeps by resource policy, and,
+    with ``delete_namespace`` (the step that installed first into it), the namespace."""
     q = shell.quote
     lines = [
         _command("kubectl-delete.cmd", file=q(f"{prefix}manifests/{name}"))
@@ -215,6 +246,20 @@ def uninstall_commands(c: ComponentPlan, prefix: str) -> list[str]:
     ]
     if c.has_chart:
         lines.append(_command("helm-uninstall.cmd", namespace=q(c.namespace), release=q(c.name)))
+        repo, chart = _chart_source(c)
+        lines.append(
+            _command(
+                "helm-show-crds.cmd",
+                options=" ".join(["--version", q(c.version), *repo]),
+                chart=chart,
+            )
+        )
+        lines.append(_command("kubectl-kept-crds.cmd", template=q(_kept_crds_template(c))))
+    if delete_namespace and c.namespace not in PROTECTED_NAMESPACES:
+        document = json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}
+        )
+        lines.append(_command("kubectl-delete-namespace.cmd", namespace_document=q(document)))
     return lines
 
 
@@ -301,13 +346,21 @@ def undeploy_sh(
     components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
 ) -> str:
     steps: list[tuple[int, str, str, list[str]]] = []
+    # A namespace goes with the first component installed into it, which is the last one
+    # removed, so nothing of a later component is still in it.
+    first_in: dict[str, str] = {}
+    for c in components:
+        first_in.setdefault(c.namespace, c.name)
     for c in reversed(components):
         r = (readiness or {}).get(c.name)
         if r is not None:
             banner = f"==> removing [{r.index:03d}] {r.release}"
             steps.append((r.index, r.release, banner, _readiness_uninstall(r)))
         banner = f"==> removing [{c.index:03d}] {c.name}"
-        steps.append((c.index, c.name, banner, uninstall_commands(c, f"{c.folder}/")))
+        commands = uninstall_commands(
+            c, f"{c.folder}/", delete_namespace=first_in[c.namespace] == c.name
+        )
+        steps.append((c.index, c.name, banner, commands))
     return shell.fill(
         "undeploy.sh",
         numbers=_numbers(steps),

@@ -26,7 +26,7 @@ STUB = r"""#!/usr/bin/env bash
 tool="$(basename "$0")"
 { printf '%s' "$tool"; for a in "$@"; do printf '\x1f%s' "$a"; done; printf '\n'; } >> "$STUB_DIR/calls"
 line="$tool $*"
-if [ "$*" = "apply -f -" ]; then cat > /dev/null; fi
+case " $* " in *" -f - "*) { printf '### %s\n' "$*"; cat; } >> "$STUB_DIR/stdin" ;; esac
 n=0
 while IFS='|' read -r rtool match action arg; do
   n=$((n + 1))
@@ -36,6 +36,7 @@ while IFS='|' read -r rtool match action arg; do
   case "$action" in
     fail) if [ "$c" -le "$arg" ]; then echo "stub: $line fails (call $c)" >&2; exit 1; fi ;;
     sleep) exec sleep "$arg" ;;
+    print) cat "$arg"; exit 0 ;;
     serve)
       if [ "$c" -le "$arg" ]; then
         echo 'Error from server (NotFound): the server could not find the requested resource' >&2
@@ -309,6 +310,69 @@ def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
     assert resumed.returncode == 0, resumed.stderr
     assert "[011] prometheus-adapter: skipped (--from 002)" in resumed.stdout
     assert "[002] cert-manager: removed" in resumed.stdout
+
+
+def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
+    bundle, stubs, tmp_path
+) -> None:
+    """Found on the real API server (tests/cluster/test_deploy_helm.py): after ``helm
+    uninstall`` of every release, 36 CRDs (every chart's ``crds/`` directory, which Helm
+    installs and never deletes, and cert-manager's CRDs kept by ``helm.sh/resource-policy:
+    keep``) and the 10 namespaces ``--create-namespace`` made were still there. Each chart
+    step now deletes its pinned chart's CRDs (``helm show crds`` of the same pin), the CRDs
+    Helm kept for the release, and the namespace, in the step of the first component
+    installed into it (the last removed), never a system namespace."""
+    crds = tmp_path / "crds.yaml"
+    crds.write_text("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                    "metadata:\n  name: queues.scheduling.run.ai\n")  # fmt: skip
+    stubs.rule("helm", "show crds --version v0.16.8", "print", str(crds))
+    proc = stubs.run(bundle / "undeploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    calls = stubs.calls()
+    comps = _bundle_plan().components
+    charted = [c for c in comps if c.has_chart]
+    shows = [c for c in calls if c[:3] == ["helm", "show", "crds"]]
+    assert [c[-1].rsplit("/", 1)[-1] for c in shows] == [c.chart for c in reversed(charted)]
+    kai = next(c for c in charted if c.name == "kai-scheduler")
+    assert [
+        "helm",
+        "show",
+        "crds",
+        "--version",
+        kai.version,
+        "--",
+        f"{kai.source}/{kai.chart}",
+    ] in calls
+    # the chart's CRDs are deleted after its release is gone
+    index = calls.index(
+        [
+            "helm",
+            "uninstall",
+            "--namespace",
+            "kai-scheduler",
+            "--ignore-not-found",
+            "--",
+            "kai-scheduler",
+        ]
+    )
+    assert (
+        calls.index(
+            ["helm", "show", "crds", "--version", kai.version, "--", f"{kai.source}/{kai.chart}"]
+        )
+        > index
+    )
+    deleted = (stubs.dir / "stdin").read_text()
+    assert "name: queues.scheduling.run.ai" in deleted
+    # the CRDs Helm kept are selected by the release's ownership annotations
+    kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions"]]
+    assert len(kept) == len(charted)
+    assert any('"cert-manager/cert-manager"' in c[-1] for c in kept)
+    # every namespace once, each after the last release in it is gone
+    namespaces = [
+        json.loads(ln)["metadata"]["name"] for ln in deleted.splitlines() if '"Namespace"' in ln
+    ]
+    assert sorted(namespaces) == sorted({c.namespace for c in comps})
+    assert namespaces.index("monitoring") == len(namespaces) - 1  # kube-prometheus-stack, 001
 
 
 def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:

@@ -1,0 +1,1 @@
+kubectl get customresourcedefinitions -o go-template=@TEMPLATE@ | delete_documents
