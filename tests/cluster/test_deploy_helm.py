@@ -87,7 +87,7 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
             during = ClusterState.read(cluster).added_since(before)
             print(f"deploy.sh: {deployed.seconds:.0f} s; added {sorted(during['releases'])}")
             assert during["releases"] <= expected
-            undeployed = run_script(cluster, None, bundle_dir / "undeploy.sh")
+            undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh")
             assert undeployed.returncode == 0, str(undeployed)
             left = wait_gone(cluster, before)
             assert not any(left.values()), f"undeploy.sh left behind: {left}"
