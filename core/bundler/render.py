@@ -216,18 +216,18 @@ def install_commands(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False)
 PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
 
-def _kept_crds_template(c: ComponentPlan) -> str:
-    """A kubectl go-template printing, as YAML documents, the CRDs whose Helm ownership
-    annotations name this release: ``helm uninstall`` leaves those it was told to keep
-    (``helm.sh/resource-policy: keep``, cert-manager's default)."""
+def _kept_objects_template(c: ComponentPlan) -> str:
+    """A kubectl go-template printing, as YAML documents, the CRDs and Namespaces whose Helm
+    ownership annotations name this release: ``helm uninstall`` leaves what it was told to
+    keep (``helm.sh/resource-policy: keep``: cert-manager's CRDs, kai-scheduler's
+    kai-resource-reservation namespace)."""
     owner = json.dumps(f"{c.namespace}/{c.name}")
     return (
-        "{{range $crd := .items}}{{with $crd.metadata.annotations}}"
+        "{{range $o := .items}}{{with $o.metadata.annotations}}"
         '{{if eq (printf "%v/%v" (index . "meta.helm.sh/release-namespace") '
         '(index . "meta.helm.sh/release-name")) ' + owner + "}}"
-        '---{{"\\n"}}apiVersion: apiextensions.k8s.io/v1{{"\\n"}}'
-        'kind: CustomResourceDefinition{{"\\n"}}metadata:{{"\\n"}}'
-        '  name: {{$crd.metadata.name}}{{"\\n"}}'
+        '---{{"\\n"}}apiVersion: {{$o.apiVersion}}{{"\\n"}}kind: {{$o.kind}}{{"\\n"}}'
+        'metadata:{{"\\n"}}  name: {{$o.metadata.name}}{{"\\n"}}'
         "{{end}}{{end}}{{end}}"
     )
 
@@ -237,7 +237,8 @@ def uninstall_commands(
 ) -> list[str]:
     """Manifests (reverse order), the release, then what ``helm uninstall`` leaves behind:
     the chart's ``crds/`` CRDs (Helm installs them, never deletes them; ``helm show crds`` of
-    the same pin lists them, subcharts' included), the CRDs it keeps by resource policy, and,
+    the same pin lists them, subcharts' included), the CRDs and Namespaces it keeps by
+    resource policy, and,
     with ``delete_namespace`` (the step that installed first into it), the namespace."""
     q = shell.quote
     lines = [
@@ -254,7 +255,7 @@ def uninstall_commands(
                 chart=chart,
             )
         )
-        lines.append(_command("kubectl-kept-crds.cmd", template=q(_kept_crds_template(c))))
+        lines.append(_command("kubectl-kept-objects.cmd", template=q(_kept_objects_template(c))))
     if delete_namespace and c.namespace not in PROTECTED_NAMESPACES:
         document = json.dumps(
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}

@@ -17,6 +17,7 @@ another in one module, and each undeploys and sweeps in a ``finally``.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +38,8 @@ from tests.cluster.deploy_support import (
 )
 from tests.cluster.livecap_support import model, modelled_cluster
 
-AKS_TOLERATION = ["--accelerated-node-toleration", "nvidia.com/gpu=present:NoSchedule"]
+# The keyed GPU taint the AKS and OKE capture models carry (AKS bundles refuse the wildcard).
+GPU_TOLERATION = ["--accelerated-node-toleration", "nvidia.com/gpu=present:NoSchedule"]
 # Admission webhooks served by a chart's own pods never answer under kwok (no container runs;
 # the API server's call to the webhook Service fails TLS or times out), and a webhook with
 # failurePolicy Fail then refuses every object it covers. Found for real: the Skyhook CR of
@@ -57,11 +59,31 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[chart_repository
 CASES: list[Any] = [
     pytest.param(
         ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "training"],
-        [*AKS_TOLERATION, *NO_WEBHOOKS],
+        [*GPU_TOLERATION, *NO_WEBHOOKS],
         "aks-h100-install.yaml",
         id="aks-h100-training-azure-managed",
     ),
-]
+    pytest.param(
+        ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "inference",
+         "--profile", "gpuStack=operator-managed"],
+        [*GPU_TOLERATION, *NO_WEBHOOKS],
+        "aks-h100-none.yaml",
+        id="aks-h100-inference-operator-managed",
+    ),
+    pytest.param(
+        ["--service", "oke", "--accelerator", "gb200", "--os", "ol", "--intent", "training"],
+        [*GPU_TOLERATION, *NO_WEBHOOKS],
+        "oke-gb200-active.yaml",
+        id="oke-gb200-training-oci-managed",
+    ),
+    pytest.param(
+        ["--service", "oke", "--accelerator", "gb200", "--os", "ol", "--intent", "inference",
+         "--profile", "gpuStack=operator-managed"],
+        [*GPU_TOLERATION, *NO_WEBHOOKS],
+        "oke-gb200-absent.yaml",
+        id="oke-gb200-inference-operator-managed",
+    ),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("criteria", "flags", "snapshot"), CASES)
@@ -74,19 +96,33 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
     snapshot: str,
 ) -> None:
     bundle_dir = bundle(recipe(tmp_path, *criteria), tmp_path / "bundle", *flags)
+    # every step with a chart must end as a deployed release (manifest-only steps have none)
     expected = {
-        f"{r['namespace']}/{r['name']}" for r in releases(bundle_dir) if "manifest" not in r or True
+        f"{r['namespace']}/{r['name']}"
+        for r in releases(bundle_dir)
+        if "helm upgrade --install" in (bundle_dir / r["path"] / "install.sh").read_text()
     }
     with modelled_cluster(cluster, model(snapshot).nodes):
         before = ClusterState.read(cluster)
         started = time.monotonic()
         try:
+            repos.requests.clear()
             deployed = run_script(cluster, repos, bundle_dir / "deploy.sh")
             assert deployed.returncode == 0, str(deployed)
             assert "bundle deployed" in deployed.stdout, str(deployed)
             during = ClusterState.read(cluster).added_since(before)
             print(f"deploy.sh: {deployed.seconds:.0f} s; added {sorted(during['releases'])}")
-            assert during["releases"] <= expected
+            assert during["releases"] == expected
+            statuses = {
+                f"{r['namespace']}/{r['name']}": r["status"]
+                for r in json.loads(cluster.helm("list", "-A", "-o", "json").stdout)
+            }
+            assert {statuses[r] for r in expected} == {"deployed"}, statuses
+            # every chart came from the loopback stand-in, and nothing else was asked for
+            assert not repos.refused, repos.refused
+            assert len([q for q in repos.requests if q.endswith(".tgz") or "/blobs/" in q]) >= len(
+                expected
+            )
             undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh")
             assert undeployed.returncode == 0, str(undeployed)
             left = wait_gone(cluster, before)

@@ -137,7 +137,7 @@ def _check_calls(
                 for c in comps
             ), argv
             seen += 1
-        elif argv[0] == "kubectl" and words == ["get", "customresourcedefinitions"]:
+        elif argv[0] == "kubectl" and words == ["get", "customresourcedefinitions,namespaces"]:
             # undeploy: the CRDs Helm kept for a release, printed by a go-template
             (output,) = flags["-o"]
             assert output.startswith("go-template=") and positional == []

@@ -318,9 +318,10 @@ def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
     """Found on the real API server (tests/cluster/test_deploy_helm.py): after ``helm
     uninstall`` of every release, 36 CRDs (every chart's ``crds/`` directory, which Helm
     installs and never deletes, and cert-manager's CRDs kept by ``helm.sh/resource-policy:
-    keep``) and the 10 namespaces ``--create-namespace`` made were still there. Each chart
-    step now deletes its pinned chart's CRDs (``helm show crds`` of the same pin), the CRDs
-    Helm kept for the release, and the namespace, in the step of the first component
+    keep``), the 10 namespaces ``--create-namespace`` made and kai-scheduler's kept
+    kai-resource-reservation namespace were still there. Each chart step now deletes its
+    pinned chart's CRDs (``helm show crds`` of the same pin), the CRDs and Namespaces Helm
+    kept for the release, and the namespace, in the step of the first component
     installed into it (the last removed), never a system namespace."""
     crds = tmp_path / "crds.yaml"
     crds.write_text("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
@@ -364,7 +365,7 @@ def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
     deleted = (stubs.dir / "stdin").read_text()
     assert "name: queues.scheduling.run.ai" in deleted
     # the CRDs Helm kept are selected by the release's ownership annotations
-    kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions"]]
+    kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions,namespaces"]]
     assert len(kept) == len(charted)
     assert any('"cert-manager/cert-manager"' in c[-1] for c in kept)
     # every namespace once, each after the last release in it is gone

@@ -1,1 +1,0 @@
-kubectl get customresourcedefinitions -o go-template=@TEMPLATE@ | delete_documents
