@@ -80,7 +80,10 @@ def test_a_custom_resource_before_its_crd_is_refused_and_the_scripts_wait_preven
     assert CRD_NAME not in before.crds
     try:
         # shuffled: the custom resource before its CRD
-        refused = cluster.kubectl("apply", "-f", str(manifest), check=False)
+        # (a fresh discovery cache: with one cached while an earlier test's CRD of this kind
+        # existed, kubectl would POST and the server answer NotFound instead)
+        cache = f"--cache-dir={tmp_path / 'kube-cache'}"
+        refused = cluster.kubectl("apply", cache, "-f", str(manifest), check=False)
         assert refused.returncode != 0
         assert 'no matches for kind "NicClusterPolicy"' in refused.stderr, refused.stderr
         assert "ensure CRDs are installed first" in refused.stderr, refused.stderr
