@@ -9,7 +9,7 @@ unmodified:
   upstream host) serves, per upstream repository, a classic Helm repository (``index.yaml``
   and the archives) for ``https://`` repositories and the OCI distribution API's read path
   (``/v2/<name>/manifests|blobs|tags``) for ``oci://`` ones, from the vendored archives of
-  ``tests/data/charts`` (``repositories.json``, written by ``tests/data/charts/build.py``);
+  ``tests/data/charts/archives`` (``repositories.json``, written by ``tests/data/charts/build.py``);
 - an HTTP CONNECT proxy tunnels the upstream hosts to that server and refuses any other host.
 
 helm (Go) follows ``HTTPS_PROXY`` and, on Linux, trusts ``SSL_CERT_FILE``; :meth:`env`
@@ -42,7 +42,7 @@ import yaml
 
 from tests.conftest import REPO
 
-CHARTS = REPO / "tests" / "data" / "charts"
+CHARTS = REPO / "tests" / "data" / "charts" / "archives"
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 HELM_CONFIG = "application/vnd.cncf.helm.config.v1+json"
 HELM_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"

@@ -5,8 +5,8 @@ The nodes are kwok fakes modelled on the shipped captures (tests/data/live/clust
 so ``helm --wait`` sees DaemonSets and Deployments scheduled, Running and Ready; Job pods
 (hooks) Succeed. No container runs.
 
-Charts come from ``tests/data/charts`` (vendored archives, see its PROVENANCE.md) through the
-loopback stand-in for the upstream chart repositories (tests/cluster/chart_repository.py): the
+Charts come from ``tests/data/charts/archives`` (vendored, see tests/data/charts/PROVENANCE.md)
+through the loopback stand-in for the upstream chart repositories (tests/cluster/chart_repository.py): the
 generated scripts run unmodified, helm reaching ``charts.jetstack.io``, ``ghcr.io`` ... through
 an HTTPS proxy that answers for those hosts only. The test asserts that every chart was
 fetched from it and nothing else was asked for.

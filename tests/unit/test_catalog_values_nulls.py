@@ -6,7 +6,7 @@ Found on the real API server (tests/cluster/test_deploy_helm.py): the AKS and OK
 kube-prometheus-stack 84.4.0 defaults ``storageSpec`` to ``{}``, so the Prometheus object got
 ``spec.storage.emptyDir: null`` and the server refused the whole release ("spec.storage.emptyDir
 in body must be of type object"). Every null of every catalog bundle must name a key the pinned
-chart's own values.yaml defines (the vendored archives of tests/data/charts).
+chart's own values.yaml defines (the vendored archives of tests/data/charts/archives).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import yaml
 from tests.conftest import TEST_DATA
 from tests.unit.test_bundle_support import demo_recipe, plan
 
-CHARTS = TEST_DATA / "charts"
+CHARTS = TEST_DATA / "charts" / "archives"
 
 
 @cache

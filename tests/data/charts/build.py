@@ -1,4 +1,4 @@
-"""Package the chart trees the cluster tier deploys into ``tests/data/charts/*.tgz``.
+"""Package the chart trees the cluster tier deploys into ``tests/data/charts/archives/*.tgz``.
 
 Run from the repository root after ``make cluster-up`` has built helm (its ``helm package``
 honours each tree's ``.helmignore``)::
@@ -26,6 +26,9 @@ from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
+# A folder of its own: tests/data/charts itself is a `verify --charts` directory, where an
+# archive named <component>-<version>.tgz would be taken for that pin's chart.
+DEST = HERE / "archives"
 
 
 class Source(NamedTuple):
@@ -102,7 +105,8 @@ def _patch_chart_yaml(path: Path, name: str, version: str) -> None:
 
 def build(shared: Path, helm: str) -> None:
     repositories: dict[str, list[str]] = {}
-    for archive in HERE.glob("*.tgz"):
+    DEST.mkdir(exist_ok=True)
+    for archive in DEST.glob("*.tgz"):
         archive.unlink()
     with tempfile.TemporaryDirectory() as tmp:
         for component, src in SOURCES.items():
@@ -114,17 +118,17 @@ def build(shared: Path, helm: str) -> None:
             shutil.copytree(tree, work, ignore=shutil.ignore_patterns("PROVENANCE.txt"))
             _patch_chart_yaml(work / "Chart.yaml", src.chart, src.version)
             subprocess.run(
-                [helm, "package", str(work), "--destination", str(HERE)],
+                [helm, "package", str(work), "--destination", str(DEST)],
                 check=True,
                 capture_output=True,
                 text=True,
             )
             archive = f"{src.chart}-{src.version}.tgz"
-            if not (HERE / archive).is_file():
+            if not (DEST / archive).is_file():
                 raise SystemExit(f"{component}: helm package did not write {archive}")
             repositories.setdefault(src.repository, []).append(archive)
             print(f"{archive}  <- {tree}")
-    (HERE / "repositories.json").write_text(
+    (DEST / "repositories.json").write_text(
         json.dumps(repositories, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
 
