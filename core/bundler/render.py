@@ -99,22 +99,27 @@ def _command(name: str, **slots: str) -> str:
     return shell.fill(name, **slots).rstrip("\n")
 
 
-def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
+def _chart_source(c: ComponentPlan) -> tuple[list[str], str]:
+    """(``--repo`` options, chart word) of the pinned chart: an ``oci://`` chart is named by
+    its reference, any other by its name in ``--repo``."""
     q = shell.quote
     chart_ref = c.chart or c.name
+    if c.source.startswith("oci://"):
+        return [], q(f"{c.source.rstrip('/')}/{chart_ref}")
+    return ["--repo", q(c.source)], q(chart_ref)
+
+
+def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
+    q = shell.quote
     options = ["-f", q(f"{prefix}values.yaml")]
     if c.cluster_values is not None:
         options += ["-f", q(f"{prefix}cluster-values.yaml")]
-    if c.source.startswith("oci://"):
-        chart = q(f"{c.source.rstrip('/')}/{chart_ref}")
-    else:
-        chart = q(chart_ref)
-        options += ["--repo", q(c.source)]
+    repo, chart = _chart_source(c)
     line = _command(
         "helm-install.cmd",
         version=q(c.version),
         namespace=q(c.namespace),
-        options=" ".join(options),
+        options=" ".join(options + repo),
         release=q(c.name),
         chart=chart,
     )
@@ -167,7 +172,14 @@ def _manifest_lines(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) 
     if not c.manifests:
         return lines
     if not c.has_chart:
-        lines.append(_command("kubectl-namespace.cmd", namespace=shell.quote(c.namespace)))
+        # The Namespace goes in as a document on stdin, its name a JSON string: `kubectl
+        # create namespace -- NAME` is refused by a real kubectl (it reads NAME only before
+        # a `--`: "exactly one NAME is required, got 0"), and without the `--` a name could
+        # read as an option.
+        document = json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}
+        )
+        lines.append(_command("kubectl-namespace.cmd", namespace_document=shell.quote(document)))
     waited: set[tuple[str, str]] = set()
     for name in sorted(c.manifests):
         body = c.manifests[name]
@@ -200,7 +212,34 @@ def install_commands(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False)
     return lines + _manifest_lines(c, prefix, wait_kinds=wait_kinds)
 
 
-def uninstall_commands(c: ComponentPlan, prefix: str) -> list[str]:
+# Namespaces a bundle never deletes, even when a component is installed into one.
+PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+
+
+def _kept_objects_template(c: ComponentPlan) -> str:
+    """A kubectl go-template printing, as YAML documents, the CRDs and Namespaces whose Helm
+    ownership annotations name this release: ``helm uninstall`` leaves what it was told to
+    keep (``helm.sh/resource-policy: keep``: cert-manager's CRDs, kai-scheduler's
+    kai-resource-reservation namespace)."""
+    owner = json.dumps(f"{c.namespace}/{c.name}")
+    return (
+        "{{range $o := .items}}{{with $o.metadata.annotations}}"
+        '{{if eq (printf "%v/%v" (index . "meta.helm.sh/release-namespace") '
+        '(index . "meta.helm.sh/release-name")) ' + owner + "}}"
+        '---{{"\\n"}}apiVersion: {{$o.apiVersion}}{{"\\n"}}kind: {{$o.kind}}{{"\\n"}}'
+        'metadata:{{"\\n"}}  name: {{$o.metadata.name}}{{"\\n"}}'
+        "{{end}}{{end}}{{end}}"
+    )
+
+
+def uninstall_commands(
+    c: ComponentPlan, prefix: str, *, delete_namespace: bool = False
+) -> list[str]:
+    """Manifests (reverse order), the release, then what ``helm uninstall`` leaves behind:
+    the chart's ``crds/`` CRDs (Helm installs them, never deletes them; ``helm show crds`` of
+    the same pin lists them, subcharts' included), the CRDs and Namespaces it keeps by
+    resource policy, and,
+    with ``delete_namespace`` (the step that installed first into it), the namespace."""
     q = shell.quote
     lines = [
         _command("kubectl-delete.cmd", file=q(f"{prefix}manifests/{name}"))
@@ -208,6 +247,20 @@ def uninstall_commands(c: ComponentPlan, prefix: str) -> list[str]:
     ]
     if c.has_chart:
         lines.append(_command("helm-uninstall.cmd", namespace=q(c.namespace), release=q(c.name)))
+        repo, chart = _chart_source(c)
+        lines.append(
+            _command(
+                "helm-show-crds.cmd",
+                options=" ".join(["--version", q(c.version), *repo]),
+                chart=chart,
+            )
+        )
+        lines.append(_command("kubectl-kept-objects.cmd", template=q(_kept_objects_template(c))))
+    if delete_namespace and c.namespace not in PROTECTED_NAMESPACES:
+        document = json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}
+        )
+        lines.append(_command("kubectl-delete-namespace.cmd", namespace_document=q(document)))
     return lines
 
 
@@ -294,13 +347,21 @@ def undeploy_sh(
     components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
 ) -> str:
     steps: list[tuple[int, str, str, list[str]]] = []
+    # A namespace goes with the first component installed into it, which is the last one
+    # removed, so nothing of a later component is still in it.
+    first_in: dict[str, str] = {}
+    for c in components:
+        first_in.setdefault(c.namespace, c.name)
     for c in reversed(components):
         r = (readiness or {}).get(c.name)
         if r is not None:
             banner = f"==> removing [{r.index:03d}] {r.release}"
             steps.append((r.index, r.release, banner, _readiness_uninstall(r)))
         banner = f"==> removing [{c.index:03d}] {c.name}"
-        steps.append((c.index, c.name, banner, uninstall_commands(c, f"{c.folder}/")))
+        commands = uninstall_commands(
+            c, f"{c.folder}/", delete_namespace=first_in[c.namespace] == c.name
+        )
+        steps.append((c.index, c.name, banner, commands))
     return shell.fill(
         "undeploy.sh",
         numbers=_numbers(steps),

@@ -30,7 +30,10 @@ from core.foundation.errors import AicrError
 
 # Flags of the commands the scripts run: value-taking ones and booleans.
 VALUE_FLAGS = {"--version", "--namespace", "-f", "--repo", "-o", "--timeout", "--raw"}
-BOOL_FLAGS = {"--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client"}
+BOOL_FLAGS = {
+    "--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client",
+    "--wait=false",
+}  # fmt: skip
 
 
 def _stubs(root: Path) -> tuple[dict[str, str], Path, Path]:
@@ -120,6 +123,24 @@ def _check_calls(
                 assert chart == f"{c.source.rstrip('/')}/{c.chart}" and "--repo" not in flags
             else:
                 assert chart == c.chart and flags["--repo"] == [c.source]
+            seen += 1
+        elif argv[0] == "helm" and words == ["show", "crds"]:
+            # undeploy: the pinned chart's crds/ CRDs, to delete after the release
+            (chart,) = positional
+            assert any(
+                flags["--version"] == [c.version]
+                and (
+                    chart == f"{c.source.rstrip('/')}/{c.chart}" and "--repo" not in flags
+                    if c.source.startswith("oci://")
+                    else chart == c.chart and flags["--repo"] == [c.source]
+                )
+                for c in comps
+            ), argv
+            seen += 1
+        elif argv[0] == "kubectl" and words == ["get", "customresourcedefinitions,namespaces"]:
+            # undeploy: the CRDs Helm kept for a release, printed by a go-template
+            (output,) = flags["-o"]
+            assert output.startswith("go-template=") and positional == []
             seen += 1
         elif argv[0] == "helm" and words == ["uninstall"]:
             (release,) = positional

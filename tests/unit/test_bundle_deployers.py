@@ -361,6 +361,43 @@ def test_argocd_helm_root_chart_renders_with_helm_and_its_lock_guard_holds(tmp_p
         chart.validate_schema({**defaults, "unknown": 1})
 
 
+def test_argocd_helm_renders_a_raw_custom_resource_only_once_its_kind_is_served(tmp_path) -> None:
+    """Found by tests/cluster/test_deploy_gitops.py: the README's ``helm upgrade --install``
+    of the root chart failed on the real API server ("no matches for kind NicClusterPolicy
+    ... ensure CRDs are installed first"): the raw NicClusterPolicy and Skyhook are rendered
+    by the root chart itself, but their CRDs come with Applications Argo CD syncs later.
+    units.json now lists each file's custom kinds; the root chart renders the file only when
+    ``.Capabilities.APIVersions`` serves them (the engine here serves built-in kinds only),
+    and NOTES.txt names what it left out. The namespaces of the raw manifests are made by
+    the root chart, one sync-wave before them."""
+    p = plan(demo_recipe("aks-azure"), deployer=config("argocd-helm"))
+    _chart, _defaults, rendered = _render_root_chart(p, tmp_path)
+    units = json.loads((tmp_path / "chart" / "static" / "units.json").read_text())["units"]
+    requires = {f: k for u in units for f, k in (u.get("requires") or {}).items()}
+    assert requires == {
+        "nic-cluster-policy-aks.yaml": ["mellanox.com/v1alpha1/NicClusterPolicy"],
+        "tuning.yaml": ["skyhook.nvidia.com/v1alpha1/Skyhook"],
+    }
+    kinds = {
+        d["kind"]
+        for path, text in rendered.items()
+        if not path.endswith("NOTES.txt")
+        for d in yaml_documents(text, path)
+    }
+    assert "NicClusterPolicy" not in kinds and "Skyhook" not in kinds
+    assert {"Application", "DaemonSet"} <= kinds  # built-in raw manifests still render
+    # ... and their namespaces come first (the real server refused the DaemonSets with
+    # 'namespaces "gpu-operator" not found': only Argo CD syncing an Application makes them)
+    docs = [d for path, text in rendered.items() if not path.endswith("NOTES.txt")
+            for d in yaml_documents(text, path)]  # fmt: skip
+    made = {d["metadata"]["name"] for d in docs if d["kind"] == "Namespace"}
+    assert made == {d["metadata"]["namespace"] for d in docs if d["kind"] == "DaemonSet"}
+    notes = next(t for path, t in rendered.items() if path.endswith("NOTES.txt"))
+    assert (
+        "nic-cluster-policy-aks.yaml (mellanox.com/v1alpha1/NicClusterPolicy is not served" in notes
+    )
+
+
 def test_argocd_helm_dynamic_paths_are_seeded_as_install_time_values(tmp_path) -> None:
     p = plan(
         demo_recipe("aks-azure"),

@@ -9,6 +9,7 @@ whole module runs in a few seconds.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from functools import cache
@@ -25,7 +26,7 @@ STUB = r"""#!/usr/bin/env bash
 tool="$(basename "$0")"
 { printf '%s' "$tool"; for a in "$@"; do printf '\x1f%s' "$a"; done; printf '\n'; } >> "$STUB_DIR/calls"
 line="$tool $*"
-if [ "$*" = "apply -f -" ]; then cat > /dev/null; fi
+case " $* " in *" -f - "*) { printf '### %s\n' "$*"; cat; } >> "$STUB_DIR/stdin" ;; esac
 n=0
 while IFS='|' read -r rtool match action arg; do
   n=$((n + 1))
@@ -35,6 +36,7 @@ while IFS='|' read -r rtool match action arg; do
   case "$action" in
     fail) if [ "$c" -le "$arg" ]; then echo "stub: $line fails (call $c)" >&2; exit 1; fi ;;
     sleep) exec sleep "$arg" ;;
+    print) cat "$arg"; exit 0 ;;
     serve)
       if [ "$c" -le "$arg" ]; then
         echo 'Error from server (NotFound): the server could not find the requested resource' >&2
@@ -231,9 +233,27 @@ def test_dry_run_prints_every_command_and_runs_none(bundle, stubs) -> None:
     ups = [ln for ln in printed if ln.startswith("+ helm upgrade --install")]
     assert len(ups) == sum(c.has_chart for c in _bundle_plan().components)
     assert "+ kubectl get --raw /apis/skyhook.nvidia.com/v1alpha1" in printed
-    assert any(ln.startswith("+ kubectl create namespace") for ln in printed)
     assert "+ kubectl apply -f -" in printed
     assert "[002] cert-manager: dry run" in proc.stdout
+
+
+def test_the_namespace_of_a_manifest_only_step_goes_in_as_a_document(bundle, stubs) -> None:
+    """``kubectl create namespace ... -- skyhook`` exits 1 on a real kubectl ("exactly one
+    NAME is required, got 0": it reads NAME only before a ``--``; found by
+    tests/cluster/test_deploy_helm.py), so the step pipes a Namespace document to
+    ``kubectl apply -f -`` instead, the name a JSON string that can never read as an option."""
+    script = (bundle / "deploy.sh").read_text()
+    assert "kubectl create namespace" not in script
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    line = next(ln for ln in script.splitlines() if '"kind": "Namespace"' in ln)
+    piped = subprocess.run(
+        ["bash", "-c", line.split(" | kubectl", 1)[0]], capture_output=True, text=True, check=True
+    )
+    assert json.loads(piped.stdout) == {
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "skyhook"},
+    }  # fmt: skip
+    assert ["kubectl", "apply", "-f", "-"] in stubs.calls()
 
 
 def test_no_wait_drops_helm_wait(bundle, stubs) -> None:
@@ -290,6 +310,70 @@ def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
     assert resumed.returncode == 0, resumed.stderr
     assert "[011] prometheus-adapter: skipped (--from 002)" in resumed.stdout
     assert "[002] cert-manager: removed" in resumed.stdout
+
+
+def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
+    bundle, stubs, tmp_path
+) -> None:
+    """Found on the real API server (tests/cluster/test_deploy_helm.py): after ``helm
+    uninstall`` of every release, 36 CRDs (every chart's ``crds/`` directory, which Helm
+    installs and never deletes, and cert-manager's CRDs kept by ``helm.sh/resource-policy:
+    keep``), the 10 namespaces ``--create-namespace`` made and kai-scheduler's kept
+    kai-resource-reservation namespace were still there. Each chart step now deletes its
+    pinned chart's CRDs (``helm show crds`` of the same pin), the CRDs and Namespaces Helm
+    kept for the release, and the namespace, in the step of the first component
+    installed into it (the last removed), never a system namespace."""
+    crds = tmp_path / "crds.yaml"
+    crds.write_text("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                    "metadata:\n  name: queues.scheduling.run.ai\n")  # fmt: skip
+    stubs.rule("helm", "show crds --version v0.16.8", "print", str(crds))
+    proc = stubs.run(bundle / "undeploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    calls = stubs.calls()
+    comps = _bundle_plan().components
+    charted = [c for c in comps if c.has_chart]
+    shows = [c for c in calls if c[:3] == ["helm", "show", "crds"]]
+    assert [c[-1].rsplit("/", 1)[-1] for c in shows] == [c.chart for c in reversed(charted)]
+    kai = next(c for c in charted if c.name == "kai-scheduler")
+    assert [
+        "helm",
+        "show",
+        "crds",
+        "--version",
+        kai.version,
+        "--",
+        f"{kai.source}/{kai.chart}",
+    ] in calls
+    # the chart's CRDs are deleted after its release is gone
+    index = calls.index(
+        [
+            "helm",
+            "uninstall",
+            "--namespace",
+            "kai-scheduler",
+            "--ignore-not-found",
+            "--",
+            "kai-scheduler",
+        ]
+    )
+    assert (
+        calls.index(
+            ["helm", "show", "crds", "--version", kai.version, "--", f"{kai.source}/{kai.chart}"]
+        )
+        > index
+    )
+    deleted = (stubs.dir / "stdin").read_text()
+    assert "name: queues.scheduling.run.ai" in deleted
+    # the CRDs Helm kept are selected by the release's ownership annotations
+    kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions,namespaces"]]
+    assert len(kept) == len(charted)
+    assert any('"cert-manager/cert-manager"' in c[-1] for c in kept)
+    # every namespace once, each after the last release in it is gone
+    namespaces = [
+        json.loads(ln)["metadata"]["name"] for ln in deleted.splitlines() if '"Namespace"' in ln
+    ]
+    assert sorted(namespaces) == sorted({c.namespace for c in comps})
+    assert namespaces.index("monitoring") == len(namespaces) - 1  # kube-prometheus-stack, 001
 
 
 def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:

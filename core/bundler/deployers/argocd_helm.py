@@ -55,8 +55,12 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
             out.put(f"{base}/values.yaml", r.values_yaml(comp.values))
             out.folders[comp.name] = base
         else:
-            files = _static_manifests(out, unit, base)
+            files, requires, namespaces = _static_manifests(out, unit, base)
             entry["files"] = files
+            if requires:
+                entry["requires"] = requires
+            if namespaces:
+                entry["namespaces"] = namespaces
             if unit.kind == "local":
                 out.put(f"{base}/values.yaml", r.values_yaml(comp.values))
                 out.folders[comp.name] = base
@@ -110,12 +114,23 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
         "their shape and `templates/lock-guard.yaml` refuses any that touch a profile-owned "
         "path. Push the chart to an OCI registry (`helm package . && helm push`) to sync it "
         "from an Argo CD Application instead. Waves between Applications only hold when Argo "
-        "CD assesses Application health.\n"
+        "CD assesses Application health. A raw custom resource whose CRD an Application "
+        "installs (NicClusterPolicy, Skyhook) is rendered only once the cluster serves its "
+        "kind: on a fresh cluster the first install leaves it out (NOTES.txt names it) and "
+        "the next `helm upgrade` or Argo CD sync adds it.\n"
     )
     return out
 
 
-def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
+def _static_manifests(
+    out: DeployOutput, unit: Unit, base: str
+) -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """The unit's manifests under ``base`` with their sync-wave set; per file the
+    ``group/version/Kind`` of each custom resource in it whose CRD the file does not carry
+    (``.Capabilities.APIVersions.Has`` form), so the root chart renders it only once served;
+    and the namespaces its objects name (the root chart creates them: nothing else has yet
+    when Helm installs it)."""
+    from core.bundler.render import PROTECTED_NAMESPACES, custom_kinds
     from core.bundler.templates import parse_manifest_documents
     from core.foundation.yamlio import dump_yaml
 
@@ -126,7 +141,12 @@ def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
     else:
         sources = dict(comp.manifests)
     files = []
+    requires: dict[str, list[str]] = {}
+    namespaces: set[str] = set()
     for fname in sorted(sources):
+        kinds = [f"{gv}/{kind}" for gv, kind in custom_kinds(sources[fname], fname)]
+        if kinds:
+            requires[fname] = kinds
         docs = parse_manifest_documents(sources[fname], f"{comp.name}/{fname}")
         annotated = []
         for doc in docs:
@@ -134,12 +154,22 @@ def _static_manifests(out: DeployOutput, unit: Unit, base: str) -> list[str]:
 
             doc = copy_tree(doc)
             meta = doc.setdefault("metadata", {})
+            if doc.get("kind") == "Namespace":
+                namespaces.discard(str(meta.get("name", "")))
+            elif meta.get("namespace") and meta["namespace"] not in PROTECTED_NAMESPACES:
+                namespaces.add(str(meta["namespace"]))
             notes = meta.get("annotations") or {}
             meta["annotations"] = {**notes, WAVE: str(unit.tier)}
             annotated.append(dump_yaml(doc))
         out.put(f"{base}/{fname}", "---\n".join(annotated))
         files.append(fname)
-    return files
+    shipped = {
+        str(d.get("metadata", {}).get("name", ""))
+        for fname in sources
+        for d in parse_manifest_documents(sources[fname], f"{comp.name}/{fname}")
+        if d.get("kind") == "Namespace"
+    }
+    return files, requires, sorted(namespaces - shipped)
 
 
 def schema(components: dict[str, Any]) -> dict[str, Any]:

@@ -87,7 +87,11 @@ def render(ctx: DeployContext) -> DeployOutput:
         "Each `NNN-<component>/install.sh` installs one component by hand through the same "
         "runner (`--no-wait`, `--dry-run`, `--help`, the same settings, summary and exit "
         "codes). `./undeploy.sh` removes everything in reverse order (same options and "
-        "settings; `--from NNN` resumes a removal at step `NNN`).\n"
+        "settings; `--from NNN` resumes a removal at step `NNN`): each release, then what "
+        "`helm uninstall` leaves behind: the chart's `crds/` CRDs (listed by `helm show crds` "
+        "of the same pinned chart, so it needs the chart repositories `deploy.sh` used), the "
+        "CRDs Helm keeps by resource policy, and the namespaces the bundle created (deleting a "
+        "CRD deletes every custom resource of its kind).\n"
     )
     return out
 

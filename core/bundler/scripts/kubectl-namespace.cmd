@@ -1,1 +1,1 @@
-kubectl create namespace --dry-run=client -o yaml -- @NAMESPACE@ | kubectl apply -f -
+printf '%s\n' @NAMESPACE_DOCUMENT@ | kubectl apply -f -

@@ -234,6 +234,22 @@ wait_for_kind() {
   done
 }
 
+# Deletes the objects of the YAML/JSON documents on stdin without waiting for them to go
+# (undeploy.sh: a chart's CRDs, CRDs Helm keeps, a namespace); no documents, nothing to do
+# (kubectl refuses an empty stream).
+delete_documents() {
+  local docs
+  if (( DRY_RUN )); then
+    cat >/dev/null
+    _show kubectl delete --ignore-not-found --wait=false -f - >&3
+    return 0
+  fi
+  docs="$_WORK/delete-documents"
+  cat > "$docs"
+  grep -q '[^[:space:]]' "$docs" || return 0
+  kubectl delete --ignore-not-found --wait=false -f - < "$docs"
+}
+
 SUMMARY=() FAILED=()
 step() {
   local num="$1" name="$2" banner="$3" fn="$4" rc=0

@@ -1,0 +1,1 @@
+helm show crds @OPTIONS@ -- @CHART@ | delete_documents

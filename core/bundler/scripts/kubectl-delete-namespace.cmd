@@ -1,0 +1,1 @@
+printf '%s\n' @NAMESPACE_DOCUMENT@ | delete_documents

@@ -1,0 +1,1 @@
+kubectl get customresourcedefinitions,namespaces -o go-template=@TEMPLATE@ | delete_documents

@@ -1,0 +1,185 @@
+"""Bundles deployed for real: render a catalog recipe, run its scripts against the local
+cluster, and list what the API server holds before, during and after.
+
+The cluster is shared by the tier, and bundles of the same charts collide on cluster-scoped
+objects (CRDs, webhook configurations, ClusterRoles), so a deployed bundle is always undeployed
+and then swept (:func:`sweep`) in a ``finally``, whatever the test's outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.cluster.chart_repository import ChartRepositories
+from tests.cluster.conftest import Cluster
+from tests.conftest import run_cli
+
+# Bounds of the generated scripts' own runner: each helm/kubectl call at most this long, no
+# retries (a failure is reported at once, not three times later).
+SCRIPT_ENV = {
+    "AICR_DEPLOY_TIMEOUT": "240",
+    "AICR_DEPLOY_RETRIES": "0",
+    "AICR_DEPLOY_RETRY_DELAY": "0",
+    "AICR_DEPLOY_KILL_AFTER": "5",
+}
+SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+
+
+def recipe(tmp: Path, *criteria: str) -> Path:
+    out = tmp / "recipe.yaml"
+    proc = run_cli("recipe", *criteria, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def bundle(recipe_file: Path, out: Path, *flags: str) -> Path:
+    proc = run_cli("bundle", "-r", str(recipe_file), "-o", str(out), *flags)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def releases(bundle_dir: Path) -> list[dict[str, Any]]:
+    info = yaml.safe_load((bundle_dir / "bundle-info.yaml").read_text(encoding="utf-8"))
+    found: list[dict[str, Any]] = info["layout"]["releases"]
+    return found
+
+
+@dataclass
+class ClusterState:
+    """What a bundle may leave behind, listed through the API."""
+
+    crds: set[str]
+    namespaces: set[str]
+    releases: set[str]
+    webhooks: set[str]
+    cluster_roles: set[str] = field(default_factory=set)
+
+    @classmethod
+    def read(cls, cluster: Cluster) -> ClusterState:
+        listed = json.loads(
+            cluster.helm(
+                "list",
+                "--all-namespaces",
+                "--deployed",
+                "--failed",
+                "--pending",
+                "--superseded",
+                "-o",
+                "json",
+            ).stdout
+        )
+        webhooks = {
+            f"{kind}/{name}"
+            for kind in ("validatingwebhookconfigurations", "mutatingwebhookconfigurations")
+            for name in cluster.names(kind)
+        }
+        return cls(
+            crds=cluster.names("crd"),
+            namespaces=cluster.names("namespaces"),
+            releases={f"{r['namespace']}/{r['name']}" for r in listed},
+            webhooks=webhooks,
+            cluster_roles=cluster.names("clusterroles"),
+        )
+
+    def added_since(self, before: ClusterState) -> dict[str, set[str]]:
+        return {
+            "crds": self.crds - before.crds,
+            "namespaces": self.namespaces - before.namespaces,
+            "releases": self.releases - before.releases,
+            "webhooks": self.webhooks - before.webhooks,
+            "clusterroles": self.cluster_roles - before.cluster_roles,
+        }
+
+
+@dataclass
+class Run:
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def __str__(self) -> str:
+        return (
+            f"{' '.join(self.argv)} exited {self.returncode} after {self.seconds:.0f} s\n"
+            f"--- stderr (tail)\n{self.stderr[-5000:]}\n--- stdout (tail)\n{self.stdout[-2500:]}"
+        )
+
+
+def run_script(
+    cluster: Cluster,
+    repos: ChartRepositories | None,
+    script: Path,
+    *args: str,
+    timeout: float = 1200,
+) -> Run:
+    """Run a generated script as a user would (bash, from anywhere), with the cluster's helm
+    and kubectl on PATH and the loopback chart repositories standing in for upstream."""
+    env = dict(cluster.env)
+    env.update(SCRIPT_ENV)
+    if repos is not None:
+        env.update(repos.env())
+    argv = ["bash", str(script), *args]
+    started = time.monotonic()
+    proc = subprocess.run(
+        argv, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    return Run(argv, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
+
+
+def sweep(cluster: Cluster, before: ClusterState) -> dict[str, set[str]]:
+    """Remove whatever a (failed) run left beyond ``before``: releases, webhook
+    configurations, namespaces, CRDs, ClusterRoles. Returns what it found (empty after a
+    clean undeploy), so the caller can tell a clean undeploy from a swept one."""
+    left = ClusterState.read(cluster).added_since(before)
+    for rel in sorted(left["releases"]):
+        ns, name = rel.split("/", 1)
+        cluster.helm(
+            "uninstall",
+            "-n",
+            ns,
+            "--no-hooks",
+            "--ignore-not-found",
+            name,
+            check=False,
+            timeout=180,
+        )
+    for hook in sorted(left["webhooks"]):
+        cluster.kubectl("delete", hook, "--ignore-not-found", check=False)
+    if left["clusterroles"]:
+        cluster.kubectl(
+            "delete",
+            "clusterrole",
+            *sorted(left["clusterroles"]),
+            "--ignore-not-found",
+            check=False,
+        )
+    if left["namespaces"]:
+        cluster.kubectl(
+            "delete", "namespace", *sorted(left["namespaces"]), "--ignore-not-found", "--wait=true",
+            check=False, timeout=300,
+        )  # fmt: skip
+    if left["crds"]:
+        cluster.kubectl(
+            "delete", "crd", *sorted(left["crds"]), "--ignore-not-found", "--wait=true",
+            check=False, timeout=300,
+        )  # fmt: skip
+    return left
+
+
+def wait_gone(cluster: Cluster, before: ClusterState, timeout: float = 240) -> dict[str, set[str]]:
+    """Poll until nothing the bundle added remains (namespace and CRD deletion is
+    asynchronous: ``Terminating`` until their finalizers ran); return what remains at the end."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = ClusterState.read(cluster).added_since(before)
+        if not any(left.values()) or time.monotonic() > deadline:
+            return left
+        time.sleep(2)

@@ -1,0 +1,147 @@
+"""Package the chart trees the cluster tier deploys into ``tests/data/charts/archives/*.tgz``.
+
+Run from the repository root after ``make cluster-up`` has built helm (its ``helm package``
+honours each tree's ``.helmignore``)::
+
+    .venv/bin/python -m tests.data.charts.build [--shared ../shared/charts]
+
+Each archive is named ``<chart>-<version>.tgz`` with the chart name the bundle asks for and
+the version the catalog pins, so ``helm upgrade --install --version V`` against the loopback
+chart repository of tests/cluster/deploy_support.py finds exactly the pin. Where the vendored
+tree is a nearby tag or a stand-in, its ``Chart.yaml`` name/version are rewritten on a copy
+and PROVENANCE.md says so. ``repositories.json`` maps every upstream repository URL (as in
+recipes/registry.yaml) to the archives it serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+# A folder of its own: tests/data/charts itself is a `verify --charts` directory, where an
+# archive named <component>-<version>.tgz would be taken for that pin's chart.
+DEST = HERE / "archives"
+
+
+class Source(NamedTuple):
+    tree: str  # a directory under --shared, or "local:<dir>" under tests/data/charts
+    repository: str  # the upstream repository URL the registry pins
+    chart: str  # the chart name the bundle installs
+    version: str  # the catalog pin
+
+
+SOURCES: dict[str, Source] = {
+    "cert-manager": Source("cert-manager-v1.20.2", "https://charts.jetstack.io", "cert-manager", "v1.20.2"),
+    "nfd": Source(
+        "nfd-0.19.0",
+        "https://kubernetes-sigs.github.io/node-feature-discovery/charts",
+        "node-feature-discovery",
+        "0.19.0",
+    ),
+    "gpu-operator": Source("gpu-operator-v26.7.0", "https://helm.ngc.nvidia.com/nvidia", "gpu-operator", "v26.7.0"),
+    "network-operator": Source(
+        "network-operator-26.4.1", "https://helm.ngc.nvidia.com/nvidia", "network-operator", "26.4.1"
+    ),
+    "nvidia-dra-driver-gpu": Source(
+        "nvidia-dra-driver-gpu-v0.4.1",
+        "oci://registry.k8s.io/dra-driver-nvidia/charts",
+        "dra-driver-nvidia-gpu",
+        "0.4.1",
+    ),
+    "nvsentinel": Source("nvsentinel-main-2026-07-14", "oci://ghcr.io/nvidia", "nvsentinel", "v1.20.0"),
+    "nodewright-operator": Source(
+        "nodewright-chart-v0.15.1", "oci://ghcr.io/nvidia/nodewright/charts", "nodewright", "v0.17.1"
+    ),
+    "kube-prometheus-stack": Source(
+        "kube-prometheus-stack-84.4.0",
+        "https://prometheus-community.github.io/helm-charts",
+        "kube-prometheus-stack",
+        "84.4.0",
+    ),
+    "prometheus-adapter": Source(
+        "prometheus-adapter-5.3.0",
+        "https://prometheus-community.github.io/helm-charts",
+        "prometheus-adapter",
+        "5.3.0",
+    ),
+    "kai-scheduler": Source(
+        "kai-scheduler-v0.16.8", "oci://ghcr.io/kai-scheduler/kai-scheduler", "kai-scheduler", "v0.16.8"
+    ),
+    "kgateway-crds": Source(
+        "local:kgateway-crds-v2.0.0-main",
+        "oci://cr.kgateway.dev/kgateway-dev/charts",
+        "kgateway-crds",
+        "v2.0.0",
+    ),
+    "kgateway": Source(
+        "local:kgateway-v2.0.0-main", "oci://cr.kgateway.dev/kgateway-dev/charts", "kgateway", "v2.0.0"
+    ),
+}  # fmt: skip
+
+
+def _tree(src: Source, shared: Path) -> Path:
+    if src.tree.startswith("local:"):
+        return HERE / src.tree.removeprefix("local:")
+    return shared / src.tree
+
+
+def _patch_chart_yaml(path: Path, name: str, version: str) -> None:
+    """Rewrite the top-level ``name:`` and ``version:`` lines (nothing else)."""
+    text = path.read_text(encoding="utf-8")
+    for key, value in (("name", name), ("version", version)):
+        text, n = re.subn(rf"(?m)^{key}:.*$", f'{key}: "{value}"', text, count=1)
+        if n != 1:
+            raise SystemExit(f"{path}: no top-level {key}: line")
+    path.write_text(text, encoding="utf-8")
+
+
+def build(shared: Path, helm: str) -> None:
+    repositories: dict[str, list[str]] = {}
+    DEST.mkdir(exist_ok=True)
+    for archive in DEST.glob("*.tgz"):
+        archive.unlink()
+    with tempfile.TemporaryDirectory() as tmp:
+        for component, src in SOURCES.items():
+            tree = _tree(src, shared)
+            if not (tree / "Chart.yaml").is_file():
+                raise SystemExit(f"{component}: {tree} holds no chart")
+            work = Path(tmp) / src.chart
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(tree, work, ignore=shutil.ignore_patterns("PROVENANCE.txt"))
+            _patch_chart_yaml(work / "Chart.yaml", src.chart, src.version)
+            subprocess.run(
+                [helm, "package", str(work), "--destination", str(DEST)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            archive = f"{src.chart}-{src.version}.tgz"
+            if not (DEST / archive).is_file():
+                raise SystemExit(f"{component}: helm package did not write {archive}")
+            repositories.setdefault(src.repository, []).append(archive)
+            print(f"{archive}  <- {tree}")
+    (DEST / "repositories.json").write_text(
+        json.dumps(repositories, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    candidates = [REPO.parent / "shared" / "charts", REPO.parent.parent / "shared" / "charts"]
+    default = next((c for c in candidates if c.is_dir()), candidates[0])
+    parser.add_argument("--shared", type=Path, default=default, help="../shared/charts")
+    parser.add_argument("--helm", default=shutil.which("helm") or "helm")
+    args = parser.parse_args()
+    build(args.shared.resolve(), args.helm)
+
+
+if __name__ == "__main__":
+    main()
