@@ -109,6 +109,24 @@ def _chart_source(c: ComponentPlan) -> tuple[list[str], str]:
     return ["--repo", q(c.source)], q(chart_ref)
 
 
+CREATED_BY_LABEL = "app.kubernetes.io/created-by"
+CREATED_BY_VALUE = "aicr-tui"
+
+
+def _namespace_document(namespace: str, *, labelled: bool) -> str:
+    """A Namespace as one JSON line (the name a JSON string, which never reads as an
+    option); ``labelled`` adds the label that tells undeploy.sh the bundle made it."""
+    meta: dict[str, object] = {"name": namespace}
+    if labelled:
+        meta["labels"] = {CREATED_BY_LABEL: CREATED_BY_VALUE}
+    return json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": meta})
+
+
+def _ensure_namespace_line(namespace: str) -> str:
+    document = _namespace_document(namespace, labelled=True)
+    return _command("kubectl-namespace.cmd", namespace_document=shell.quote(document))
+
+
 def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
     q = shell.quote
     options = ["-f", q(f"{prefix}values.yaml")]
@@ -123,7 +141,8 @@ def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
         release=q(c.name),
         chart=chart,
     )
-    return [line]
+    # The namespace is made (labelled) before helm, so helm's --create-namespace finds it.
+    return [_ensure_namespace_line(c.namespace), line]
 
 
 # API groups the API server serves itself; any other group's kind comes from a CRD.
@@ -172,14 +191,9 @@ def _manifest_lines(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) 
     if not c.manifests:
         return lines
     if not c.has_chart:
-        # The Namespace goes in as a document on stdin, its name a JSON string: `kubectl
-        # create namespace -- NAME` is refused by a real kubectl (it reads NAME only before
-        # a `--`: "exactly one NAME is required, got 0"), and without the `--` a name could
-        # read as an option.
-        document = json.dumps(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}
-        )
-        lines.append(_command("kubectl-namespace.cmd", namespace_document=shell.quote(document)))
+        # `kubectl create namespace ... -- NAME` is refused by a real kubectl (it reads NAME
+        # only before a `--`), so the Namespace goes in as a document on stdin.
+        lines.append(_ensure_namespace_line(c.namespace))
     waited: set[tuple[str, str]] = set()
     for name in sorted(c.manifests):
         body = c.manifests[name]
@@ -238,8 +252,9 @@ def uninstall_commands(
     """Manifests (reverse order), the release, then what ``helm uninstall`` leaves behind:
     the chart's ``crds/`` CRDs (Helm installs them, never deletes them; ``helm show crds`` of
     the same pin lists them, subcharts' included), the CRDs and Namespaces it keeps by
-    resource policy, and,
-    with ``delete_namespace`` (the step that installed first into it), the namespace."""
+    resource policy, and, with ``delete_namespace`` (the step that installed first into
+    it), the namespace when the bundle made it (its ``app.kubernetes.io/created-by=aicr-tui``
+    label; a namespace that existed before is kept)."""
     q = shell.quote
     lines = [
         _command("kubectl-delete.cmd", file=q(f"{prefix}manifests/{name}"))
@@ -257,10 +272,14 @@ def uninstall_commands(
         )
         lines.append(_command("kubectl-kept-objects.cmd", template=q(_kept_objects_template(c))))
     if delete_namespace and c.namespace not in PROTECTED_NAMESPACES:
-        document = json.dumps(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": c.namespace}}
+        document = _namespace_document(c.namespace, labelled=False)
+        lines.append(
+            _command(
+                "kubectl-delete-namespace.cmd",
+                namespace=q(c.namespace),
+                namespace_document=q(document),
+            )
         )
-        lines.append(_command("kubectl-delete-namespace.cmd", namespace_document=q(document)))
     return lines
 
 

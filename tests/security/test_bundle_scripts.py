@@ -29,7 +29,9 @@ from core.documents.recipe_result import RecipeResult
 from core.foundation.errors import AicrError
 
 # Flags of the commands the scripts run: value-taking ones and booleans.
-VALUE_FLAGS = {"--version", "--namespace", "-f", "--repo", "-o", "--timeout", "--raw"}
+VALUE_FLAGS = {
+    "--version", "--namespace", "-f", "--repo", "-o", "--timeout", "--raw", "--field-selector", "-l",
+}  # fmt: skip
 BOOL_FLAGS = {
     "--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client",
     "--wait=false",
@@ -145,6 +147,20 @@ def _check_calls(
         elif argv[0] == "helm" and words == ["uninstall"]:
             (release,) = positional
             assert flags["--namespace"] == [by_release[release].namespace]
+            seen += 1
+        elif argv[0] == "kubectl" and words == ["create"] and flags.get("-f") == ["-"]:
+            # the labelled namespace deploy.sh makes, named by a document on stdin only
+            assert positional == []
+            seen += 1
+        elif argv[0] == "kubectl" and words == ["get", "namespaces"]:
+            # undeploy: is the namespace one this bundle made? The name only inside the
+            # field selector's one word
+            (selector,) = flags["--field-selector"]
+            assert selector.removeprefix("metadata.name=") in {c.namespace for c in comps}
+            assert flags["-o"] == ["name"] and positional == []
+            assert flags.get("-l", ["app.kubernetes.io/created-by=aicr-tui"]) == [
+                "app.kubernetes.io/created-by=aicr-tui"
+            ]
             seen += 1
         elif argv[0] == "kubectl" and words == ["get"]:
             # the CRD wait before a custom resource: discovery of one group/version

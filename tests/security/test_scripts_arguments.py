@@ -39,6 +39,8 @@ def _stub(log: Path, pids: Path) -> str:
         f'{{ printf "%s" "$(basename "$0")"; printf " %s" "$@"; echo; }} >> {quote(str(log))}\n'
         f"echo $$ >> {quote(str(pids))}\n"
         'if [ "$*" = "apply -f -" ]; then cat > /dev/null; fi\n'
+        # the labelled namespace deploy.sh makes before each helm step
+        'if [ "$*" = "create -f -" ]; then cat > /dev/null; exit 0; fi\n'
         'if [ "$1 $2" = "get --raw" ]; then echo \'{"kind":"Skyhook"},{"kind":"NicClusterPolicy"}\'; fi\n'
         'case "${STUB_MODE:-ok}" in\n'
         "  hang) exec sleep 1000 ;;\n"
@@ -210,7 +212,9 @@ def test_install_dry_run_prints_the_commands_and_runs_none(host: Host) -> None:
     proc = host.run("007-gpu-operator/install.sh")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().endswith("gpu-operator installed")
-    assert host.calls()[0].startswith("helm upgrade --install")
+    # the labelled namespace first (kubectl create -f -), then the release
+    assert host.calls()[0] == "kubectl create -f -"
+    assert host.calls()[1].startswith("helm upgrade --install")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

@@ -35,6 +35,7 @@ while IFS='|' read -r rtool match action arg; do
   c=$(cat "$STUB_DIR/count.$n" 2>/dev/null || echo 0); c=$((c + 1)); echo "$c" > "$STUB_DIR/count.$n"
   case "$action" in
     fail) if [ "$c" -le "$arg" ]; then echo "stub: $line fails (call $c)" >&2; exit 1; fi ;;
+    fail-with) echo "Error from server ($arg): stub" >&2; exit 1 ;;
     sleep) exec sleep "$arg" ;;
     print) cat "$arg"; exit 0 ;;
     serve)
@@ -109,6 +110,13 @@ class Stubs:
 @pytest.fixture
 def stubs(tmp_path) -> Stubs:
     return Stubs(tmp_path)
+
+
+def _deleted(stubs: Stubs) -> str:
+    """The documents the scripts piped to ``kubectl delete -f -`` (the stub keeps every
+    ``-f -`` stdin under a ``### <args>`` header)."""
+    blocks = (stubs.dir / "stdin").read_text().split("### ")
+    return "".join(b.split("\n", 1)[1] for b in blocks if b.startswith("delete "))
 
 
 def _upgrades(calls: list[list[str]]) -> list[str]:
@@ -233,7 +241,7 @@ def test_dry_run_prints_every_command_and_runs_none(bundle, stubs) -> None:
     ups = [ln for ln in printed if ln.startswith("+ helm upgrade --install")]
     assert len(ups) == sum(c.has_chart for c in _bundle_plan().components)
     assert "+ kubectl get --raw /apis/skyhook.nvidia.com/v1alpha1" in printed
-    assert "+ kubectl apply -f -" in printed
+    assert "+ kubectl create -f -" in printed
     assert "[002] cert-manager: dry run" in proc.stdout
 
 
@@ -241,19 +249,54 @@ def test_the_namespace_of_a_manifest_only_step_goes_in_as_a_document(bundle, stu
     """``kubectl create namespace ... -- skyhook`` exits 1 on a real kubectl ("exactly one
     NAME is required, got 0": it reads NAME only before a ``--``; found by
     tests/cluster/test_deploy_helm.py), so the step pipes a Namespace document to
-    ``kubectl apply -f -`` instead, the name a JSON string that can never read as an option."""
+    ``kubectl create -f -`` instead, the name a JSON string that can never read as an
+    option, labelled as made by this bundle."""
     script = (bundle / "deploy.sh").read_text()
     assert "kubectl create namespace" not in script
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
-    line = next(ln for ln in script.splitlines() if '"kind": "Namespace"' in ln)
-    piped = subprocess.run(
-        ["bash", "-c", line.split(" | kubectl", 1)[0]], capture_output=True, text=True, check=True
+    line = next(
+        ln for ln in script.splitlines() if '"name": "skyhook"' in ln and "ensure_namespace" in ln
     )
+    piped = subprocess.run(
+        ["bash", "-c", line.replace("ensure_namespace", "printf '%s\\n'", 1)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
     assert json.loads(piped.stdout) == {
-        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "skyhook"},
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "skyhook", "labels": {"app.kubernetes.io/created-by": "aicr-tui"}},
     }  # fmt: skip
-    assert ["kubectl", "apply", "-f", "-"] in stubs.calls()
+    assert ["kubectl", "create", "-f", "-"] in stubs.calls()
+
+
+def test_an_existing_namespace_is_used_as_it_is_and_kept_by_undeploy(
+    bundle, stubs, tmp_path
+) -> None:
+    """A namespace that exists before deploy.sh (``monitoring`` with someone else's objects)
+    answers AlreadyExists to the labelled create: deploy carries on, and undeploy.sh keeps
+    it because it lacks the label; the namespaces the bundle made (label present) go."""
+    stubs.rule("kubectl", "create -f -", "fail-with", "AlreadyExists")
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert "[001] kube-prometheus-stack: installed" in proc.stdout
+    labels = tmp_path / "label"
+    labels.write_text("namespace/ours")
+    (tmp_path / "monitoring").write_text("namespace/monitoring")
+    (tmp_path / "empty").write_text("")
+    # monitoring exists without the label; every other namespace carries it
+    stubs.rule("kubectl", "metadata.name=monitoring -o name -l", "print", str(tmp_path / "empty"))
+    stubs.rule("kubectl", "metadata.name=monitoring -o name", "print", str(tmp_path / "monitoring"))
+    stubs.rule("kubectl", "-o name -l app.kubernetes.io/created-by=aicr-tui", "print", str(labels))
+    (stubs.dir / "stdin").unlink()  # what deploy.sh piped; undeploy's deletions from here on
+    proc = stubs.run(bundle / "undeploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert "keeping namespace monitoring: this bundle did not create it" in proc.stdout
+    deleted = _deleted(stubs)
+    gone = {
+        json.loads(ln)["metadata"]["name"] for ln in deleted.splitlines() if '"Namespace"' in ln
+    }
+    comps = _bundle_plan().components
+    assert gone == {c.namespace for c in comps} - {"monitoring"}
 
 
 def test_no_wait_drops_helm_wait(bundle, stubs) -> None:
@@ -327,6 +370,9 @@ def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
     crds.write_text("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
                     "metadata:\n  name: queues.scheduling.run.ai\n")  # fmt: skip
     stubs.rule("helm", "show crds --version v0.16.8", "print", str(crds))
+    ours = tmp_path / "ours"
+    ours.write_text("namespace/ours")  # every namespace carries the label deploy.sh gives
+    stubs.rule("kubectl", "-l app.kubernetes.io/created-by=aicr-tui", "print", str(ours))
     proc = stubs.run(bundle / "undeploy.sh")
     assert proc.returncode == 0, proc.stderr
     calls = stubs.calls()
@@ -362,7 +408,7 @@ def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
         )
         > index
     )
-    deleted = (stubs.dir / "stdin").read_text()
+    deleted = _deleted(stubs)
     assert "name: queues.scheduling.run.ai" in deleted
     # the CRDs Helm kept are selected by the release's ownership annotations
     kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions,namespaces"]]

@@ -91,7 +91,9 @@ def render(ctx: DeployContext) -> DeployOutput:
         "`helm uninstall` leaves behind: the chart's `crds/` CRDs (listed by `helm show crds` "
         "of the same pinned chart, so it needs the chart repositories `deploy.sh` used), the "
         "CRDs Helm keeps by resource policy, and the namespaces the bundle created (deleting a "
-        "CRD deletes every custom resource of its kind).\n"
+        "CRD deletes every custom resource of its kind). `deploy.sh` labels each namespace it "
+        "creates `app.kubernetes.io/created-by=aicr-tui`; a namespace that existed before is "
+        "used as it is and `undeploy.sh` keeps it (it prints `keeping namespace ...`).\n"
     )
     return out
 

@@ -1,1 +1,1 @@
-printf '%s\n' @NAMESPACE_DOCUMENT@ | delete_documents
+delete_created_namespace @NAMESPACE@ @NAMESPACE_DOCUMENT@

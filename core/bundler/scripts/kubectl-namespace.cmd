@@ -1,1 +1,1 @@
-printf '%s\n' @NAMESPACE_DOCUMENT@ | kubectl apply -f -
+ensure_namespace @NAMESPACE_DOCUMENT@

@@ -234,6 +234,64 @@ wait_for_kind() {
   done
 }
 
+# A namespace this bundle makes carries the label app.kubernetes.io/created-by=aicr-tui;
+# undeploy.sh deletes a namespace only when it carries it, so a namespace that existed
+# before (with someone else's objects in it) is never deleted. `kubectl create`, not
+# apply: an existing namespace answers AlreadyExists and is left exactly as it is.
+ensure_namespace() {
+  local doc="$1" out rc attempt=0 delay="$DELAY"
+  if (( DRY_RUN )); then
+    _show kubectl create -f - >&3
+    return 0
+  fi
+  while :; do
+    rc=0
+    out="$(printf '%s\n' "$doc" | _timed kubectl create -f - 2>&1)" || rc=$?
+    if (( rc == 0 )); then
+      printf '%s\n' "$out"
+      return 0
+    fi
+    if grep -q 'AlreadyExists' <<<"$out"; then
+      return 0
+    fi
+    if (( rc == 124 )); then
+      STEP_TIMED_OUT=1
+      printf 'TIMEOUT: no result within %ss: %s\n' "$TIMEOUT" "$(_show kubectl create -f -)" >&2
+    fi
+    if (( attempt >= RETRIES )); then
+      printf '%s\n' "$out" >&2
+      printf 'FAILED (exit %d, %d attempt(s)): %s\n' "$rc" "$((attempt + 1))" "$(_show kubectl create -f -)" >&2
+      return "$rc"
+    fi
+    attempt=$((attempt + 1))
+    printf 'RETRY %d/%d in %ss: %s\n' "$attempt" "$RETRIES" "$delay" "$(_show kubectl create -f -)" >&2
+    if (( delay > 0 )); then sleep "$delay"; fi
+    delay=$((delay * 2 > 300 ? 300 : delay * 2))
+  done
+}
+
+# Deletes namespace $1 (its document $2) when this bundle made it (the label above); a
+# namespace without the label existed before the bundle and is kept, and said so. The name
+# only ever appears inside the one word metadata.name=..., never as a word of its own.
+delete_created_namespace() {
+  local name="$1" doc="$2" ours rc=0
+  local -a select=(get namespaces --field-selector "metadata.name=$name" -o name)
+  if (( DRY_RUN )); then
+    _show kubectl "${select[@]}" -l app.kubernetes.io/created-by=aicr-tui >&3
+    _show kubectl delete --ignore-not-found --wait=false -f - >&3
+    return 0
+  fi
+  ours="$(_timed kubectl "${select[@]}" -l app.kubernetes.io/created-by=aicr-tui)" || rc=$?
+  (( rc == 0 )) || return "$rc"
+  if [[ -z "$ours" ]]; then
+    if [[ -n "$(_timed kubectl "${select[@]}" 2>/dev/null)" ]]; then
+      printf 'keeping namespace %s: this bundle did not create it (no app.kubernetes.io/created-by=aicr-tui label)\n' "$name"
+    fi
+    return 0
+  fi
+  printf '%s\n' "$doc" | delete_documents
+}
+
 # Deletes the objects of the YAML/JSON documents on stdin without waiting for them to go
 # (undeploy.sh: a chart's CRDs, CRDs Helm keeps, a namespace); no documents, nothing to do
 # (kubectl refuses an empty stream).
