@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.cluster import chart_repository
+from tests.cluster import livevalid_support as S
 from tests.cluster.conftest import Cluster
 from tests.cluster.deploy_support import (
     ClusterState,
@@ -68,6 +69,7 @@ CASES: list[Any] = [
         ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "training"],
         [*GPU_TOLERATION, *NO_WEBHOOKS],
         "aks-h100-install.yaml",
+        "monitoring",
         id="aks-h100-training-azure-managed",
     ),
     pytest.param(
@@ -75,12 +77,14 @@ CASES: list[Any] = [
          "--profile", "gpuStack=operator-managed"],
         [*GPU_TOLERATION, *NO_WEBHOOKS, *KGATEWAY_STAND_IN],
         "aks-h100-none.yaml",
+        None,
         id="aks-h100-inference-operator-managed",
     ),
     pytest.param(
         ["--service", "oke", "--accelerator", "gb200", "--os", "ol", "--intent", "training"],
         [*GPU_TOLERATION, *NO_WEBHOOKS],
         "oke-gb200-active.yaml",
+        "gpu-operator",
         id="oke-gb200-training-oci-managed",
     ),
     pytest.param(
@@ -88,12 +92,50 @@ CASES: list[Any] = [
          "--profile", "gpuStack=operator-managed"],
         [*GPU_TOLERATION, *NO_WEBHOOKS, *KGATEWAY_STAND_IN],
         "oke-gb200-absent.yaml",
+        None,
         id="oke-gb200-inference-operator-managed",
     ),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("criteria", "flags", "snapshot"), CASES)
+def _validate_the_deployment(
+    cluster: Cluster, bundle_dir: Path, snapshot: str, tmp_path: Path
+) -> None:
+    """``aicr-tui validate --phase deployment`` of the bundle's own recipe against what
+    deploy.sh installed: the real charts' objects, read from the API server. Every expected
+    resource of the catalog must be found healthy; the GPU probe is withheld (kwok runs no
+    nvidia-smi). What the run creates is gone afterwards (the caller's ``wait_gone``
+    compares the API with the state before deploy.sh)."""
+    report = tmp_path / "deployment.json"
+    proc = S.validate(
+        cluster, "-r", str(bundle_dir / "recipe.yaml"), "-s", str(S.SAMPLES / "snapshots" / snapshot),
+        "--phase", "deployment", "--skip-check", "check-nvidia-smi", "-o", str(report),
+    )  # fmt: skip
+    assert report.is_file(), proc.stderr
+    tests = {t["name"]: t for t in S.ctrf(report)["results"]["tests"]}
+    print(
+        "validate:", {name: (t["status"], t.get("message", "")[:160]) for name, t in tests.items()}
+    )
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    er = tests["expected-resources"]
+    assert er["status"] == "passed" and er["message"].startswith("all "), er
+    assert all(t.get("message") for t in tests.values() if t["status"] == "passed"), tests
+
+
+def _users_namespace(cluster: Cluster, name: str) -> None:
+    """A namespace that exists before the bundle, holding an object of its owner's."""
+    cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    cluster.apply(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "owners-own", "namespace": name},
+            "data": {"keep": "me"},
+        }
+    )
+
+
+@pytest.mark.parametrize(("criteria", "flags", "snapshot", "existing"), CASES)
 def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
     cluster: Cluster,
     repos: chart_repository.ChartRepositories,
@@ -101,7 +143,12 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
     criteria: list[str],
     flags: list[str],
     snapshot: str,
+    existing: str | None,
 ) -> None:
+    """``existing``: a namespace of the bundle's that was there before deploy.sh, with its
+    owner's ConfigMap; deploy.sh installs into it, undeploy.sh removes the releases from it
+    and keeps it (it lacks the ``app.kubernetes.io/created-by=aicr-tui`` label the bundle
+    gives the namespaces it makes), the owner's object untouched."""
     bundle_dir = bundle(recipe(tmp_path, *criteria), tmp_path / "bundle", *flags)
     # every step with a chart must end as a deployed release (manifest-only steps have none)
     expected = {
@@ -110,6 +157,8 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
         if "helm upgrade --install" in (bundle_dir / r["path"] / "install.sh").read_text()
     }
     with modelled_cluster(cluster, model(snapshot).nodes):
+        if existing:
+            _users_namespace(cluster, existing)
         before = ClusterState.read(cluster)
         started = time.monotonic()
         try:
@@ -130,10 +179,23 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
             assert len([q for q in repos.requests if q.endswith(".tgz") or "/blobs/" in q]) >= len(
                 expected
             )
+            _validate_the_deployment(cluster, bundle_dir, snapshot, tmp_path)
             undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh")
             assert undeployed.returncode == 0, str(undeployed)
             left = wait_gone(cluster, before)
             assert not any(left.values()), f"undeploy.sh left behind: {left}"
+            if existing:
+                assert f"keeping namespace {existing}: this bundle did not create it" in (
+                    undeployed.stdout
+                ), str(undeployed)
+                kept = cluster.get("configmap", "owners-own", existing)
+                assert kept is not None and kept["data"] == {"keep": "me"}
+                ns = cluster.get("namespace", existing)
+                assert ns is not None and ns.get("status", {}).get("phase") == "Active"
         finally:
             swept = sweep(cluster, before)
+            if existing:
+                cluster.kubectl(
+                    "delete", "namespace", existing, "--ignore-not-found", "--wait=true"
+                )
             print(f"wall {time.monotonic() - started:.0f} s; swept {swept}")

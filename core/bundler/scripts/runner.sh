@@ -152,7 +152,10 @@ _watched() {
 
 # "$@" under the time limit; 124 when it ran out of time (whatever signal ended it).
 _timed() {
-  local rc=0 started=$SECONDS
+  # The start to the microsecond where bash has EPOCHREALTIME (5.0+), else to the second:
+  # whole seconds alone took a 20 ms failure that crossed a second boundary for a timeout.
+  local rc=0 started=$SECONDS started_us="${EPOCHREALTIME:-}" now_us
+  started_us="${started_us//[!0-9]/}"
   if (( TIMEOUT == 0 )); then
     command "$@" <&0 &
   elif [[ -n "$TIMEOUT_BIN" ]] && (( KILL_AFTER > 0 )); then
@@ -165,7 +168,15 @@ _timed() {
   _CHILD=$!
   wait "$_CHILD" || rc=$?
   _CHILD=""
-  if (( rc != 0 && TIMEOUT > 0 && SECONDS - started >= TIMEOUT )); then rc=124; fi
+  if (( rc != 0 && TIMEOUT > 0 )); then
+    now_us="${EPOCHREALTIME:-}"
+    now_us="${now_us//[!0-9]/}"
+    if [[ -n "$started_us" && -n "$now_us" ]]; then
+      if (( 10#$now_us - 10#$started_us >= TIMEOUT * 1000000 )); then rc=124; fi
+    elif (( SECONDS - started >= TIMEOUT )); then
+      rc=124
+    fi
+  fi
   return "$rc"
 }
 
