@@ -32,6 +32,20 @@ SCRIPT_ENV = {
 SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
 
+# The AKS H100 training criteria and the keyed GPU toleration AKS bundles need.
+AKS_TRAINING = [
+    "--service",
+    "aks",
+    "--accelerator",
+    "h100",
+    "--os",
+    "ubuntu",
+    "--intent",
+    "training",
+]
+AKS_TOLERATION = ["--accelerated-node-toleration", "nvidia.com/gpu=present:NoSchedule"]
+
+
 def recipe(tmp: Path, *criteria: str) -> Path:
     out = tmp / "recipe.yaml"
     proc = run_cli("recipe", *criteria, "-o", str(out))

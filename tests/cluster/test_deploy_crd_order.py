@@ -22,19 +22,17 @@ import yaml
 
 from tests.cluster.chart_repository import CHARTS
 from tests.cluster.conftest import Cluster
-from tests.cluster.deploy_support import SCRIPT_ENV, ClusterState, bundle, recipe, sweep, wait_gone
+from tests.cluster.deploy_support import (
+    AKS_TOLERATION,
+    AKS_TRAINING,
+    SCRIPT_ENV,
+    ClusterState,
+    bundle,
+    recipe,
+    sweep,
+    wait_gone,
+)
 
-AKS_TRAINING = [
-    "--service",
-    "aks",
-    "--accelerator",
-    "h100",
-    "--os",
-    "ubuntu",
-    "--intent",
-    "training",
-]
-AKS_TOLERATION = ["--accelerated-node-toleration", "nvidia.com/gpu=present:NoSchedule"]
 CRD_NAME = "nicclusterpolicies.mellanox.com"
 
 

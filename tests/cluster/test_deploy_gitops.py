@@ -25,23 +25,20 @@ import pytest
 import yaml
 
 from tests.cluster.conftest import Cluster
-from tests.cluster.deploy_support import ClusterState, bundle, recipe, sweep, wait_gone
+from tests.cluster.deploy_support import (
+    AKS_TOLERATION,
+    AKS_TRAINING,
+    ClusterState,
+    bundle,
+    recipe,
+    sweep,
+    wait_gone,
+)
 from tests.cluster.test_deploy_crd_order import CRD_NAME, nic_cluster_policy_crd
 from tests.conftest import TEST_DATA
 
 CRDS = TEST_DATA / "crds"
 GITOPS_GROUPS = ("argoproj.io", "toolkit.fluxcd.io")
-AKS_TRAINING = [
-    "--service",
-    "aks",
-    "--accelerator",
-    "h100",
-    "--os",
-    "ubuntu",
-    "--intent",
-    "training",
-]
-AKS_TOLERATION = ["--accelerated-node-toleration", "nvidia.com/gpu=present:NoSchedule"]
 
 
 @pytest.fixture(scope="module")
