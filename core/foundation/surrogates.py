@@ -57,7 +57,8 @@ def lone_surrogate(value: Any, path: str = "") -> tuple[str, str] | None:
 
 
 def escaped_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate written as its ``\\udXXX`` escape (printable)."""
+    """``text`` with each lone surrogate written as its printable escape, ``\\ud800`` to
+    ``\\udfff``."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 

@@ -25,7 +25,8 @@ The policy, in order:
 
 Machine-readable output (JSON, a YAML double-quoted scalar) must keep the value exact, so
 there the same characters are *escaped* instead of removed: :func:`escape_controls` writes
-each one as ``\\uXXXX``, which a JSON or YAML reader decodes back to the same character.
+each one as a ``\\u`` escape of four hex digits, which a JSON or YAML reader decodes back
+to the same character.
 
 Printable text, including every non-ASCII letter and emoji, is left exactly as it was.
 """
@@ -86,9 +87,9 @@ _TERMINAL_ACTIVE = LazyPattern(
 
 def escape_controls(text: str) -> str:
     """``text`` (JSON, or YAML whose strings holding such characters are double-quoted) with
-    every terminal-active character written as a ``\\uXXXX`` escape: the data decodes back
-    exactly, and no raw control reaches a terminal. Only valid where each such character
-    sits inside a JSON string or a YAML double-quoted scalar."""
+    every terminal-active character written as a ``\\u`` escape of four hex digits: the data
+    decodes back exactly, and no raw control reaches a terminal. Only valid where each such
+    character sits inside a JSON string or a YAML double-quoted scalar."""
     if text.isascii() and text.replace("\n", "").isprintable():
         return text  # the common case (no compile of the pattern): nothing to escape
     return _TERMINAL_ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

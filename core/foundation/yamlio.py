@@ -629,7 +629,8 @@ def _emit_sequence(items: list[Any], indent: int, out: list[str]) -> None:
 def dump_json(data: Any) -> str:
     """Indented JSON; non-ASCII text as is, but every character a terminal acts on (C1,
     DEL, line separators, bidi controls, lone surrogates; json escapes C0 itself) as a
-    ``\\uXXXX`` escape, so the same data prints safely (``textsafe.escape_controls``)."""
+    ``\\u`` escape of four hex digits, so the same data prints safely
+    (``textsafe.escape_controls``)."""
     return escape_controls(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
 
 
