@@ -10,6 +10,8 @@ STAMP  := $(VENV)/.installed-stamp
 # constraints.txt pins the tested versions of every dependency, so each install (CI too)
 # resolves the same set.
 $(STAMP): pyproject.toml constraints.txt
+	@echo "make: installing aicr-tui and its dependencies into $(VENV) (about 1.2 GB: the cloud SDKs" \
+	      "and the Helm engine; a few minutes on a fresh machine, seconds once pip's cache is warm)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c constraints.txt -e '.[test,verify]'

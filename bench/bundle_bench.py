@@ -129,7 +129,7 @@ def measure(
                         note=f"info: not run under make bench (Helm renders every chart, ~25 s); "
                              f"python -m bench.bundle_bench or {VERIFY_ENV}=1 runs it"))  # fmt: skip
     elif headline and has_verify():
-        charts = [REPO.parent / "shared" / "charts", REPO / "tests" / "data" / "charts"]
+        charts = [REPO / "tests" / "data" / "upstream_charts", REPO / "tests" / "data" / "charts"]
         local = [arg for d in charts if d.is_dir() for arg in ("--charts", str(d))]
         verify = [*subject, "--verify", *local]
         try:  # one pair: Helm renders every chart, seconds per run

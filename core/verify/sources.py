@@ -2,7 +2,7 @@
 
 ``--charts DIR`` (repeatable) holds chart trees or ``.tgz`` archives named
 ``<component>-<version>`` (with or without the version's leading ``v``, as
-``../shared/charts`` lays them out); a directory with a ``values.yaml`` but no
+the upstream chart trees are laid out); a directory with a ``values.yaml`` but no
 ``Chart.yaml`` is a values-only source and cannot be rendered. Without ``--charts`` the
 chart is pulled with Helm from the repository the bundle names into the project cache
 (``$AICR_TUI_CACHE_DIR`` or ``~/.cache/aicr-tui``, under ``charts/``), once per pin.

@@ -10,7 +10,7 @@ A cluster that cannot be reached FAILS the session when ``AICR_CLUSTER_REQUIRED=
 ``make test-cluster``) or ``CI`` is set; otherwise (a developer running ``pytest
 --run-cluster tests/cluster`` by hand without a cluster) it is skipped with the command to run.
 
-Fixtures and helpers for every cluster test (see /work/coord/cluster-ready.md):
+Fixtures and helpers for every cluster test:
 - ``cluster`` (session): a :class:`Cluster` with ``kubeconfig``, ``env`` (the environment
   for any subprocess: ``KUBECONFIG``, ``PATH`` with the built kubectl/helm, ``HELM_*_HOME``
   under ``.cluster/helm``) and the helpers ``kubectl``, ``helm``, ``get``, ``list_objects``,

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-# AICR_TUI_SHARED_CHARTS points at the chart sources from a checkout that is not beside them.
-SHARED_CHARTS = Path(os.environ.get("AICR_TUI_SHARED_CHARTS") or ROOT.parent / "shared" / "charts")
+# The upstream chart trees at the catalog's pins, vendored with their provenance
+# (tests/data/upstream_charts/README.md); AICR_TUI_UPSTREAM_CHARTS points elsewhere.
+UPSTREAM_CHARTS = Path(
+    os.environ.get("AICR_TUI_UPSTREAM_CHARTS") or ROOT / "tests" / "data" / "upstream_charts"
+)
 VENDORED_CHARTS = ROOT / "tests" / "data" / "charts"
 
 KEYED = ["nvidia.com/gpu:NoSchedule"]
@@ -52,7 +55,7 @@ class Case:
 
 
 def chart_dirs() -> list[Path]:
-    return [d for d in (SHARED_CHARTS, VENDORED_CHARTS) if d.is_dir()]
+    return [d for d in (UPSTREAM_CHARTS, VENDORED_CHARTS) if d.is_dir()]
 
 
 def _profile_values(service: str) -> list[str]:

@@ -1,7 +1,7 @@
 """Every bundle the catalog can produce renders clean against the real upstream charts.
 
-The charts are ``<repo root>/../shared/charts`` (the upstream chart trees at the catalog's
-pins, or the nearest public release) plus ``tests/data/charts`` (charts vendored by this
+The charts are ``tests/data/upstream_charts`` (the upstream chart trees at the catalog's
+pins, or the nearest public release, vendored with their provenance) plus ``tests/data/charts`` (charts vendored by this
 repository, each with a PROVENANCE.txt). One verifier serves the whole matrix, so each
 distinct chart + values step is rendered and checked once.
 
@@ -27,7 +27,7 @@ STATUSES = {"verified", "verified against stand-in", "manifest-only", NOT_RENDER
 
 @pytest.fixture(scope="module")
 def verifier() -> Verifier:
-    assert matrix.SHARED_CHARTS.is_dir(), f"chart sources missing: {matrix.SHARED_CHARTS}"
+    assert matrix.UPSTREAM_CHARTS.is_dir(), f"chart sources missing: {matrix.UPSTREAM_CHARTS}"
     return Verifier(matrix.chart_dirs(), stand_ins=_stand_ins(None))
 
 

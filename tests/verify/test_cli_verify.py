@@ -18,7 +18,7 @@ from tests.conftest import run_cli
 from tests.verify import matrix
 
 KEYED = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
-CHARTS = ["--charts", str(matrix.SHARED_CHARTS)]
+CHARTS = ["--charts", str(matrix.UPSTREAM_CHARTS)]
 
 
 @pytest.fixture(scope="module")

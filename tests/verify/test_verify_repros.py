@@ -1,4 +1,4 @@
-"""Issue 13's reproductions, each measured with the real charts in ../shared/charts."""
+"""Issue 13's reproductions, each measured with the real charts vendored in tests/data/upstream_charts."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_a_recipe_null_reaches_helm_as_null() -> None:
     read = helm.parse_document(text)
     assert read is not None and read["controller"]["affinity"] == {"nodeAffinity": None}
     # and Helm drops the chart's control-plane affinity for the controller
-    chart = helm.load_chart(matrix.SHARED_CHARTS / "nvidia-dra-driver-gpu-v0.4.1")
+    chart = helm.load_chart(matrix.UPSTREAM_CHARTS / "nvidia-dra-driver-gpu-v0.4.1")
     rendered = chart.render(read, release=comp.name, namespace=comp.namespace)
     controller = next(t for n, t in rendered.items() if n.endswith("templates/controller.yaml"))
     assert "node-role.kubernetes.io/control-plane" not in controller
@@ -179,7 +179,7 @@ def test_node_exporter_keeps_tolerating_gpu_nodes_under_system_flags() -> None:
     comp = p.component("kube-prometheus-stack")
     values = helm.parse_document(p.files[f"{comp.folder}/values.yaml"].decode()) or {}
     assert values["prometheusOperator"]["nodeSelector"] == {"pool": "system"}
-    chart = helm.load_chart(matrix.SHARED_CHARTS / "kube-prometheus-stack-84.4.0")
+    chart = helm.load_chart(matrix.UPSTREAM_CHARTS / "kube-prometheus-stack-84.4.0")
     rendered = chart.render(values, release=comp.name, namespace=comp.namespace)
     ds = next(
         t for n, t in rendered.items() if n.endswith("node-exporter/templates/daemonset.yaml")

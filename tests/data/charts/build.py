@@ -3,7 +3,7 @@
 Run from the repository root after ``make cluster-up`` has built helm (its ``helm package``
 honours each tree's ``.helmignore``)::
 
-    .venv/bin/python -m tests.data.charts.build [--shared ../shared/charts]
+    .venv/bin/python -m tests.data.charts.build [--sources tests/data/upstream_charts]
 
 Each archive is named ``<chart>-<version>.tgz`` with the chart name the bundle asks for and
 the version the catalog pins, so ``helm upgrade --install --version V`` against the loopback
@@ -32,7 +32,7 @@ DEST = HERE / "archives"
 
 
 class Source(NamedTuple):
-    tree: str  # a directory under --shared, or "local:<dir>" under tests/data/charts
+    tree: str  # a directory under --sources, or "local:<dir>" under tests/data/charts
     repository: str  # the upstream repository URL the registry pins
     chart: str  # the chart name the bundle installs
     version: str  # the catalog pin
@@ -87,10 +87,10 @@ SOURCES: dict[str, Source] = {
 }  # fmt: skip
 
 
-def _tree(src: Source, shared: Path) -> Path:
+def _tree(src: Source, sources: Path) -> Path:
     if src.tree.startswith("local:"):
         return HERE / src.tree.removeprefix("local:")
-    return shared / src.tree
+    return sources / src.tree
 
 
 def _patch_chart_yaml(path: Path, name: str, version: str) -> None:
@@ -103,14 +103,14 @@ def _patch_chart_yaml(path: Path, name: str, version: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def build(shared: Path, helm: str) -> None:
+def build(sources: Path, helm: str) -> None:
     repositories: dict[str, list[str]] = {}
     DEST.mkdir(exist_ok=True)
     for archive in DEST.glob("*.tgz"):
         archive.unlink()
     with tempfile.TemporaryDirectory() as tmp:
         for component, src in SOURCES.items():
-            tree = _tree(src, shared)
+            tree = _tree(src, sources)
             if not (tree / "Chart.yaml").is_file():
                 raise SystemExit(f"{component}: {tree} holds no chart")
             work = Path(tmp) / src.chart
@@ -135,12 +135,11 @@ def build(shared: Path, helm: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    candidates = [REPO.parent / "shared" / "charts", REPO.parent.parent / "shared" / "charts"]
-    default = next((c for c in candidates if c.is_dir()), candidates[0])
-    parser.add_argument("--shared", type=Path, default=default, help="../shared/charts")
+    default = REPO / "tests" / "data" / "upstream_charts"
+    parser.add_argument("--sources", type=Path, default=default, help="the upstream chart trees")
     parser.add_argument("--helm", default=shutil.which("helm") or "helm")
     args = parser.parse_args()
-    build(args.shared.resolve(), args.helm)
+    build(args.sources.resolve(), args.helm)
 
 
 if __name__ == "__main__":
