@@ -82,6 +82,14 @@ def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     sel.add_argument(
+        "--criteria-strict",
+        action="store_true",
+        help=(
+            "a stated --service/--accelerator/--os that the snapshot contradicts is an error "
+            "(exit 2) instead of a warning (env AICR_CRITERIA_STRICT=1)"
+        ),
+    )
+    sel.add_argument(
         "--data",
         action="once",
         metavar="DIR",
@@ -170,12 +178,35 @@ def run(args: argparse.Namespace) -> int:
     if verdict.error is not None:
         raise verdict.error
     assert verdict.recipe is not None
+    check_conflicts(verdict, args)
     for message in verdict.warnings:
         warn(message)
     for w in verdict.recipe.metadata.constraintWarnings:
         warn(f"overlay {w.overlay} excluded: constraint {w.constraint} {w.reason}")
     emit(render_recipe(verdict.recipe, args.format), args.output)
     return 0
+
+
+def criteria_strict(args: argparse.Namespace) -> bool:
+    import os
+
+    return bool(getattr(args, "criteria_strict", False)) or os.environ.get(
+        "AICR_CRITERIA_STRICT", ""
+    ).strip().lower() in ("1", "true", "yes")
+
+
+def check_conflicts(verdict: QualificationVerdict, args: argparse.Namespace) -> None:
+    """Stated criteria the snapshot contradicts: a warning naming both values each, or,
+    with ``--criteria-strict``, the refusal (exit 2, nothing written)."""
+    if not verdict.conflicts:
+        return
+    if criteria_strict(args) and verdict.conflict_refusal is not None:
+        raise verdict.conflict_refusal
+    for conflict in verdict.conflicts:
+        warn(
+            f"{conflict.message}; the recipe is resolved for the stated value (the capture "
+            "does not qualify it; --criteria-strict refuses)"
+        )
 
 
 def format_verdict(verdict: QualificationVerdict) -> str:
