@@ -124,6 +124,39 @@ def register(sub: Any) -> None:
         action="store_true",
         help="print every evaluated constraint as a table (stderr when the recipe goes to stdout)",
     )
+    actions = parser.add_subparsers(
+        dest="recipe_action", parser_class=type(parser), metavar="ACTION", required=False
+    )
+    listing = actions.add_parser(
+        "list",
+        help="list the recipes the catalog serves, with their criteria",
+        description=(
+            "Every recipe the catalog serves (an overlay naming a service, an accelerator "
+            "and an intent) with its criteria; the criteria flags filter the list."
+        ),
+    )
+    listing.register("action", "once", Once)
+    for flag, metavar in (
+        ("--service", "S"),
+        ("--accelerator", "A"),
+        ("--os", "OS"),
+        ("--intent", "I"),
+        ("--platform", "P"),
+    ):
+        listing.add_argument(
+            flag, action="once", metavar=metavar, help=f"only {flag[2:]} {metavar}"
+        )
+    listing.add_argument(
+        "--data", action="once", metavar="DIR", help="external catalog layered over the shipped one"
+    )
+    listing.add_argument(
+        "-o",
+        "--output",
+        action="once",
+        choices=("table", "json", "yaml"),
+        default="table",
+        help="output format (default: table)",
+    )
 
 
 def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationVerdict]:
@@ -164,8 +197,34 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
     return catalog, result.verdict
 
 
+def run_list(args: argparse.Namespace) -> int:
+    """``recipe list``: the catalog's recipes and their criteria."""
+    from core.documents.criteria import parse_criteria
+    from core.foundation.yamlio import dump_json, dump_yaml
+    from core.recipe.catalog import load_catalog
+    from core.recipe.leaves import format_rows, recipe_rows, rows_document
+
+    catalog = load_catalog(external=args.data) if args.data else load_catalog()
+    filters = {f: getattr(args, f) for f in ("service", "accelerator", "os", "intent", "platform")}
+    query = (
+        parse_criteria(**filters, registered=catalog.registered) if any(filters.values()) else None
+    )
+    rows = recipe_rows(catalog, query)
+    if args.output == "json":
+        text = dump_json(rows_document(rows))
+    elif args.output == "yaml":
+        text = dump_yaml(rows_document(rows))
+    else:
+        text = safe_text(format_rows(rows), multiline=True)
+    emit(text if text.endswith("\n") else text + "\n", None)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from core.documents.recipe_result import render_recipe
+
+    if getattr(args, "recipe_action", None) == "list":
+        return run_list(args)
 
     _, verdict = qualify_from_args(args)
     to_stdout = not args.output or args.output == "-"
@@ -256,6 +315,11 @@ def format_verdict(verdict: QualificationVerdict) -> str:
         lines.append(f"warning: {w}")
     if verdict.error is not None:
         lines.append(f"result: REFUSED: {verdict.error.render()}")
+    elif verdict.conflicts:
+        lines.append(
+            "result: RESOLVED, NOT QUALIFIED: the snapshot contradicts the stated "
+            + ", ".join(c.dimension for c in verdict.conflicts)
+        )
     else:
         lines.append(
             "result: QUALIFIED" if verdict.snapshot_used else "result: RESOLVED (unverified)"

@@ -75,3 +75,17 @@ def test_readiness_against_a_contradicting_capture_fails(cli, tmp_path: Path) ->
     )
     assert bad.returncode == 2
     assert "snapshot is from aks/A100 (provider azure); the recipe is for aks/H100" in bad.stderr
+
+
+def test_explain_and_query_say_the_capture_does_not_qualify(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    snap = str(a100_capture(tmp_path))
+    explained = cli("recipe", *AKS, "-s", snap, "--explain", "-o", str(tmp_path / "r.yaml"))
+    assert explained.returncode == 0
+    assert "result: QUALIFIED" not in explained.stdout + explained.stderr
+    # with -o FILE the table goes to stdout
+    assert "NOT QUALIFIED: the snapshot contradicts the stated accelerator" in explained.stdout
+    assert "criteria.accelerator" in explained.stdout
+    query = ["query", *AKS, "-s", snap, "--selector", "criteria.accelerator"]
+    loose = cli(*query)
+    assert loose.returncode == 0 and "contradicts the snapshot" in loose.stderr
+    assert cli(*query, "--criteria-strict").returncode == 2
