@@ -138,3 +138,32 @@ def test_readiness_refuses_a_contradicting_snapshot() -> None:
     assert (
         "snapshot is from aks/A100 (provider azure); the recipe is for aks/H100" in refusal.render()
     )
+
+
+def test_the_pool_dump_records_its_vm_sizes_and_they_are_read() -> None:
+    from core.capture.aks_pools import load_aks_pools
+
+    projection = load_aks_pools(SAMPLES / "captures" / "aks-pools-install.json")
+    context = projection.subtype.context or {}
+    assert "Standard_ND96isr_H100_v5" in context["vm-sizes"]
+    assert "Standard_D8s_v6" not in context["vm-sizes"]  # a CPU pool is no GPU pool
+    s = snap("aks-h100-no-pools")
+    del gpu(s).data["model"]
+    k8s = s.measurement("K8s")
+    assert k8s is not None
+    k8s.subtypes.append(projection.subtype)
+    (c,) = criteria_conflicts({"accelerator": "gb200"}, s)
+    assert c.observed.value == "h100" and c.observed.raw == "Standard_ND96isr_H100_v5"
+    assert c.observed.reading == "K8s.aks-gpu-pools context vm-sizes"
+
+
+def test_the_live_capture_keeps_the_gpu_nodes_instance_type() -> None:
+    from core.live.kube import INSTANCE_TYPE_LABELS
+
+    assert INSTANCE_TYPE_LABELS[0] == "node.kubernetes.io/instance-type"
+    s = snap("oke-gb200-active")
+    gpu(s).data["model"] = "NVIDIA"  # a model reading that names no GPU
+    gpu(s).context = {INSTANCE_TYPE_LABELS[0]: "BM.GPU.GB200.4"}
+    assert criteria_conflicts(OKE_GB200, s) == []
+    (c,) = criteria_conflicts({"accelerator": "h100"}, s)
+    assert (c.observed.value, c.observed.raw) == ("gb200", "BM.GPU.GB200.4")
