@@ -98,6 +98,8 @@ def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any) -> None:
+    from aicr_tui.cli import VERBOSE_HELP
+
     parser = sub.add_parser(
         "recipe",
         help="resolve criteria and a gpuStack selection into a version-locked recipe",
@@ -149,13 +151,20 @@ def register(sub: Any) -> None:
     listing.add_argument(
         "--data", action="once", metavar="DIR", help="external catalog layered over the shipped one"
     )
+    # as every command's -v (aicr_tui.cli): SUPPRESS keeps `aicr-tui -v recipe list`
+    listing.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP
+    )
     listing.add_argument(
         "-o",
         "--output",
+        "-t",
+        "--format",
+        dest="output",
         action="once",
         choices=("table", "json", "yaml"),
         default="table",
-        help="output format (default: table)",
+        help="output format (default: table; -t/--format as for recipe)",
     )
 
 

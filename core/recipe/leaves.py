@@ -48,13 +48,14 @@ def _sort_key(row: RecipeRow) -> tuple[str, ...]:
 
 
 def _matches(values: Mapping[str, str], query: Criteria) -> bool:
-    """Each dimension ``query`` states is the row's value, or one the row leaves open."""
-    return all(values[d] in (ANY, "", v) for d, v in query.stated().items())
+    """Each dimension ``query`` states is the row's own value (a row that leaves it open
+    does not match: ``--os ol`` lists the recipes written for Oracle Linux)."""
+    return all(values[d] == v for d, v in query.stated().items())
 
 
 def recipe_rows(catalog: Catalog, query: Criteria | None = None) -> list[RecipeRow]:
     """Every overlay a user can ask for (service, accelerator and intent stated), sorted by
-    criteria; with ``query``, only those that serve each dimension it states."""
+    criteria; with ``query``, only those naming each value it states."""
     bases = {o.spec.base for o in catalog.overlays.values()}
     rows: list[RecipeRow] = []
     for name, overlay in catalog.overlays.items():

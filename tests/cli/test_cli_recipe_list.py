@@ -44,7 +44,9 @@ def test_json_output_and_filters(cli) -> None:  # type: ignore[no-untyped-def]
         for r in oke
     )
     ubuntu = json.loads(cli("recipe", "list", "--os", "ubuntu", "-o", "json").stdout)["recipes"]
-    assert ubuntu and {r["criteria"]["os"] for r in ubuntu} <= {"ubuntu", "any"}
+    assert ubuntu and {r["criteria"]["os"] for r in ubuntu} == {"ubuntu"}
+    ol = json.loads(cli("recipe", "list", "--os", "ol", "-t", "json").stdout)["recipes"]
+    assert ol and {(r["criteria"]["service"], r["criteria"]["os"]) for r in ol} == {("oke", "ol")}
 
 
 def test_bad_list_input_is_one_line_and_exit_2(cli) -> None:  # type: ignore[no-untyped-def]
