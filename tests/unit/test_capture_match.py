@@ -119,6 +119,14 @@ def test_a_wrong_provider_snapshot_is_named_instead_of_a_recapture_hint() -> Non
     }
 
 
+def test_an_oke_capture_for_an_aks_recipe_is_named_the_other_way_round() -> None:
+    v = qualify_selection({"service": "aks", "intent": "training"}, None, snap("oke-gb200-active"))
+    assert not v.verdict.ok and v.verdict.error is not None
+    text = v.verdict.error.render()
+    assert "snapshot is from oke/GB200 (provider oci); the recipe is for aks/GB200" in text
+    assert "az aks nodepool list" not in text and "--service oke" in text
+
+
 def test_derived_criteria_never_conflict() -> None:
     sel = qualify_selection({"intent": "training"}, None, snap("aks-h100-install"))
     assert sel.verdict.ok and sel.verdict.conflicts == []
