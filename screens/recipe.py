@@ -57,6 +57,7 @@ from screens.widgets.wizard_dialogs import TextModal
 from screens.widgets.wizard_filter import FilterBar, matches
 
 if TYPE_CHECKING:
+    from core.recipe.capture_match import CriteriaConflict
     from core.recipe.qualification import QualificationVerdict
     from core.recipe.troubleshooting import Finding
 
@@ -198,6 +199,9 @@ class RecipeScreen(HostedScreen):
         Binding("d", "toggle_diff", "Diff", id="recipe.diff"),
         Binding("l", "load_capture", "Load", id="recipe.load", show=False),
         Binding("r", "recapture", "Recapture", id="recipe.recapture"),
+        # Named in the troubleshooting panel when the capture contradicts the selection.
+        Binding("t", "take_capture", "Take capture's value", id="recipe.take", show=False),
+        Binding("c", "recipe_list", "Recipes", id="recipe.list", show=False),
         Binding("escape", "back", "Back", id="recipe.back", show=False),
         Binding("g", "guide", "Guide", id="recipe.guide", show=False),
         Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/", show=False),
@@ -633,12 +637,28 @@ class RecipeScreen(HostedScreen):
 
     def _trouble_text(self, ok: bool) -> str:
         other = self.switch_target()
-        actions = ["l: load another capture", "r: recapture command", "g: guide"]
+        actions = [
+            "c: catalog recipes",
+            "l: load another capture",
+            "r: recapture command",
+            "g: guide",
+        ]
         if other:
             actions.insert(0, f"s: switch to gpuStack={other} (it qualifies)")
+        conflicts = self._conflicts()
+        if conflicts:
+            taken = ", ".join(f"{c.dimension}={c.observed.value}" for c in conflicts)
+            actions.insert(0, f"t: take the capture's {taken}")
         lines = ["   ".join(actions)]
         if not self._troubled:
             lines.insert(0, "Nothing to troubleshoot: the selection qualifies.")
+        for conflict in conflicts:
+            seen_at = conflict.observed
+            lines.append(
+                f"The capture contradicts the selection: {conflict.dimension} "
+                f"{conflict.stated} was chosen, the capture records {seen_at.value} "
+                f"({seen_at.reading}: {seen_at.raw})"
+            )
         if not ok and self.state.last_error:
             lines.append(self.state.last_error)
         shown = [f for f in self._findings if f.certainty == "shown"]
@@ -658,6 +678,57 @@ class RecipeScreen(HostedScreen):
         return "\n".join(lines)
 
     # -- actions ------------------------------------------------------------------------
+    def _conflicts(self) -> list[CriteriaConflict]:
+        verdict = self.state.verdict
+        return list(verdict.conflicts) if verdict is not None else []
+
+    def action_take_capture(self) -> None:
+        """Set every criterion the capture contradicts to the capture's value."""
+        conflicts = self._conflicts()
+        if not conflicts:
+            self.notify("The selection agrees with the capture: nothing to take.")
+            return
+        state = self.state
+        for c in conflicts:
+            state.criteria[c.dimension] = c.observed.value
+            state.user_criteria.discard(c.dimension)
+            if c.dimension == "service":
+                state.profile_value = None
+        state.derived = tuple(dict.fromkeys((*state.derived, *(c.dimension for c in conflicts))))
+        self.sync_from_state()
+
+    def action_recipe_list(self) -> None:
+        """Open the catalog's recipes; the chosen row's criteria become the selection."""
+        from core.recipe.catalog import load_catalog
+        from core.recipe.leaves import recipe_rows
+        from core.services.errors import error_line
+        from screens.widgets.recipe_list import RecipeListModal
+
+        try:
+            rows = recipe_rows(load_catalog())
+        except Exception as exc:
+            self.notify(f"Catalog unavailable: {escape_markup(error_line(exc))}", severity="error")
+            return
+        self.app.push_screen(RecipeListModal(rows, self._criteria()), self.choose_recipe)
+
+    def choose_recipe(self, chosen: dict[str, str] | None) -> None:
+        """Select the criteria of a catalog recipe: each dimension it names is set (the
+        user's choice from now on); one it leaves open keeps the current value, except the
+        platform, which is cleared."""
+        if not chosen:
+            return
+        state = self.state
+        if chosen.get("service") != state.criteria.get("service"):
+            state.profile_value = None
+        for field in CRITERIA_FIELDS:
+            value = chosen.get(field)
+            if value is None and field != "platform":
+                continue
+            state.criteria[field] = value or NO_PLATFORM
+            state.user_criteria.add(field)
+        state.derived = tuple(d for d in state.derived if d not in chosen)
+        self.sync_from_state()
+
     def _other_value(self) -> str | None:
         """The other declared value (what the diff compares against)."""
         _, values, default, selected = profile_info(self.state.verdict)

@@ -39,13 +39,14 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from aicr_tui.commands.recipe import qualify_from_args
+    from aicr_tui.commands.recipe import check_conflicts, qualify_from_args
     from core.recipe.query import hydrate, render_value, select
 
     catalog, verdict = qualify_from_args(args)
     if verdict.error is not None:
         raise verdict.error
     assert verdict.recipe is not None
+    check_conflicts(verdict, args)
     for message in verdict.warnings:
         warn(message)
     value = select(hydrate(catalog, verdict.recipe), args.selector)

@@ -82,6 +82,14 @@ def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     sel.add_argument(
+        "--criteria-strict",
+        action="store_true",
+        help=(
+            "a stated --service/--accelerator/--os that the snapshot contradicts is an error "
+            "(exit 2) instead of a warning (env AICR_CRITERIA_STRICT=1)"
+        ),
+    )
+    sel.add_argument(
         "--data",
         action="once",
         metavar="DIR",
@@ -90,6 +98,8 @@ def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any) -> None:
+    from aicr_tui.cli import VERBOSE_HELP
+
     parser = sub.add_parser(
         "recipe",
         help="resolve criteria and a gpuStack selection into a version-locked recipe",
@@ -115,6 +125,46 @@ def register(sub: Any) -> None:
         "--explain",
         action="store_true",
         help="print every evaluated constraint as a table (stderr when the recipe goes to stdout)",
+    )
+    actions = parser.add_subparsers(
+        dest="recipe_action", parser_class=type(parser), metavar="ACTION", required=False
+    )
+    listing = actions.add_parser(
+        "list",
+        help="list the recipes the catalog serves, with their criteria",
+        description=(
+            "Every recipe the catalog serves (an overlay naming a service, an accelerator "
+            "and an intent) with its criteria; the criteria flags filter the list."
+        ),
+    )
+    listing.register("action", "once", Once)
+    for flag, metavar in (
+        ("--service", "S"),
+        ("--accelerator", "A"),
+        ("--os", "OS"),
+        ("--intent", "I"),
+        ("--platform", "P"),
+    ):
+        listing.add_argument(
+            flag, action="once", metavar=metavar, help=f"only {flag[2:]} {metavar}"
+        )
+    listing.add_argument(
+        "--data", action="once", metavar="DIR", help="external catalog layered over the shipped one"
+    )
+    # as every command's -v (aicr_tui.cli): SUPPRESS keeps `aicr-tui -v recipe list`
+    listing.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP
+    )
+    listing.add_argument(
+        "-o",
+        "--output",
+        "-t",
+        "--format",
+        dest="output",
+        action="once",
+        choices=("table", "json", "yaml"),
+        default="table",
+        help="output format (default: table; -t/--format as for recipe)",
     )
 
 
@@ -156,8 +206,34 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
     return catalog, result.verdict
 
 
+def run_list(args: argparse.Namespace) -> int:
+    """``recipe list``: the catalog's recipes and their criteria."""
+    from core.documents.criteria import parse_criteria
+    from core.foundation.yamlio import dump_json, dump_yaml
+    from core.recipe.catalog import load_catalog
+    from core.recipe.leaves import format_rows, recipe_rows, rows_document
+
+    catalog = load_catalog(external=args.data) if args.data else load_catalog()
+    filters = {f: getattr(args, f) for f in ("service", "accelerator", "os", "intent", "platform")}
+    query = (
+        parse_criteria(**filters, registered=catalog.registered) if any(filters.values()) else None
+    )
+    rows = recipe_rows(catalog, query)
+    if args.output == "json":
+        text = dump_json(rows_document(rows))
+    elif args.output == "yaml":
+        text = dump_yaml(rows_document(rows))
+    else:
+        text = safe_text(format_rows(rows), multiline=True)
+    emit(text if text.endswith("\n") else text + "\n", None)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from core.documents.recipe_result import render_recipe
+
+    if getattr(args, "recipe_action", None) == "list":
+        return run_list(args)
 
     _, verdict = qualify_from_args(args)
     to_stdout = not args.output or args.output == "-"
@@ -170,12 +246,35 @@ def run(args: argparse.Namespace) -> int:
     if verdict.error is not None:
         raise verdict.error
     assert verdict.recipe is not None
+    check_conflicts(verdict, args)
     for message in verdict.warnings:
         warn(message)
     for w in verdict.recipe.metadata.constraintWarnings:
         warn(f"overlay {w.overlay} excluded: constraint {w.constraint} {w.reason}")
     emit(render_recipe(verdict.recipe, args.format), args.output)
     return 0
+
+
+def criteria_strict(args: argparse.Namespace) -> bool:
+    import os
+
+    return bool(getattr(args, "criteria_strict", False)) or os.environ.get(
+        "AICR_CRITERIA_STRICT", ""
+    ).strip().lower() in ("1", "true", "yes")
+
+
+def check_conflicts(verdict: QualificationVerdict, args: argparse.Namespace) -> None:
+    """Stated criteria the snapshot contradicts: a warning naming both values each, or,
+    with ``--criteria-strict``, the refusal (exit 2, nothing written)."""
+    if not verdict.conflicts:
+        return
+    if criteria_strict(args) and verdict.conflict_refusal is not None:
+        raise verdict.conflict_refusal
+    for conflict in verdict.conflicts:
+        warn(
+            f"{conflict.message}; the recipe is resolved for the stated value (the capture "
+            "does not qualify it; --criteria-strict refuses)"
+        )
 
 
 def format_verdict(verdict: QualificationVerdict) -> str:
@@ -225,6 +324,11 @@ def format_verdict(verdict: QualificationVerdict) -> str:
         lines.append(f"warning: {w}")
     if verdict.error is not None:
         lines.append(f"result: REFUSED: {verdict.error.render()}")
+    elif verdict.conflicts:
+        lines.append(
+            "result: RESOLVED, NOT QUALIFIED: the snapshot contradicts the stated "
+            + ", ".join(c.dimension for c in verdict.conflicts)
+        )
     else:
         lines.append(
             "result: QUALIFIED" if verdict.snapshot_used else "result: RESOLVED (unverified)"

@@ -84,7 +84,7 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="withhold a check (repeatable); reported not measured, not dropped",
+        help="withhold a check (repeatable); reported skipped, not dropped",
     )
     run.add_argument(
         "--allow-unmeasured",
@@ -99,7 +99,7 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--no-cluster",
         action="store_true",
-        help="offline dry run: readiness only, every check reported not measured",
+        help="offline dry run: readiness only, every check reported skipped",
     )
     run.add_argument(
         "--no-cleanup",
@@ -185,7 +185,10 @@ def _format_event(event: Event, *, replay: bool = False) -> str | None:
     if isinstance(event, ev.CheckFinished):
         msg = f": {event.message}" if event.message else ""
         took = f" ({_dur(event.duration_ms)})" if event.duration_ms else ""
-        return f"  {event.status.upper():14} {event.phase}/{event.check}{took}{msg}"
+        from core.validation.verdicts import reported_status
+
+        status = reported_status(event.status, event.extra)
+        return f"  {status.upper():14} {event.phase}/{event.check}{took}{msg}"
     if isinstance(event, ev.PhaseStarted):
         return f"phase {event.phase}: {len(event.checks)} check(s)"
     if isinstance(event, ev.PhaseFinished):

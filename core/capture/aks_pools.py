@@ -193,6 +193,9 @@ def _subtype(pools: list[AksPool]) -> Subtype:
         driver = aggregate_modes([p.mode for p in gpu if p.mode is not None])
         if driver is not None:
             data["gpu-driver"] = driver
+        # The pools' VM sizes name their GPU: a stated accelerator is checked against them.
+        sizes = ",".join(sorted(f"{p.name}={p.vm_size}" for p in gpu))
+        return Subtype(subtype=SUBTYPE, data=data, context={"vm-sizes": sizes})
     return Subtype(subtype=SUBTYPE, data=data)
 
 

@@ -62,6 +62,9 @@ MAX_KEY_CHARS = 317
 SOURCE = "kubernetes"
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_PRODUCT_LABEL = "nvidia.com/gpu.product"
+# The node's VM size or shape (Standard_ND96isr_H100_v5, BM.GPU.GB200.4): kept in the GPU
+# context so a stated accelerator can be checked against it.
+INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 GPU_PRESENT_LABELS = ("nvidia.com/gpu.present", "feature.node.kubernetes.io/pci-10de.present")
 DRIVER_LABELS = ("nvidia.com/cuda.driver-version.full", "nvidia.com/cuda.driver.major")
 DETECTION_SOURCE = "kubernetes-api"
@@ -314,6 +317,9 @@ def build_measurements(
                 gpu_context[GPU_PRODUCT_LABEL] = product
             if any(labels.get(key) for key in DRIVER_LABELS):
                 gpu_data["driver-loaded"] = True
+            instance_type = next((labels[k] for k in INSTANCE_TYPE_LABELS if labels.get(k)), "")
+            if instance_type:
+                gpu_context[INSTANCE_TYPE_LABELS[0]] = instance_type
             gpu_context["node"] = chosen_name
     k8s.append(legacy.subtype)
     measurements.append(Measurement(type="K8s", subtypes=k8s))

@@ -54,6 +54,7 @@ from core.recipe.values import resolve_component_values
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
+    from core.recipe.capture_match import CriteriaConflict
 
 
 class CheckStatus(StrEnum):
@@ -118,6 +119,9 @@ class QualificationVerdict(Record):
     profile_source: str | None = None
     gpu_driver_state: str = ""
     snapshot_used: bool = False
+    # Stated criteria the snapshot contradicts: the selection never qualifies with one.
+    conflicts: list[CriteriaConflict] = field(default_factory=list)
+    conflict_refusal: AicrError | None = None  # the refusal under --criteria-strict
 
     @property
     def failing(self) -> list[QualificationCheck]:
@@ -795,6 +799,43 @@ def _driver_state_notes(
             "--gpu-driver none pools, or repair the AKS driver install and recapture"
         )
     return refs
+
+
+# ------------------------------------------------------------------- capture conflicts
+def mark_conflicts(
+    verdict: QualificationVerdict,
+    conflicts: Sequence[CriteriaConflict],
+    stated: dict[str, str | None],
+    snapshot: Snapshot,
+) -> None:
+    """Record stated criteria that ``snapshot`` contradicts: a failed check each (first in
+    the list), ``ok`` false, and a refusal that names both sides in place of the recapture
+    hint a resolution against the wrong capture would give. The recipe, when one resolved,
+    is kept: the CLI warns and writes it unless ``--criteria-strict``."""
+    from core.recipe.capture_match import conflict_error, take_capture_remedy
+
+    if not conflicts:
+        return
+    verdict.conflicts = list(conflicts)
+    checks = [
+        QualificationCheck(
+            name=f"criteria.{c.dimension}",
+            expected=c.stated,
+            actual=f"{c.observed.value} ({c.observed.raw})",
+            status=CheckStatus.FAILED,
+            kind="capture",
+            source=c.observed.reading,
+            message=c.message,
+            remedy=take_capture_remedy([c]),
+        )
+        for c in conflicts
+    ]
+    verdict.checks = checks + verdict.checks
+    verdict.conflict_refusal = conflict_error(list(conflicts), stated, snapshot)
+    if verdict.error is not None:
+        verdict.error = conflict_error(list(conflicts), stated, snapshot, verdict.error)
+        verdict.recipe = None
+    verdict.ok = False
 
 
 # ------------------------------------------------------------------------ profile diff

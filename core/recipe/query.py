@@ -15,7 +15,7 @@ from typing import Any
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from core.documents.recipe_result import RecipeResult
-from core.foundation.errors import invalid
+from core.foundation.errors import invalid, not_found
 from core.foundation.textsafe import escape_controls, safe_text
 from core.foundation.yamlio import dump_json, dump_yaml, sort_keys_deep
 from core.recipe.catalog import Catalog
@@ -45,7 +45,9 @@ def hydrate(catalog: Catalog, recipe: RecipeResult) -> dict[str, Any]:
 
 
 def select(tree: Any, selector: str) -> Any:
-    """The value at ``selector`` (``""`` selects the whole tree)."""
+    """The value at ``selector`` (``""`` selects the whole tree). A path the tree does not
+    hold (a missing key, an index past the list, a child of a scalar) is NOT_FOUND (exit 3,
+    as upstream); a malformed selector is an invalid request (exit 2)."""
     sel = selector.strip()
     if sel in ("", "."):
         return tree
@@ -62,7 +64,7 @@ def select(tree: Any, selector: str) -> Any:
             # long, and int() would hit Python's digit limit
             index = int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else -1
             if not 0 <= index < len(node):
-                raise invalid(
+                raise not_found(
                     f'--selector "{selector}": "{text}" is not an index of the list at '
                     f'"{".".join(walked) or "(root)"}" (0..{len(node) - 1})'
                 )
@@ -71,7 +73,7 @@ def select(tree: Any, selector: str) -> Any:
             i += 1
             continue
         if not isinstance(node, Mapping):
-            raise invalid(
+            raise not_found(
                 f'--selector "{selector}": "{".".join(walked)}" is a scalar, it has no "{parts[i]}"'
             )
         for j in range(len(parts), i, -1):
@@ -83,7 +85,7 @@ def select(tree: Any, selector: str) -> Any:
                 break
         else:
             keys = ", ".join(sorted(str(k) for k in node)[:20])
-            raise invalid(
+            raise not_found(
                 f'--selector "{selector}": no key "{parts[i]}" under '
                 f'"{".".join(walked) or "(root)"}" (keys: {keys})'
             )

@@ -273,4 +273,14 @@ def qualify_selection(
             criteria = criteria.model_copy(update={d: "any" for d in relax})
             verdict = qualify(criteria, profile, snapshot, catalog=cat, capture_warnings=warnings)
             relaxed = tuple(relax)
+    if snapshot is not None:
+        from core.recipe.capture_match import criteria_conflicts
+        from core.recipe.qualification import mark_conflicts
+
+        stated = {f: given.get(f) or None for f in CRITERIA_FIELDS}
+        conflicts = criteria_conflicts(stated, snapshot)
+        if conflicts:
+            mark_conflicts(
+                verdict, conflicts, {**stated, **{d: values[d] for d in derived}}, snapshot
+            )
     return SelectionVerdict(verdict, criteria, derived, relaxed, tuple(notes))

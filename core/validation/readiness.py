@@ -36,7 +36,7 @@ class ReadinessOutcome:
     actual: str | None
     status: str  # passed | failed | error
     message: str
-    source: str  # "recipe" (top-level) or "readiness"
+    source: str  # "recipe" (top-level), "readiness" or "capture" (criteria vs snapshot)
     remediation: str = ""
 
     @property
@@ -55,9 +55,40 @@ def readiness_constraints(recipe: RecipeView) -> list[tuple[RecipeConstraint, st
     return items
 
 
+def capture_conflicts(recipe: RecipeView, snapshot: Snapshot | None) -> list[ReadinessOutcome]:
+    """A failed outcome for each recipe criterion (service, accelerator, OS) the snapshot
+    contradicts: a capture of another cluster never passes readiness."""
+    from core.recipe.capture_match import (
+        conflict_summary,
+        criteria_conflicts,
+        take_capture_remedy,
+    )
+
+    if snapshot is None:
+        return []
+    stated: dict[str, str | None] = dict(recipe.criteria)
+    conflicts = criteria_conflicts(stated, snapshot)
+    if not conflicts:
+        return []
+    summary = conflict_summary(conflicts, stated, snapshot)
+    return [
+        ReadinessOutcome(
+            f"criteria.{c.dimension}",
+            c.stated,
+            c.observed.value,
+            "failed",
+            f"readiness check failed: {summary}",
+            "capture",
+            take_capture_remedy(conflicts),
+        )
+        for c in conflicts
+    ]
+
+
 def evaluate_readiness(recipe: RecipeView, snapshot: Snapshot | None) -> list[ReadinessOutcome]:
-    """Evaluate every readiness constraint; never raises for data problems."""
-    out: list[ReadinessOutcome] = []
+    """Evaluate every readiness constraint, after the recipe's criteria against what the
+    snapshot records; never raises for data problems."""
+    out: list[ReadinessOutcome] = capture_conflicts(recipe, snapshot)
     for c, source in readiness_constraints(recipe):
         result = evaluate_constraint(c.name, c.value, snapshot)
         if result.status is ConstraintStatus.PASSED:

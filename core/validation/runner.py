@@ -61,6 +61,7 @@ from core.validation.verdicts import (
     FAILED,
     NOT_MEASURED,
     PASSED,
+    SKIP_REASON_NO_CLUSTER,
     SKIP_REASON_WITHHELD,
     VERDICTS,
     empty_counts,
@@ -69,7 +70,7 @@ from core.validation.verdicts import (
 
 ALL_PHASES = PHASES  # run order
 CLUSTER_PHASES = tuple(p for p in PHASES if p != "readiness")
-NO_CLUSTER_MESSAGE = "not measured - no-cluster mode (offline dry run)"
+NO_CLUSTER_MESSAGE = "skipped - no-cluster mode (offline dry run: nothing was measured)"
 SKIP_CHECK_MESSAGE = "withheld by --skip-check (named in skipChecks)"
 FAIL_FAST_MESSAGE = "not run: --fail-fast stopped after a previous phase failed"
 # How long past a check's own budget the runner waits before declaring it timed out.
@@ -336,8 +337,13 @@ class _Run:
                 )
             )
         for e in entries:
-            if req.no_cluster or skip_all:
-                await self._synthetic_skip(phase, e, skip_all or NO_CLUSTER_MESSAGE, {})
+            if skip_all:
+                await self._synthetic_skip(phase, e, skip_all, {})
+                counts[NOT_MEASURED] += 1
+            elif req.no_cluster:
+                await self._synthetic_skip(
+                    phase, e, NO_CLUSTER_MESSAGE, {"skipReason": SKIP_REASON_NO_CLUSTER}
+                )
                 counts[NOT_MEASURED] += 1
             elif e.name in req.skip_checks:
                 await self._synthetic_skip(
@@ -382,7 +388,7 @@ class _Run:
             )
         )
         mode = (
-            "validating in --no-cluster mode — offline dry-run; readiness is evaluated, every check is reported not measured"
+            "validating in --no-cluster mode — offline dry-run; readiness is evaluated, every check is reported skipped"
             if req.no_cluster
             else "validating against the live cluster — validation workloads will be created in namespace "
             + req.namespace

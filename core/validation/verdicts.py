@@ -66,7 +66,26 @@ CTRF_STATUS: dict[str, str] = {
 
 # Why a check was not measured although the user asked for that (no exit 8 for these).
 SKIP_REASON_WITHHELD = "named-in-skip-checks"
+SKIP_REASON_NO_CLUSTER = "no-cluster-mode"
 NO_CLUSTER_MODE = "no-cluster"
+
+# A check not measured on the user's explicit request (a --no-cluster dry run, a name in
+# --skip-check) is reported "skipped", as upstream reports it, with the reason in its
+# message; a check that tried and could not measure stays "not measured" (CTRF "other").
+# The verdict itself stays "not measured": nothing was measured either way.
+SKIPPED = "skipped"
+REQUESTED_SKIPS: tuple[str, ...] = (SKIP_REASON_NO_CLUSTER, SKIP_REASON_WITHHELD)
+
+
+def skipped_on_request(verdict: str, extra: Mapping[str, object] | None) -> bool:
+    """True for a check the run skipped because the user asked it to."""
+    return verdict == NOT_MEASURED and (extra or {}).get("skipReason") in REQUESTED_SKIPS
+
+
+def reported_status(verdict: str, extra: Mapping[str, object] | None) -> str:
+    """The word a report shows for a check: ``skipped`` when skipped on request, else
+    its verdict."""
+    return SKIPPED if skipped_on_request(verdict, extra) else verdict
 
 
 def is_verdict(value: object) -> bool:
@@ -98,9 +117,14 @@ __all__ = [
     "NOT_APPLICABLE",
     "NOT_MEASURED",
     "PASSED",
+    "REQUESTED_SKIPS",
+    "SKIPPED",
+    "SKIP_REASON_NO_CLUSTER",
     "VERDICTS",
     "Verdict",
     "empty_counts",
     "is_verdict",
     "phase_verdict",
+    "reported_status",
+    "skipped_on_request",
 ]

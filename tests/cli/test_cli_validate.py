@@ -55,13 +55,33 @@ def test_snapshot_contradicting_the_profile_is_refused_and_nothing_written(
     assert "Traceback" not in res.stderr
 
 
-def test_no_cluster_reports_every_check_not_measured(cli) -> None:
-    res = cli(*dry_run(SNAP_OK))
+def test_no_cluster_reports_every_check_skipped(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33: a dry run's checks are CTRF ``skipped`` (upstream's status, so a CI gate
+    written for upstream's reports passes it) with the reason in the message, in JUnit
+    <skipped> and SKIPPED on the console; the verdict stays not measured."""
+    junit = tmp_path / "r.xml"
+    res = cli(*dry_run(SNAP_OK, "--plain", "--junit", str(junit)))
     assert res.returncode == 0  # a dry run measures nothing on request: no exit 8
     report = json.loads(res.stdout)
     summary = report["results"]["summary"]
-    assert (summary["tests"], summary["passed"], summary["other"]) == (17, 0, 17)
-    assert {t["extra"]["verdict"] for t in report["results"]["tests"]} == {"not measured"}
+    assert (summary["tests"], summary["passed"], summary["skipped"], summary["other"]) == (
+        17,
+        0,
+        17,
+        0,
+    )
+    tests = report["results"]["tests"]
+    assert {t["status"] for t in tests} == {"skipped"}
+    assert {t["extra"]["verdict"] for t in tests} == {"not measured"}
+    assert {t["extra"]["skipReason"] for t in tests} == {"no-cluster-mode"}
+    assert all(t["message"].startswith("skipped - no-cluster mode") for t in tests)
+    xml = junit.read_text()
+    assert (
+        'errors="0" skipped="17"' in xml
+        and xml.count('<skipped message="skipped - no-cluster') == 17
+    )
+    finished = [ln for ln in res.stderr.splitlines() if "- no-cluster mode" in ln]
+    assert len(finished) == 17 and all(ln.split()[0] == "SKIPPED" for ln in finished)
 
 
 def test_recorded_run_replays_to_an_identical_ctrf_report(cli, tmp_path: Path) -> None:

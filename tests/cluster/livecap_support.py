@@ -433,7 +433,8 @@ GPU.hardware.driver-loaded             true only from GFD's CUDA driver labels; 
                                        never ran, so a shipped `false` is left out (never true)
 K8s.oke-legacy-plugin (AKS)            read on every cluster (spec oke.md §2.4): none/absent
 NodeTopology.summary                   not in the samples: counts over the cluster's nodes
-GPU.hardware context                   node and nvidia.com/gpu.product label of the GPU node
+GPU.hardware context                   node, nvidia.com/gpu.product and instance-type labels of
+                                       the GPU node
 """
 
 

@@ -69,10 +69,20 @@ def test_live_snapshot_reads_like_the_shipped_one(
                 f"{got[key].get(name, '<absent>')!r}, expected {data.get(name, '<absent>')!r}"
             )
     chosen = next(n for n in m.nodes if n["metadata"]["name"] == meta["source-node"])
-    product = chosen["metadata"]["labels"]["nvidia.com/gpu.product"]
-    assert contexts(live.doc) == {
-        ("GPU", "hardware"): {"node": meta["source-node"], "nvidia.com/gpu.product": product}
-    }
+    labels = chosen["metadata"]["labels"]
+    product = labels["nvidia.com/gpu.product"]
+    gpu_context = {"node": meta["source-node"], "nvidia.com/gpu.product": product}
+    # issue 33: the node's VM size or shape, when labelled, so the accelerator is checked
+    instance = labels.get("node.kubernetes.io/instance-type") or labels.get(
+        "beta.kubernetes.io/instance-type"
+    )
+    if instance:
+        gpu_context["node.kubernetes.io/instance-type"] = instance
+    got_contexts = contexts(live.doc)
+    pools = got_contexts.pop(("K8s", "aks-gpu-pools"), None)
+    if pools is not None:  # issue 33: the GPU pools' VM sizes, from the pool dump
+        assert set(pools) == {"vm-sizes"} and pools["vm-sizes"], pools
+    assert got_contexts == {("GPU", "hardware"): gpu_context}
     assert "could not read" not in live.stderr
 
 

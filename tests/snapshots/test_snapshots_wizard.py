@@ -38,6 +38,19 @@ async def recipe_passing_with_diff(pilot) -> None:
     await settle(pilot, 3)
 
 
+async def recipe_capture_conflict(pilot) -> None:
+    """Issue 33: the H100 capture with another accelerator chosen (one stray →): FAIL, the
+    conflict with the observed value, and t to take the capture's value."""
+    await settle(pilot)
+    await pick_sample(pilot, "aks-install")
+    await pilot.press("n")
+    await settle(pilot, 3)
+    pilot.app.screen.query_one("#sel-accelerator").focus()
+    await pilot.pause()
+    await pilot.press("right")
+    await settle(pilot, 3)
+
+
 async def guide_open(pilot) -> None:
     await settle(pilot)
     await pick_sample(pilot, "oke-legacy-active")
@@ -55,6 +68,7 @@ SCENES = {
     "capture": capture_loaded,
     "recipe-failing": recipe_failing,
     "recipe-passing-diff": recipe_passing_with_diff,
+    "recipe-capture-conflict": recipe_capture_conflict,
     "guide": guide_open,
     "help": help_open,
 }

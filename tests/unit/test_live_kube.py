@@ -140,6 +140,21 @@ def test_aks_cluster_readings(serve) -> None:
     assert all(r.headers.get("authorization") == "Bearer test-token" for r in server.requests)
 
 
+def test_the_gpu_nodes_instance_type_is_kept_and_read(serve) -> None:
+    """Issue 33: the chosen GPU node's VM size goes into the GPU context, where the
+    stated accelerator is checked against it."""
+    from core.recipe.capture_match import criteria_conflicts, observed_criteria
+
+    _, kubeconfig = serve(FakeCluster(AKS_NODES))
+    snapshot = capture_cluster(kubeconfig, None, timeout=5)
+    gpu = snapshot.subtype("GPU", "hardware")
+    assert gpu is not None and gpu.context is not None
+    assert gpu.context["node.kubernetes.io/instance-type"] == "Standard_ND96isr_H100_v5"
+    seen = {(o.value, o.raw) for o in observed_criteria(snapshot)["accelerator"]}
+    assert ("h100", "Standard_ND96isr_H100_v5") in seen
+    assert [c.stated for c in criteria_conflicts({"accelerator": "gb200"}, snapshot)] == ["gb200"]
+
+
 def test_live_node_facts_qualify_like_agent_readings(serve) -> None:
     """The catalog's constraint paths evaluate on a live snapshot as on an agent one."""
     _, kubeconfig = serve(FakeCluster(AKS_NODES))

@@ -139,13 +139,15 @@ def test_no_cluster_skips_every_catalog_check_and_never_builds_an_executor() -> 
         raise AssertionError("no-cluster must not touch a cluster")
 
     result, events = run_collecting(req, factory)
-    # a dry run measures nothing, on request: every check not measured, exit 0 (not 8)
+    # a dry run measures nothing, on request: every check not measured, exit 0 (not 8);
+    # issue 33: reported skipped (upstream's word) with the reason in the message
     assert result.exit_code == 0
     skipped = [e for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
     assert len(skipped) == 17  # every catalog entry of every phase, declared or not
     assert all(
         e.status == "not measured"
-        and e.message == "not measured - no-cluster mode (offline dry run)"
+        and e.message == "skipped - no-cluster mode (offline dry run: nothing was measured)"
+        and e.extra == {"skipReason": "no-cluster-mode"}
         for e in skipped
     )
     assert {

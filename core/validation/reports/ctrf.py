@@ -5,7 +5,9 @@ Shape as upstream ``aicr validate`` (validate.md §9): one test per check with `
 evidence lines: last 1000, each <= 512 chars; measured values and thresholds live there).
 CTRF's status set is passed/failed/skipped/pending/other: our verdicts map onto it as
 passed → passed, failed → failed, not applicable → skipped, not measured → other (CTRF's
-blocking status), and the verdict itself goes into each test's ``extra.verdict``. The
+blocking status), except a check skipped on the user's request (``--no-cluster``,
+``--skip-check``: ``extra.skipReason``), which is ``skipped`` with the reason in its
+message, as upstream; the verdict itself goes into each test's ``extra.verdict``. The
 readiness pre-flight is not a test (as upstream: it would change the totals CI dashboards
 read); its constraints go into ``results.extra.readiness``. Every time in the report comes
 from the events, so a replayed recording yields a byte-identical report.
@@ -28,7 +30,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.verdicts import CTRF_STATUS, NOT_MEASURED
+from core.validation.verdicts import CTRF_STATUS, NOT_MEASURED, SKIPPED, skipped_on_request
 
 MAX_STDOUT_LINES = 1000
 TOOL_NAME = "aicr-tui"
@@ -93,7 +95,11 @@ class CtrfBuilder:
         counts = {s: 0 for s in ("passed", "failed", "skipped", "pending", "other")}
         tests_out: list[dict[str, Any]] = []
         for t in done:
-            status = CTRF_STATUS.get(t.status, CTRF_STATUS[NOT_MEASURED])
+            status = (
+                SKIPPED
+                if skipped_on_request(t.status, t.extra)
+                else CTRF_STATUS.get(t.status, CTRF_STATUS[NOT_MEASURED])
+            )
             counts[status] += 1
             item: dict[str, Any] = {
                 "name": t.name,

@@ -2,7 +2,9 @@
 
 Mapping of our verdicts (``extra.verdict``; the CTRF status when it is absent): failed →
 <failure>, not measured → <error type="not measured"> (the gate holds no result, which a CI
-must not read as a pass), not applicable → <skipped type="not applicable">; every case also
+must not read as a pass), not applicable → <skipped type="not applicable">, a check skipped
+on the user's request (``--no-cluster``, ``--skip-check``) → <skipped type="skipped"> with
+the reason in its message; every case also
 carries a ``verdict`` property. The check's evidence lines go to <system-out>. Text from
 the cluster is data: terminal escape sequences are removed and characters XML 1.0 cannot
 hold (C0 controls other than tab/newline/CR, lone surrogates, U+FFFE/U+FFFF) are dropped,
@@ -18,7 +20,14 @@ from typing import Any
 
 from core.foundation.textsafe import safe_text
 from core.validation.events import PHASES
-from core.validation.verdicts import FAILED, NOT_APPLICABLE, NOT_MEASURED, PASSED
+from core.validation.verdicts import (
+    FAILED,
+    NOT_APPLICABLE,
+    NOT_MEASURED,
+    PASSED,
+    SKIPPED,
+    skipped_on_request,
+)
 
 _PHASE_ORDER = PHASES
 _FROM_CTRF = {"passed": PASSED, "failed": FAILED, "skipped": NOT_APPLICABLE, "other": NOT_MEASURED}
@@ -40,10 +49,11 @@ def _seconds(ms: int) -> str:
 
 
 def _verdict(test: dict[str, Any]) -> str:
+    """The case's verdict; ``skipped`` for a check skipped on the user's request."""
     extra = test.get("extra") or {}
     verdict = extra.get("verdict") if isinstance(extra, dict) else None
     if isinstance(verdict, str) and verdict in _FROM_CTRF.values():
-        return verdict
+        return SKIPPED if skipped_on_request(verdict, extra) else verdict
     return _FROM_CTRF.get(str(test.get("status")), NOT_MEASURED)
 
 
@@ -62,7 +72,7 @@ def render_junit(report: dict[str, Any]) -> str:
             "tests": str(len(tests)),
             "failures": str(verdicts.count(FAILED)),
             "errors": str(verdicts.count(NOT_MEASURED)),
-            "skipped": str(verdicts.count(NOT_APPLICABLE)),
+            "skipped": str(verdicts.count(NOT_APPLICABLE) + verdicts.count(SKIPPED)),
             "time": _seconds(sum(int(t["duration"]) for t in tests)),
             "timestamp": xml_text(report["timestamp"]),
         },
@@ -77,7 +87,7 @@ def render_junit(report: dict[str, Any]) -> str:
                 "tests": str(len(cases)),
                 "failures": str(sum(v == FAILED for _, v in cases)),
                 "errors": str(sum(v == NOT_MEASURED for _, v in cases)),
-                "skipped": str(sum(v == NOT_APPLICABLE for _, v in cases)),
+                "skipped": str(sum(v in (NOT_APPLICABLE, SKIPPED) for _, v in cases)),
                 "time": _seconds(sum(int(t["duration"]) for t, _ in cases)),
                 "timestamp": xml_text(report["timestamp"]),
             },
@@ -103,8 +113,8 @@ def render_junit(report: dict[str, Any]) -> str:
                 ET.SubElement(
                     case, "error", {"message": message, "type": NOT_MEASURED}
                 ).text = message
-            elif verdict == NOT_APPLICABLE:
-                ET.SubElement(case, "skipped", {"message": message, "type": NOT_APPLICABLE})
+            elif verdict in (NOT_APPLICABLE, SKIPPED):
+                ET.SubElement(case, "skipped", {"message": message, "type": verdict})
             if t.get("stdout"):
                 ET.SubElement(case, "system-out").text = "\n".join(
                     xml_text(line) for line in t["stdout"]
