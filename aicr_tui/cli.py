@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "validate": "aicr_tui.commands.validate",
     "serve": "aicr_tui.commands.serve",
     "diff": "aicr_tui.commands.diff",
+    "mirror": "aicr_tui.commands.mirror",
 }
 
 
