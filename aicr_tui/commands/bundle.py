@@ -157,6 +157,13 @@ def register(sub: Any) -> None:
         help="before writing, render every chart with Helm and check the values (as aicr-tui "
         "verify does); findings exit 8 and write nothing",
     )
+    parser.add_argument(
+        "--vendor-charts",
+        action="store_true",
+        help="carry each pinned chart archive in charts/ and install from it (no chart "
+        "repository needed; helm and helmfile deployers): archives from --charts, else "
+        "$AICR_VENDOR_CHARTS_DIR, else pulled with Helm",
+    )
     add_chart_flags(parser)
 
 
@@ -188,7 +195,18 @@ def run(args: Any) -> int:
     )
     if args.verify:
         bundle.warm_up_verify()  # the Helm engine starts while the plan is built
-    plan = bundle.plan(load_recipe(args.recipe), options)
+    if args.vendor_charts:
+        from aicr_tui.commands.verify import chart_dirs
+        from core.services.vendor import vendored_plan
+
+        plan = vendored_plan(
+            load_recipe(args.recipe),
+            options,
+            chart_dirs(args.charts),
+            pull_timeout=args.pull_timeout,
+        )
+    else:
+        plan = bundle.plan(load_recipe(args.recipe), options)
     for warning in plan.warnings:
         warn(warning)
     if plan.errors:
@@ -206,10 +224,10 @@ def run(args: Any) -> int:
         if report.findings:
             done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
             return report.exit_code
-    elif args.charts:
+    elif args.charts and not args.vendor_charts:
         from core.foundation.errors import invalid
 
-        raise invalid("--charts needs --verify")
+        raise invalid("--charts needs --verify or --vendor-charts")
     result = bundle.write(plan, Path(args.output), force=args.force, report=report)
     done(
         f"wrote {len(result.files)} files to {result.out_dir} "

@@ -83,6 +83,9 @@ def mirror_list(
     path = Path(source)
     if path.is_dir():
         data = bundle_input(path)
+        vendored = path / "charts"
+        if not charts and (path / "provenance.yaml").is_file() and vendored.is_dir():
+            charts = [vendored]  # a --vendor-charts bundle: its own archives
         readiness = _readiness_charts(path)
     elif path.is_file():
         data = _recipe_input(path)
