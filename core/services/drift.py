@@ -151,7 +151,8 @@ def _side(
 
 def _reason(verdict: QualificationVerdict | None, checks: list[QualificationCheck]) -> str:
     if verdict is not None and verdict.error is not None:
-        return verdict.error.render()
+        err = verdict.error  # the remedy is printed with the failing constraint itself
+        return AicrError(err.code, err.message, err.cause).render()
     failing = [c for c in checks if not c.ok]
     if failing:
         first = failing[0]
