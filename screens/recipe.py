@@ -198,6 +198,7 @@ class RecipeScreen(HostedScreen):
         Binding("d", "toggle_diff", "Diff", id="recipe.diff"),
         Binding("l", "load_capture", "Load", id="recipe.load", show=False),
         Binding("r", "recapture", "Recapture", id="recipe.recapture"),
+        Binding("D", "drift", "Drift", id="recipe.drift", key_display="D", show=False),
         Binding("escape", "back", "Back", id="recipe.back", show=False),
         Binding("g", "guide", "Guide", id="recipe.guide", show=False),
         Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/", show=False),
@@ -759,6 +760,20 @@ class RecipeScreen(HostedScreen):
 
     def action_load_capture(self) -> None:
         self.wizard.show_capture()
+
+    def action_drift(self) -> None:
+        """Compare a second capture with the one this selection qualified on."""
+        state = self.state
+        if state.snapshot is None or state.recipe is None:
+            self.notify(
+                "Drift compares a second capture with a qualified one: load a capture and "
+                "pick a selection that qualifies first.",
+                severity="warning",
+            )
+            return
+        from screens.drift import DriftScreen
+
+        self.app.push_screen(DriftScreen())
 
     def recapture_title(self) -> str:
         """The recapture dialog's title, true to the verdict: a missing reading, a failing
