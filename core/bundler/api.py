@@ -45,7 +45,12 @@ from core.bundler.overrides import BundleOverrides, OverrideEntry, parse_bool_go
 from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
-from core.bundler.vendor import VENDOR_DEPLOYERS, VendoredChart, vendored_files
+from core.bundler.vendor import (
+    VENDOR_DEPLOYERS,
+    VendoredChart,
+    readme_section,
+    vendored_files,
+)
 from core.foundation import names
 from core.foundation.digest import sha256_hex
 from core.foundation.errors import AicrError, internal, invalid
@@ -556,7 +561,9 @@ def _render(
         releases=out.releases,
     ).encode()
     if vendored is not None:
-        files.update(vendored_files({c.name: vendored[c.name] for c in components if c.vendored}))
+        carried = {c.name: vendored[c.name] for c in components if c.vendored}
+        files.update(vendored_files(carried))
+        files["README.md"] += readme_section(carried).encode()
     files["checksums.txt"] = render.checksums(files).encode()
     return BundlePlan(
         recipe=state.recipe,

@@ -112,3 +112,22 @@ def vendored_files(vendored: Mapping[str, VendoredChart]) -> dict[str, bytes]:
     }
     files[PROVENANCE_FILE] = dump_yaml(doc).encode("utf-8")
     return files
+
+
+def readme_section(vendored: Mapping[str, VendoredChart]) -> str:
+    """The bundle README's note on its vendored charts (appended when there are any)."""
+    rows = "".join(
+        f"| `{v.component}` | `{v.file}` | {v.source} | {v.version} |\n"
+        for _name, v in sorted(vendored.items())
+    )
+    return (
+        "\n## Vendored charts\n\n"
+        "This bundle carries every pinned chart archive in `charts/` (built with "
+        "`--vendor-charts`): `deploy.sh`, each `install.sh`, `undeploy.sh` (its `helm show "
+        "crds`) and helmfile read them from there, so no chart repository has to be reachable "
+        "(the note above about the chart repositories `deploy.sh` used does not apply). "
+        "`provenance.yaml` records each chart's source, version and sha256; `sha256sum -c "
+        "checksums.txt` checks them. Container images are still pulled from their registries: "
+        "`aicr-tui mirror list . -o hauler` (or `-o zarf`) lists them for a mirror.\n\n"
+        "| component | archive | source | version |\n|---|---|---|---|\n" + rows
+    )

@@ -81,6 +81,11 @@ def test_helm_bundle_carries_and_installs_from_archives(recipe: Path, tmp_path: 
     assert "-- gpu-operator ../charts/gpu-operator-v26.7.0.tgz" in own
     undeploy = (out / "undeploy.sh").read_text()
     assert "charts/gpu-operator-v26.7.0.tgz" in undeploy
+    readme = (out / "README.md").read_text()
+    assert (
+        "## Vendored charts" in readme
+        and "| `gpu-operator` | `charts/gpu-operator-v26.7.0.tgz` |" in readme
+    )
 
 
 def test_helmfile_releases_point_at_archives(recipe: Path, tmp_path: Path) -> None:
