@@ -22,6 +22,8 @@ class RenderedStep(Record):
     problem: str = ""
     stand_in: str = ""
     """Non-empty when a registry-declared stand-in was rendered in place of the pin."""
+    crds: list[dict[str, Any]] = field(default_factory=list)
+    """The chart's ``crds/`` files (Helm installs them before the templates, never upgrades)."""
 
 
 def _parse(texts: list[tuple[str, str]], out: RenderedStep) -> None:
@@ -39,6 +41,10 @@ def render_chart(
     from core.verify import helm
 
     chart = helm.load_chart(path)
+    crd_texts = [(text, f"{chart.name}/crds") for text in chart.crds]
+    for docs in _documents_of(crd_texts):
+        if not isinstance(docs, ValueError):
+            out.crds += [d for d in docs if d.get("kind") == "CustomResourceDefinition"]
     try:
         rendered = chart.render(values, release=release, namespace=namespace)
     except helm.RenderError as exc:
