@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "serve": "aicr_tui.commands.serve",
     "diff": "aicr_tui.commands.diff",
     "mirror": "aicr_tui.commands.mirror",
+    "upgrade-check": "aicr_tui.commands.upgrade_check",
 }
 
 

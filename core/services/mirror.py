@@ -21,6 +21,12 @@ from core.foundation.errors import invalid
 READINESS_SUFFIX = "-readiness"
 
 
+def recipe_input(path: Path) -> Any:
+    """The VerifyInput of the bundle ``aicr-tui bundle`` would plan from this recipe file
+    with default options (for AKS, the keyed GPU toleration the AKS brief requires)."""
+    return _recipe_input(path)
+
+
 def _recipe_input(path: Path) -> Any:
     from core.bundler import refusal
     from core.recipe.loading import load_recipe

@@ -1,0 +1,155 @@
+"""``upgrade-check``: each component's verdict for moving from one bundle to another, from
+the objects both sides render (offline, Helm's own engine) and compared by
+:mod:`core.bundler.upgrade`.
+
+``--from`` is a bundle directory or a recipe file, ``--to`` a recipe file (or a bundle
+directory); a recipe is planned as ``aicr-tui bundle`` plans it with default options.
+A component whose chart cannot be rendered on either side is ``unknown``. A change of the
+``gpuStack`` selection moves GPU driver ownership between the cloud and the GPU Operator:
+it is ``blocked`` until the nodes are drained, and the plan is written out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core.bundler.upgrade import (
+    BLOCKED,
+    MANUAL,
+    RANK,
+    SAFE,
+    UNKNOWN,
+    ComponentVerdict,
+    compare_crds,
+    compare_objects,
+    compare_versions,
+)
+from core.foundation.errors import invalid
+from core.foundation.record import Record, field
+
+
+class UpgradeReport(Record):
+    components: list[ComponentVerdict] = field(default_factory=list)
+    from_selection: str = ""
+    to_selection: str = ""
+    drain_plan: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        verdicts = [c.verdict for c in self.components] or [SAFE]
+        return max(verdicts, key=RANK.__getitem__)
+
+
+def _side(source: str, what: str) -> tuple[Any, Any]:
+    """(VerifyInput, RecipeResult) of a bundle directory or a recipe file."""
+    from core.recipe.loading import load_recipe
+    from core.services.mirror import recipe_input
+    from core.verify.api import bundle_input
+
+    path = Path(source)
+    if path.is_dir():
+        return bundle_input(path), load_recipe(str(path / "recipe.yaml"))
+    if path.is_file():
+        return recipe_input(path), load_recipe(str(path))
+    raise invalid(f"{what} {source}: no such bundle directory or recipe file")
+
+
+def _selection(recipe: Any) -> str:
+    p = recipe.metadata.selectedProfile
+    return f"{p.name}={p.value}" if p is not None else ""
+
+
+def drain_plan(service: str, before: str, after: str) -> list[str]:
+    """The steps that move GPU driver ownership safely, in order."""
+    to_operator = after.endswith("operator-managed")
+    if service == "aks":
+        pools = (
+            "recreate the GPU node pools with --gpu-driver none (the GPU Operator installs the driver)"
+            if to_operator
+            else "recreate the GPU node pools with the AKS driver-only install (not "
+            "--enable-managed-gpu; AKS installs the driver)"
+        )
+    elif service == "oke":
+        pools = (
+            "remove the NvidiaGpuPlugin cluster add-on (the GPU Operator takes over)"
+            if to_operator
+            else "install the NvidiaGpuPlugin cluster add-on and wait until it is ACTIVE"
+        )
+    else:
+        pools = "move the GPU nodes to the new driver owner"
+    return [
+        "cordon every GPU node: kubectl cordon -l nvidia.com/gpu.present=true",
+        "drain the GPU workloads: kubectl drain -l nvidia.com/gpu.present=true "
+        "--ignore-daemonsets --delete-emptydir-data",
+        f"{pools}, then recapture and requalify ({after})",
+        "apply the new bundle (deploy.sh, or the upgraded releases)",
+        "uncordon the GPU nodes and run aicr-tui validate",
+    ]
+
+
+def upgrade_check(
+    from_source: str,
+    to_source: str,
+    *,
+    charts: Sequence[Path] = (),
+    pull_timeout: float | None = None,
+) -> UpgradeReport:
+    from core.services.bundle import chart_verifier
+    from core.verify.objects import rendered_step
+
+    old_input, old_recipe = _side(from_source, "--from")
+    new_input, new_recipe = _side(to_source, "--to")
+    verifier = chart_verifier(charts, pull_timeout=pull_timeout)
+    report = UpgradeReport(
+        from_selection=_selection(old_recipe), to_selection=_selection(new_recipe)
+    )
+    old_by = {c.name: c for c in old_input.components}
+    new_by = {c.name: c for c in new_input.components}
+    order = [c.name for c in new_input.components] + [n for n in old_by if n not in new_by]
+    for name in order:
+        a, b = old_by.get(name), new_by.get(name)
+        verdict = ComponentVerdict(name, a.version if a else "", b.version if b else "")
+        report.components.append(verdict)
+        if a is None:
+            verdict.add(SAFE, "new in the target: installed fresh")
+            continue
+        if b is None:
+            verdict.add(
+                MANUAL,
+                "not in the target: an upgrade leaves it installed; remove it with the old "
+                "bundle's undeploy step",
+            )
+            continue
+        compare_versions(verdict)
+        if a.source and b.source and a.source != b.source:
+            verdict.add(MANUAL, f"chart source changes from {a.source} to {b.source}")
+        before, after = rendered_step(verifier, a), rendered_step(verifier, b)
+        for side, step in (("current", before), ("target", after)):
+            if step.problem:
+                verdict.add(UNKNOWN, f"the {side} chart could not be rendered: {step.problem}")
+        if before.problem or after.problem:
+            continue
+        crds_a = before.crds + [
+            o for o in before.objects if o.get("kind") == "CustomResourceDefinition"
+        ]
+        crds_b = after.crds + [
+            o for o in after.objects if o.get("kind") == "CustomResourceDefinition"
+        ]
+        compare_crds(verdict, crds_a, crds_b)
+        compare_objects(verdict, before.objects, after.objects)
+    if report.from_selection != report.to_selection:
+        service = new_recipe.criteria.service
+        report.drain_plan = drain_plan(service, report.from_selection, report.to_selection)
+        profile = new_recipe.metadata.selectedProfile or old_recipe.metadata.selectedProfile
+        owned = sorted(profile.ownedPaths) if profile is not None else ["gpu-operator"]
+        for verdict in report.components:
+            if verdict.component in owned:
+                verdict.add(
+                    BLOCKED,
+                    f"{report.from_selection or '(no profile)'} -> "
+                    f"{report.to_selection or '(no profile)'} moves GPU driver ownership: "
+                    "blocked until the GPU nodes are drained (the drain plan below)",
+                )
+    return report

@@ -1,0 +1,86 @@
+"""``aicr-tui upgrade-check`` end to end on the catalog's AKS H100 training recipes, rendered
+offline from the vendored chart archives (the per-reason cases: tests/unit/test_upgrade_verdicts.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_DATA, run_cli
+
+ARCHIVES = TEST_DATA / "charts" / "archives"
+AKS = ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "training"]
+
+
+@pytest.fixture(scope="module")
+def recipes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from core.verify import helm
+
+    try:
+        helm.require_engine()
+    except Exception as exc:  # the Helm engine extra is not installed here
+        pytest.skip(str(exc))
+    work = tmp_path_factory.mktemp("upgrade")
+    out = {}
+    for value in ("azure-managed", "operator-managed"):
+        target = work / f"{value}.yaml"
+        made = run_cli("recipe", *AKS, "--profile", f"gpuStack={value}", "-o", str(target))
+        assert made.returncode == 0, made.stderr
+        out[value] = target
+    return out
+
+
+def test_same_recipe_is_safe(recipes: dict[str, Path]) -> None:
+    r = str(recipes["azure-managed"])
+    proc = run_cli("upgrade-check", "--from", r, "--to", r, "--charts", str(ARCHIVES), "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["verdict"] == "safe" and doc["drainPlan"] == []
+    assert {c["verdict"] for c in doc["components"]} == {"safe"}
+    assert len(doc["components"]) == 11
+
+
+def test_gpustack_change_is_blocked_with_a_drain_plan(recipes: dict[str, Path]) -> None:
+    proc = run_cli(
+        "upgrade-check",
+        "--from",
+        str(recipes["azure-managed"]),
+        "--to",
+        str(recipes["operator-managed"]),
+        "--charts",
+        str(ARCHIVES),
+    )
+    assert proc.returncode == 13, proc.stderr
+    lines = proc.stdout.splitlines()
+    gpu = next(line for line in lines if line.split()[1:2] == ["gpu-operator"])
+    assert gpu.startswith("BLOCKED")
+    assert "moves GPU driver ownership" in proc.stdout
+    assert "drain plan (gpuStack=azure-managed -> gpuStack=operator-managed):" in proc.stdout
+    assert "recreate the GPU node pools with --gpu-driver none" in proc.stdout
+    # The rendered objects show what the switch removes: the AKS toolkit hardening DaemonSet.
+    assert "nvidia-toolkit-hardening is removed by the upgrade" in proc.stdout
+    assert lines[-1] == "result: blocked"
+
+
+def test_unrenderable_side_is_unknown_never_safe(recipes: dict[str, Path], tmp_path: Path) -> None:
+    empty = tmp_path / "charts"
+    empty.mkdir()
+    r = str(recipes["azure-managed"])
+    proc = run_cli("upgrade-check", "--from", r, "--to", r, "--charts", str(empty), "-o", "json")
+    assert proc.returncode == 12, proc.stderr
+    doc = json.loads(proc.stdout)
+    by = {c["component"]: c for c in doc["components"]}
+    assert by["gpu-operator"]["verdict"] == "unknown"
+    assert "could not be rendered" in by["gpu-operator"]["reasons"][0]["text"]
+    # Only the manifest-only step, which needs no chart, can still be judged.
+    assert {n for n, c in by.items() if c["verdict"] == "safe"} == {"nodewright-customizations"}
+
+
+def test_bad_input_is_one_line(tmp_path: Path) -> None:
+    proc = run_cli(
+        "upgrade-check", "--from", str(tmp_path / "nope"), "--to", str(tmp_path / "nope")
+    )
+    assert proc.returncode == 2 and "--from" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
