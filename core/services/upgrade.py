@@ -139,6 +139,8 @@ def upgrade_check(
         ]
         compare_crds(verdict, crds_a, crds_b)
         compare_objects(verdict, before.objects, after.objects)
+    _renamed_releases(report, old_by, new_by)
+    _value_findings(report, verifier, old_input, new_input)
     if report.from_selection != report.to_selection:
         service = new_recipe.criteria.service
         report.drain_plan = drain_plan(service, report.from_selection, report.to_selection)
@@ -153,3 +155,45 @@ def upgrade_check(
                     "blocked until the GPU nodes are drained (the drain plan below)",
                 )
     return report
+
+
+def _renamed_releases(
+    report: UpgradeReport, old_by: dict[str, Any], new_by: dict[str, Any]
+) -> None:
+    """A chart that leaves under one release name and arrives under another is a rename:
+    Helm installs the new release beside the old one (delete and create)."""
+    gone = {(c.source, c.chart): n for n, c in old_by.items() if n not in new_by and c.source}
+    for name, comp in new_by.items():
+        before = gone.get((comp.source, comp.chart)) if name not in old_by else None
+        if before is None:
+            continue
+        for verdict in report.components:
+            if verdict.component == name:
+                verdict.add(
+                    MANUAL,
+                    f"release renamed from {before}: Helm installs {name} beside {before}, "
+                    f"whose objects stay until {before} is uninstalled (objects both claim "
+                    "collide)",
+                )
+
+
+def _value_findings(report: UpgradeReport, verifier: Any, old_input: Any, new_input: Any) -> None:
+    """What ``verify`` finds in the target values that it did not find in the current ones:
+    a value the new chart ignores (manual) or one its values.schema.json refuses (blocked:
+    Helm refuses the upgrade)."""
+    from core.verify.model import SCHEMA, UNDEFINED_VALUE
+
+    before = verifier.verify(old_input)
+    after = verifier.verify(new_input)
+    seen = {(f.component, f.kind, f.path or f.message) for f in before.findings}
+    by = {v.component: v for v in report.components}
+    for f in after.findings:
+        verdict = by.get(f.component)
+        if verdict is None or (f.component, f.kind, f.path or f.message) in seen:
+            continue
+        if f.kind == UNDEFINED_VALUE:
+            verdict.add(MANUAL, f"a value the target chart ignores: {f.message}")
+        elif f.kind == SCHEMA:
+            verdict.add(
+                BLOCKED, f"the target values fail the chart's schema (Helm refuses): {f.message}"
+            )

@@ -182,3 +182,56 @@ def test_chart_major_version_is_manual_and_worst_reason_wins() -> None:
     minor = ComponentVerdict("gpu-operator", "v26.3.0", "v26.7.0")
     compare_versions(minor)
     assert minor.verdict == SAFE
+
+
+def test_renamed_release_and_new_value_findings() -> None:
+    from dataclasses import dataclass
+
+    from core.services.upgrade import UpgradeReport, _renamed_releases, _value_findings
+    from core.verify.model import SCHEMA, UNDEFINED_VALUE, Finding
+
+    @dataclass
+    class Comp:
+        source: str
+        chart: str
+
+    report = UpgradeReport(
+        components=[ComponentVerdict("gpu-op"), ComponentVerdict("gpu-operator")]
+    )
+    _renamed_releases(
+        report,
+        {"gpu-operator": Comp("https://helm.ngc.nvidia.com/nvidia", "gpu-operator")},
+        {"gpu-op": Comp("https://helm.ngc.nvidia.com/nvidia", "gpu-operator")},
+    )
+    assert report.components[0].verdict == MANUAL
+    assert "release renamed from gpu-operator" in report.components[0].reasons[0].text
+
+    @dataclass
+    class Report:
+        findings: list[Finding]
+
+    class FakeVerifier:
+        def verify(self, data: str) -> Report:
+            old = [Finding("gpu-operator", UNDEFINED_VALUE, "old.path is not a value", "old.path")]
+            new = old + [
+                Finding(
+                    "gpu-operator",
+                    UNDEFINED_VALUE,
+                    "driver.usePrecompiled is not a value",
+                    "driver.usePrecompiled",
+                ),
+                Finding(
+                    "gpu-operator", SCHEMA, "at '/driver': additional properties 'x' not allowed"
+                ),
+            ]
+            return Report(old if data == "old" else new)
+
+    report = UpgradeReport(components=[ComponentVerdict("gpu-operator")])
+    _value_findings(report, FakeVerifier(), "old", "new")
+    texts = [(r.verdict, r.text) for r in report.components[0].reasons]
+    assert (
+        MANUAL,
+        "a value the target chart ignores: driver.usePrecompiled is not a value",
+    ) in texts
+    assert any(v == BLOCKED and "schema" in t for v, t in texts)
+    assert not any("old.path" in t for _, t in texts)  # ignored before too: not the upgrade's
