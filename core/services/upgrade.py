@@ -42,7 +42,7 @@ class UpgradeReport(Record):
         return max(verdicts, key=RANK.__getitem__)
 
 
-def _side(source: str, what: str) -> tuple[Any, Any]:
+def side(source: str, what: str) -> tuple[Any, Any]:
     """(VerifyInput, RecipeResult) of a bundle directory or a recipe file."""
     from core.recipe.loading import load_recipe
     from core.services.mirror import recipe_input
@@ -97,11 +97,19 @@ def upgrade_check(
     pull_timeout: float | None = None,
 ) -> UpgradeReport:
     from core.services.bundle import chart_verifier
+
+    old_input, old_recipe = side(from_source, "--from")
+    new_input, new_recipe = side(to_source, "--to")
+    verifier = chart_verifier(charts, pull_timeout=pull_timeout)
+    return compare_sides(old_input, old_recipe, new_input, new_recipe, verifier)
+
+
+def compare_sides(
+    old_input: Any, old_recipe: Any, new_input: Any, new_recipe: Any, verifier: Any
+) -> UpgradeReport:
+    """The verdicts for moving from the old side to the new (VerifyInput and recipe each)."""
     from core.verify.objects import rendered_step
 
-    old_input, old_recipe = _side(from_source, "--from")
-    new_input, new_recipe = _side(to_source, "--to")
-    verifier = chart_verifier(charts, pull_timeout=pull_timeout)
     report = UpgradeReport(
         from_selection=_selection(old_recipe), to_selection=_selection(new_recipe)
     )
@@ -197,3 +205,48 @@ def _value_findings(report: UpgradeReport, verifier: Any, old_input: Any, new_in
             verdict.add(
                 BLOCKED, f"the target values fail the chart's schema (Helm refuses): {f.message}"
             )
+
+
+def upgrading_markdown(report: UpgradeReport, source: str) -> str:
+    """``UPGRADING.md`` of a bundle built with ``--upgrade-from``: the verdicts, then the
+    steps in order (what blocks first, the drain plan, manual steps, the upgrade itself)."""
+    lines = [
+        "# Upgrading to this bundle",
+        "",
+        f"Checked against `{source}` with `aicr-tui upgrade-check` (rendered objects, offline). "
+        f"Overall verdict: **{report.verdict}**.",
+        "",
+        "| component | from | to | verdict |",
+        "|---|---|---|---|",
+    ]
+    for c in report.components:
+        lines.append(
+            f"| `{c.component}` | {c.from_version or '-'} | {c.to_version or '-'} | {c.verdict} |"
+        )
+    steps: list[str] = []
+    for wanted in (BLOCKED, UNKNOWN):
+        for c in report.components:
+            for r in c.reasons:
+                if r.verdict == wanted and "drain plan" not in r.text:
+                    steps.append(f"resolve ({wanted}) `{c.component}`: {r.text}")
+    steps += report.drain_plan[:3]
+    for c in report.components:
+        for r in c.reasons:
+            if r.verdict == MANUAL:
+                steps.append(f"`{c.component}` (manual): {r.text}")
+    steps.append("run `./deploy.sh` (every release is `helm upgrade --install`)")
+    steps += report.drain_plan[4:] or ["run `aicr-tui validate` against the upgraded cluster"]
+    lines += ["", "## Steps, in order", ""]
+    lines += [f"{i}. {step}" for i, step in enumerate(steps, 1)]
+    return "\n".join(lines) + "\n"
+
+
+def with_upgrade_notes(bundle_plan: Any, report: UpgradeReport, source: str) -> Any:
+    """``bundle_plan`` carrying ``UPGRADING.md``, with ``checksums.txt`` covering it."""
+    from core.bundler import render
+
+    files = {k: v for k, v in bundle_plan.files.items() if k != "checksums.txt"}
+    files["UPGRADING.md"] = upgrading_markdown(report, source).encode("utf-8")
+    files["checksums.txt"] = render.checksums(files).encode()
+    bundle_plan.files = dict(sorted(files.items()))
+    return bundle_plan

@@ -84,3 +84,54 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2 and "--from" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_bundle_built_for_an_upgrade_carries_upgrading_md(
+    recipes: dict[str, Path], tmp_path: Path
+) -> None:
+    toleration = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
+    current = tmp_path / "current"
+    made = run_cli("bundle", "-r", str(recipes["azure-managed"]), "-o", str(current), *toleration)
+    assert made.returncode == 0, made.stderr
+    assert not (current / "UPGRADING.md").exists()
+    target = tmp_path / "target"
+    proc = run_cli(
+        "bundle",
+        "-r",
+        str(recipes["operator-managed"]),
+        "-o",
+        str(target),
+        *toleration,
+        "--upgrade-from",
+        str(current),
+        "--charts",
+        str(ARCHIVES),
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = (target / "UPGRADING.md").read_text()
+    assert "Overall verdict: **blocked**" in text
+    assert "| `gpu-operator` | v26.7.0 | v26.7.0 | blocked |" in text
+    steps = [line for line in text.splitlines() if line[:1].isdigit()]
+    order = [
+        next(i for i, s in enumerate(steps) if needle in s)
+        for needle in (
+            "cordon every GPU node",
+            "drain the GPU workloads",
+            "--gpu-driver none",
+            "./deploy.sh",
+            "uncordon",
+        )
+    ]
+    assert order == sorted(order)
+    sums = (target / "checksums.txt").read_text()
+    assert "  UPGRADING.md\n" in sums
+    import subprocess
+
+    check = subprocess.run(
+        ["sha256sum", "-c", "checksums.txt"],
+        cwd=target,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout
