@@ -1,4 +1,7 @@
-"""``aicr-tui upgrade-check --from (BUNDLE_DIR | recipe.yaml) --to (recipe.yaml | BUNDLE_DIR)``.
+"""``aicr-tui upgrade-check (--from (BUNDLE_DIR | recipe.yaml) | -k KUBECONFIG) --to (recipe.yaml | BUNDLE_DIR)``.
+
+With ``-k`` the current side is what is installed: each release of the target's charts as
+Helm recorded it (chart version, values and the rendered manifest), nothing re-rendered.
 
 Each component gets ``safe``, ``manual``, ``blocked`` or ``unknown`` with its reasons, from
 the objects both sides render offline (``--charts`` directories, else each chart pulled):
@@ -33,8 +36,15 @@ def register(sub: Any) -> None:
         ),
     )
     parser.add_argument(
-        "--from", dest="from_", required=True, metavar="SOURCE", help="current bundle dir or recipe"
+        "--from", dest="from_", metavar="SOURCE", help="current bundle dir or recipe"
     )
+    parser.add_argument(
+        "-k",
+        "--kubeconfig",
+        metavar="K",
+        help="instead of --from: the releases installed on this cluster (Helm's release records)",
+    )
+    parser.add_argument("--context", metavar="C", help="kubeconfig context (with -k)")
     parser.add_argument("--to", required=True, metavar="SOURCE", help="target recipe or bundle dir")
     parser.add_argument(
         "-o", "--format", choices=("table", "json"), default="table", help="output format"
@@ -51,8 +61,16 @@ def run(args: argparse.Namespace) -> int:
         raise invalid(
             f"--pull-timeout {args.pull_timeout:g}: expected a positive number of seconds"
         )
+    live = bool(args.kubeconfig or args.context)
+    if live == bool(args.from_):
+        raise invalid("pass --from SOURCE or -k KUBECONFIG (the live cluster), one of them")
     report = upgrade_check(
-        args.from_, args.to, charts=chart_dirs(args.charts), pull_timeout=args.pull_timeout
+        None if live else args.from_,
+        args.to,
+        charts=chart_dirs(args.charts),
+        pull_timeout=args.pull_timeout,
+        kubeconfig=args.kubeconfig,
+        context=args.context,
     )
     if args.format == "json":
         from core.foundation.yamlio import dump_json

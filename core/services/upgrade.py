@@ -56,6 +56,88 @@ def side(source: str, what: str) -> tuple[Any, Any]:
     raise invalid(f"{what} {source}: no such bundle directory or recipe file")
 
 
+def live_side(
+    kubeconfig: str | None, context: str | None, new_input: Any
+) -> tuple[Any, dict[str, Any]]:
+    """The installed releases of the target's components (by release name, or by chart
+    for a renamed one) as the old side: a VerifyInput and each release's objects as Helm
+    recorded them. Releases of other charts are not ours to judge and are left out."""
+    from core.live.helm_releases import read_releases
+    from core.verify.analysis import _documents_of
+    from core.verify.model import VerifyComponent, VerifyInput
+    from core.verify.objects import RenderedStep
+
+    names = {c.name for c in new_input.components}
+    charts = {c.chart.rsplit("/", 1)[-1] for c in new_input.components if c.source}
+    comps: list[Any] = []
+    rendered: dict[str, Any] = {}
+    for rel in read_releases(kubeconfig, context):
+        if rel.name not in names and rel.chart not in charts:
+            continue
+        if rel.name in rendered:
+            continue  # one release name in two namespaces: the first (sorted) is compared
+        step = RenderedStep(rel.name)
+        texts = [(rel.manifest, f"release {rel.namespace}/{rel.name}")]
+        texts += [(t, f"release {rel.namespace}/{rel.name} crds/") for t in rel.crds]
+        for i, docs in enumerate(_documents_of(texts)):
+            if isinstance(docs, ValueError):
+                step.problem = step.problem or str(docs)
+            elif i == 0:
+                step.objects += docs
+            else:
+                step.crds += [d for d in docs if d.get("kind") == "CustomResourceDefinition"]
+        rendered[rel.name] = step
+        merged = _coalesce(rel.defaults, rel.values)
+        comps.append(
+            VerifyComponent(
+                rel.name, "(cluster)", rel.namespace, rel.chart, "", rel.version, merged, {}
+            )
+        )
+    return VerifyInput(comps, ""), rendered
+
+
+def _coalesce(defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    out = dict(defaults)
+    for key, value in values.items():
+        base = out.get(key)
+        out[key] = (
+            _coalesce(base, value) if isinstance(base, dict) and isinstance(value, dict) else value
+        )
+    return out
+
+
+def _driver_enabled(values: Any) -> bool | None:
+    driver = values.get("driver") if isinstance(values, dict) else None
+    enabled = driver.get("enabled") if isinstance(driver, dict) else None
+    return enabled if isinstance(enabled, bool) else None
+
+
+def _live_driver_owner(
+    report: UpgradeReport, old_input: Any, new_input: Any, new_recipe: Any
+) -> None:
+    """From a live cluster the selection is not recorded: driver ownership is read from the
+    installed GPU Operator's values (driver.enabled) and compared with the target's."""
+    old = {c.name: c for c in old_input.components}.get("gpu-operator")
+    new = {c.name: c for c in new_input.components}.get("gpu-operator")
+    if old is None or new is None:
+        return
+    before, after = _driver_enabled(old.values), _driver_enabled(new.values)
+    if before is None or after is None or before == after:
+        return
+    owner = {True: "the GPU Operator", False: "the cloud"}
+    report.from_selection = f"driver owned by {owner[before]} (installed)"
+    report.to_selection = _selection(new_recipe) or f"driver owned by {owner[after]}"
+    plan_target = "operator-managed" if after else "managed"
+    report.drain_plan = drain_plan(new_recipe.criteria.service, report.from_selection, plan_target)
+    for verdict in report.components:
+        if verdict.component == "gpu-operator":
+            verdict.add(
+                BLOCKED,
+                f"GPU driver ownership moves from {owner[before]} to {owner[after]} "
+                "(driver.enabled): blocked until the GPU nodes are drained (the drain plan below)",
+            )
+
+
 def _selection(recipe: Any) -> str:
     p = recipe.metadata.selectedProfile
     return f"{p.name}={p.value}" if p is not None else ""
@@ -90,28 +172,45 @@ def drain_plan(service: str, before: str, after: str) -> list[str]:
 
 
 def upgrade_check(
-    from_source: str,
+    from_source: str | None,
     to_source: str,
     *,
     charts: Sequence[Path] = (),
     pull_timeout: float | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
 ) -> UpgradeReport:
+    """``from_source`` (a bundle or recipe), or with None the live cluster's releases."""
     from core.services.bundle import chart_verifier
 
-    old_input, old_recipe = side(from_source, "--from")
+    old = side(from_source, "--from") if from_source is not None else None
     new_input, new_recipe = side(to_source, "--to")
     verifier = chart_verifier(charts, pull_timeout=pull_timeout)
-    return compare_sides(old_input, old_recipe, new_input, new_recipe, verifier)
+    if old is None:
+        old_input, rendered = live_side(kubeconfig, context, new_input)
+        return compare_sides(
+            old_input, None, new_input, new_recipe, verifier, old_rendered=rendered
+        )
+    return compare_sides(old[0], old[1], new_input, new_recipe, verifier)
 
 
 def compare_sides(
-    old_input: Any, old_recipe: Any, new_input: Any, new_recipe: Any, verifier: Any
+    old_input: Any,
+    old_recipe: Any,
+    new_input: Any,
+    new_recipe: Any,
+    verifier: Any,
+    *,
+    old_rendered: dict[str, Any] | None = None,
 ) -> UpgradeReport:
-    """The verdicts for moving from the old side to the new (VerifyInput and recipe each)."""
+    """The verdicts for moving from the old side to the new (VerifyInput and recipe each).
+    ``old_rendered`` (a live cluster): the old objects as installed, by component; the old
+    side is then not rendered, and its recipe is None."""
     from core.verify.objects import rendered_step
 
     report = UpgradeReport(
-        from_selection=_selection(old_recipe), to_selection=_selection(new_recipe)
+        from_selection=_selection(old_recipe) if old_recipe is not None else "",
+        to_selection=_selection(new_recipe),
     )
     old_by = {c.name: c for c in old_input.components}
     new_by = {c.name: c for c in new_input.components}
@@ -133,7 +232,8 @@ def compare_sides(
         compare_versions(verdict)
         if a.source and b.source and a.source != b.source:
             verdict.add(MANUAL, f"chart source changes from {a.source} to {b.source}")
-        before, after = rendered_step(verifier, a), rendered_step(verifier, b)
+        before = old_rendered[name] if old_rendered is not None else rendered_step(verifier, a)
+        after = rendered_step(verifier, b)
         for side, step in (("current", before), ("target", after)):
             if step.problem:
                 verdict.add(UNKNOWN, f"the {side} chart could not be rendered: {step.problem}")
@@ -148,7 +248,11 @@ def compare_sides(
         compare_crds(verdict, crds_a, crds_b)
         compare_objects(verdict, before.objects, after.objects)
     _renamed_releases(report, old_by, new_by)
-    _value_findings(report, verifier, old_input, new_input)
+    if old_rendered is None:
+        _value_findings(report, verifier, old_input, new_input)
+    else:
+        _live_driver_owner(report, old_input, new_input, new_recipe)
+        return report
     if report.from_selection != report.to_selection:
         service = new_recipe.criteria.service
         report.drain_plan = drain_plan(service, report.from_selection, report.to_selection)
@@ -170,9 +274,9 @@ def _renamed_releases(
 ) -> None:
     """A chart that leaves under one release name and arrives under another is a rename:
     Helm installs the new release beside the old one (delete and create)."""
-    gone = {(c.source, c.chart): n for n, c in old_by.items() if n not in new_by and c.source}
+    gone = {c.chart.rsplit("/", 1)[-1]: n for n, c in old_by.items() if n not in new_by and c.chart}
     for name, comp in new_by.items():
-        before = gone.get((comp.source, comp.chart)) if name not in old_by else None
+        before = gone.get(comp.chart.rsplit("/", 1)[-1]) if name not in old_by else None
         if before is None:
             continue
         for verdict in report.components:

@@ -135,3 +135,86 @@ def test_bundle_built_for_an_upgrade_carries_upgrading_md(
         check=False,
     )
     assert check.returncode == 0, check.stdout
+
+
+def test_live_cluster_releases_as_the_current_side(
+    recipes: dict[str, Path], tmp_path: Path
+) -> None:
+    """The azure-managed gpu-operator installed (its Helm release record, made from the same
+    chart and values a deploy would use) against each target recipe."""
+    import yaml
+
+    from core.services.mirror import recipe_input
+    from core.verify.objects import RenderedStep, render_chart
+    from tests.unit.live_fakes import LoopbackServer, write_kubeconfig
+    from tests.unit.test_live_helm_releases import Secrets, secret
+
+    current = recipe_input(recipes["azure-managed"])
+    gpu = next(c for c in current.components if c.name == "gpu-operator")
+    step = RenderedStep("gpu-operator")
+    render_chart(
+        ARCHIVES / "gpu-operator-v26.7.0.tgz",
+        gpu.values,
+        release="gpu-operator",
+        namespace=gpu.namespace,
+        out=step,
+    )
+    assert not step.problem and step.objects
+    manifests = [yaml.safe_load(t) for t in gpu.manifests.values()]
+    doc = {
+        "name": "gpu-operator",
+        "namespace": gpu.namespace,
+        "version": 1,
+        "info": {"status": "deployed"},
+        "chart": {
+            "metadata": {"name": "gpu-operator", "version": "v26.7.0"},
+            "values": {},
+            "files": [],
+        },
+        "config": gpu.values,
+        "manifest": yaml.safe_dump_all([*step.objects, *manifests]),
+    }
+    with LoopbackServer(Secrets([secret(doc)])) as api:
+        kc = str(write_kubeconfig(tmp_path / "kc", api.url))
+        same = run_cli(
+            "upgrade-check",
+            "-k",
+            kc,
+            "--to",
+            str(recipes["azure-managed"]),
+            "--charts",
+            str(ARCHIVES),
+            "-o",
+            "json",
+            env={"HOME": str(tmp_path)},
+        )
+        moved = run_cli(
+            "upgrade-check",
+            "-k",
+            kc,
+            "--to",
+            str(recipes["operator-managed"]),
+            "--charts",
+            str(ARCHIVES),
+            "-o",
+            "json",
+            env={"HOME": str(tmp_path)},
+        )
+    assert same.returncode == 0, same.stderr + same.stdout
+    by = {c["component"]: c for c in json.loads(same.stdout)["components"]}
+    assert by["gpu-operator"]["verdict"] == "safe" and by["gpu-operator"]["from"] == "v26.7.0"
+    assert by["cert-manager"]["reasons"][0]["text"] == "new in the target: installed fresh"
+    assert moved.returncode == 13, moved.stderr
+    doc2 = json.loads(moved.stdout)
+    gpu2 = next(c for c in doc2["components"] if c["component"] == "gpu-operator")
+    assert gpu2["verdict"] == "blocked"
+    assert any("from the cloud to the GPU Operator" in r["text"] for r in gpu2["reasons"])
+    assert any("nvidia-toolkit-hardening is removed" in r["text"] for r in gpu2["reasons"])
+    assert doc2["drainPlan"] and "--gpu-driver none" in doc2["drainPlan"][2]
+
+
+def test_from_and_live_are_exclusive(tmp_path: Path) -> None:
+    proc = run_cli("upgrade-check", "--from", "a", "-k", "k", "--to", "b")
+    assert proc.returncode == 2 and "one of them" in proc.stderr
+    neither = run_cli("upgrade-check", "--to", "b")
+    assert neither.returncode == 2 and "one of them" in neither.stderr
