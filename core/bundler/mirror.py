@@ -29,6 +29,7 @@ from typing import Any
 
 from core.foundation.errors import invalid
 from core.foundation.record import Record, field
+from core.foundation.textsafe import safe_line
 from core.foundation.yamlio import dump_json, dump_yaml
 
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
@@ -170,6 +171,8 @@ FORMATS = ("text", "json", "hauler", "zarf")
 
 
 def render_text(mirror: MirrorList) -> str:
+    """One line per image, then per chart; every line terminal-safe (a chart's text is
+    hostile: an image field may hold control characters)."""
     lines = [f"# images ({len(mirror.images)})"]
     lines += [image.ref for image in sorted(mirror.images, key=lambda i: i.ref)]
     lines.append(f"# charts ({len(mirror.charts)})")
@@ -178,7 +181,7 @@ def render_text(mirror: MirrorList) -> str:
         lines.append(f"# not rendered, images not listed: {name}")
     for name in mirror.stand_ins:
         lines.append(f"# rendered from a stand-in chart, not the pin: {name}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(safe_line(line) for line in lines) + "\n"
 
 
 def render_json(mirror: MirrorList) -> str:

@@ -282,3 +282,17 @@ def test_bad_source_is_one_line(tmp_path: Path) -> None:
     proc = run_cli("mirror", "list", str(tmp_path / "missing"))
     assert proc.returncode == 2 and "missing" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_text_output_is_terminal_safe() -> None:
+    from core.bundler.mirror import render_text
+
+    mirror = MirrorList()
+    hostile = {
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "evil.io/x:\x1b[31mred"}]},
+    }
+    collect(mirror, "c", [hostile])
+    text = render_text(mirror)
+    assert "\x1b" not in text and "evil.io/x:" in text
