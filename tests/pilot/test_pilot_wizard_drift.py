@@ -83,3 +83,30 @@ async def test_drift_needs_a_qualified_selection(tmp_path):
         await pilot.press("D")
         await settle(pilot)
         assert isinstance(app.screen, RecipeScreen)
+
+
+async def test_fetch_live_as_the_second_capture(tmp_path):
+    """F fetches the live cluster through the same injectable call as the capture step."""
+    from aicr_tui.app import create_app
+    from core.capture.capture import CaptureResult, Projections
+    from core.documents.snapshot import load_snapshot
+    from screens.state import WizardServices
+
+    asked = []
+
+    def live(request, cancel, progress):
+        asked.append(request.kubeconfig)
+        snap = load_snapshot(str(SAMPLES / "snapshots" / "aks-h100-none.yaml"))
+        return CaptureResult(snapshot=snap, projections=Projections(), warnings=[])
+
+    app = create_app(demo=True, services=WizardServices(live_capture=live))
+    app.state.output_dir = tmp_path
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = await open_drift_on_qualified_install(pilot, app)
+        screen._fetch_requested({"kubeconfig": "/tmp/kc"})
+        await settle(pilot, 3)
+        await wait_until(pilot, lambda: screen.report is not None)
+        assert asked == ["/tmp/kc"]
+        assert [c.name for c in screen.report.now_failing] == ["K8s.aks-gpu-pools.gpu-driver"]
+        assert "-> REFUSED on live capture" in screen.verdict_text()

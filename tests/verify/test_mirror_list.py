@@ -252,6 +252,9 @@ def test_h100_training_bundle_lists_every_rendered_image(h100_bundle: Path) -> N
         name = ref.split("@")[0].rsplit("/", 1)[-1]
         repo, _, tag = name.partition(":")
         assert repo in text and (not tag or tag in text), ref
+    # Images upstream pins by digest stay pinned by digest, exactly as rendered.
+    digested = [r for r in listed if "@sha256:" in r]
+    assert digested and all(r.split("@")[1] in text for r in digested)
     charts_listed = {(c["name"], c["version"]) for c in doc["charts"]}
     assert ("gpu-operator", "v26.7.0") in charts_listed
     assert len(doc["charts"]) == 10
