@@ -31,6 +31,9 @@ COMMANDS: dict[str, str] = {
     "verify": "aicr_tui.commands.verify",
     "validate": "aicr_tui.commands.validate",
     "serve": "aicr_tui.commands.serve",
+    "diff": "aicr_tui.commands.diff",
+    "mirror": "aicr_tui.commands.mirror",
+    "upgrade-check": "aicr_tui.commands.upgrade_check",
 }
 
 

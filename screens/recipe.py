@@ -202,6 +202,7 @@ class RecipeScreen(HostedScreen):
         # Named in the troubleshooting panel when the capture contradicts the selection.
         Binding("t", "take_capture", "Take capture's value", id="recipe.take", show=False),
         Binding("c", "recipe_list", "Recipes", id="recipe.list", show=False),
+        Binding("D", "drift", "Drift", id="recipe.drift", key_display="D", show=False),
         Binding("escape", "back", "Back", id="recipe.back", show=False),
         Binding("g", "guide", "Guide", id="recipe.guide", show=False),
         Binding("slash", "filter", "Filter", id="recipe.filter", key_display="/", show=False),
@@ -830,6 +831,20 @@ class RecipeScreen(HostedScreen):
 
     def action_load_capture(self) -> None:
         self.wizard.show_capture()
+
+    def action_drift(self) -> None:
+        """Compare a second capture with the one this selection qualified on."""
+        state = self.state
+        if state.snapshot is None or state.recipe is None:
+            self.notify(
+                "Drift compares a second capture with a qualified one: load a capture and "
+                "pick a selection that qualifies first.",
+                severity="warning",
+            )
+            return
+        from screens.drift import DriftScreen
+
+        self.app.push_screen(DriftScreen())
 
     def recapture_title(self) -> str:
         """The recapture dialog's title, true to the verdict: a missing reading, a failing

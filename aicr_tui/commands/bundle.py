@@ -157,6 +157,19 @@ def register(sub: Any) -> None:
         help="before writing, render every chart with Helm and check the values (as aicr-tui "
         "verify does); findings exit 8 and write nothing",
     )
+    parser.add_argument(
+        "--vendor-charts",
+        action="store_true",
+        help="carry each pinned chart archive in charts/ and install from it (no chart "
+        "repository needed; helm and helmfile deployers): archives from --charts, else "
+        "$AICR_VENDOR_CHARTS_DIR, else pulled with Helm",
+    )
+    parser.add_argument(
+        "--upgrade-from",
+        metavar="SOURCE",
+        help="the deployed bundle (directory) or its recipe: write UPGRADING.md with each "
+        "component's upgrade-check verdict and the steps in order",
+    )
     add_chart_flags(parser)
 
 
@@ -188,7 +201,18 @@ def run(args: Any) -> int:
     )
     if args.verify:
         bundle.warm_up_verify()  # the Helm engine starts while the plan is built
-    plan = bundle.plan(load_recipe(args.recipe), options)
+    if args.vendor_charts:
+        from aicr_tui.commands.verify import chart_dirs
+        from core.services.vendor import vendored_plan
+
+        plan = vendored_plan(
+            load_recipe(args.recipe),
+            options,
+            chart_dirs(args.charts),
+            pull_timeout=args.pull_timeout,
+        )
+    else:
+        plan = bundle.plan(load_recipe(args.recipe), options)
     for warning in plan.warnings:
         warn(warning)
     if plan.errors:
@@ -206,10 +230,19 @@ def run(args: Any) -> int:
         if report.findings:
             done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
             return report.exit_code
-    elif args.charts:
+    elif args.charts and not (args.vendor_charts or args.upgrade_from):
         from core.foundation.errors import invalid
 
-        raise invalid("--charts needs --verify")
+        raise invalid("--charts needs --verify or --vendor-charts")
+    if args.upgrade_from:
+        from aicr_tui.commands.verify import chart_dirs
+        from core.services.upgrade import compare_sides, side, with_upgrade_notes
+        from core.verify.api import plan_input
+
+        old_input, old_recipe = side(args.upgrade_from, "--upgrade-from")
+        checker = bundle.chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
+        verdicts = compare_sides(old_input, old_recipe, plan_input(plan), plan.recipe, checker)
+        plan = with_upgrade_notes(plan, verdicts, args.upgrade_from)
     result = bundle.write(plan, Path(args.output), force=args.force, report=report)
     done(
         f"wrote {len(result.files)} files to {result.out_dir} "

@@ -2,6 +2,9 @@
 the bundle's values through Helm's own engine and report, one line each, what the chart
 would ignore, refuse or fail on.
 
+A bundle written with ``--vendor-charts`` is verified from its own ``charts/`` archives
+unless ``--charts`` is given (no network needed).
+
 Exit 0 when nothing is found, 8 with findings, 2 for bad input (and when the Helm engine
 extra is not installed: the one line says how to install it). The text report goes to
 stdout and the JSON report to ``--report`` (default ``BUNDLE_DIR/verify-report.json``).
@@ -63,6 +66,10 @@ def run(args: Any) -> int:
         )
     charts = chart_dirs(args.charts)
     bundle = Path(args.bundle)
+    vendored = bundle / "charts"
+    if not charts and (bundle / "provenance.yaml").is_file() and vendored.is_dir():
+        charts = [vendored]  # a --vendor-charts bundle verifies from its own archives
+        info(f"charts: the bundle's vendored archives in {vendored}")
     data = bundle_input(bundle)
     verifier = chart_verifier(charts, pull_timeout=args.pull_timeout)
     report = verifier.verify(data)

@@ -21,7 +21,7 @@ Input problems raise :class:`~core.foundation.errors.AicrError`; policy refusals
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,12 @@ from core.bundler.overrides import BundleOverrides, OverrideEntry, parse_bool_go
 from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
+from core.bundler.vendor import (
+    VENDOR_DEPLOYERS,
+    VendoredChart,
+    readme_section,
+    vendored_files,
+)
 from core.foundation import names
 from core.foundation.digest import sha256_hex
 from core.foundation.errors import AicrError, internal, invalid
@@ -81,8 +87,12 @@ def plan_bundle(
     storage_class: str | None = None,
     catalog: Catalog | None = None,
     deployer: DeployerConfig | None = None,
+    vendored: Mapping[str, VendoredChart] | None = None,
 ) -> BundlePlan:
     """Plan a bundle in memory.
+
+    ``vendored`` (``--vendor-charts``): the checked archive of every rendered chart, by
+    component; the bundle carries them and its scripts install from them.
 
     A toleration list of ``None`` (flag absent) injects upstream's default, the single
     wildcard ``{operator: Exists}``, for the accelerated and the system paths alike.
@@ -172,7 +182,7 @@ def plan_bundle(
             "gpu-operator is left out while the recipe records gpuDriverState: absent; "
             "nothing will install a GPU driver on these nodes"
         )
-    return _render(state, config)
+    return _render(state, config, vendored)
 
 
 class _ApplyError(Exception):
@@ -438,7 +448,11 @@ def _check_required_selectors(state: BundleState) -> None:
 
 
 # ---------------------------------------------------------------------------- render
-def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
+def _render(
+    state: BundleState,
+    config: DeployerConfig,
+    vendored: Mapping[str, VendoredChart] | None = None,
+) -> BundlePlan:
     # Import cost, as for the catalog above: the recipe models load only to render.
     from core.documents.recipe_result import render_recipe
 
@@ -497,6 +511,8 @@ def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
                 expected_resources=[dict(r) for r in ref.expectedResources],
             )
         )
+    if vendored is not None:
+        _attach_vendored(components, vendored, config)
     warnings = list(state.warnings)
     notes = render.operational_notes(state, components) + list(state.notes)
 
@@ -544,6 +560,10 @@ def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
         entrypoint=config.entrypoint,
         releases=out.releases,
     ).encode()
+    if vendored is not None:
+        carried = {c.name: vendored[c.name] for c in components if c.vendored}
+        files.update(vendored_files(carried))
+        files["README.md"] += readme_section(carried).encode()
     files["checksums.txt"] = render.checksums(files).encode()
     return BundlePlan(
         recipe=state.recipe,
@@ -557,6 +577,29 @@ def _render(state: BundleState, config: DeployerConfig) -> BundlePlan:
         deployer=config.name,
         entrypoint=config.entrypoint,
     )
+
+
+def _attach_vendored(
+    components: list[ComponentPlan],
+    vendored: Mapping[str, VendoredChart],
+    config: DeployerConfig,
+) -> None:
+    """Point every chart step at its vendored archive; every chart must have one."""
+    if config.name not in VENDOR_DEPLOYERS:
+        raise invalid(
+            f"--vendor-charts is not supported with --deployer {config.name}: Argo CD and Flux "
+            "fetch charts from a repository the cluster reaches; use --deployer helm or "
+            "helmfile, or mirror the charts (aicr-tui mirror list -o hauler)"
+        )
+    for comp in components:
+        if not comp.has_chart:
+            continue
+        archive = vendored.get(comp.name)
+        if archive is None:
+            raise invalid(
+                f"--vendor-charts: no archive for {comp.name} ({comp.chart} {comp.version})"
+            )
+        comp.vendored = archive.file
 
 
 def _check_plan_names(name: str, namespace: str, chart: str, ref: ComponentRef) -> None:

@@ -47,6 +47,8 @@ class ComponentPlan(Record):
     """Rendered components this one depends on (edges to skipped ones pruned)."""
     expected_resources: list[dict[str, Any]] = field(default_factory=list)
     """The recipe's ``expectedResources`` (kind, name, namespace) for readiness hooks."""
+    vendored: str = ""
+    """``--vendor-charts``: the chart archive's path in the bundle (``charts/<c>-<v>.tgz``)."""
 
     @property
     def has_chart(self) -> bool:

@@ -99,10 +99,13 @@ def _command(name: str, **slots: str) -> str:
     return shell.fill(name, **slots).rstrip("\n")
 
 
-def _chart_source(c: ComponentPlan) -> tuple[list[str], str]:
+def _chart_source(c: ComponentPlan, prefix: str = "") -> tuple[list[str], str]:
     """(``--repo`` options, chart word) of the pinned chart: an ``oci://`` chart is named by
-    its reference, any other by its name in ``--repo``."""
+    its reference, any other by its name in ``--repo``; a vendored chart is its archive in
+    the bundle (``prefix`` is the step folder from where the command runs, "" inside it)."""
     q = shell.quote
+    if c.vendored:
+        return [], q(c.vendored if prefix else f"../{c.vendored}")
     chart_ref = c.chart or c.name
     if c.source.startswith("oci://"):
         return [], q(f"{c.source.rstrip('/')}/{chart_ref}")
@@ -132,7 +135,7 @@ def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
     options = ["-f", q(f"{prefix}values.yaml")]
     if c.cluster_values is not None:
         options += ["-f", q(f"{prefix}cluster-values.yaml")]
-    repo, chart = _chart_source(c)
+    repo, chart = _chart_source(c, prefix)
     line = _command(
         "helm-install.cmd",
         version=q(c.version),
@@ -262,7 +265,7 @@ def uninstall_commands(
     ]
     if c.has_chart:
         lines.append(_command("helm-uninstall.cmd", namespace=q(c.namespace), release=q(c.name)))
-        repo, chart = _chart_source(c)
+        repo, chart = _chart_source(c, prefix)
         lines.append(
             _command(
                 "helm-show-crds.cmd",

@@ -262,6 +262,14 @@ def profile_remedy(
     return "; or ".join(parts)
 
 
+def constraint_remedy(
+    result: ConstraintResult, snapshot: Snapshot | None, constraint: Constraint
+) -> str:
+    """The remedy for a failing recipe constraint outside a profile: its own remediation,
+    else the one the setup briefs give for that reading (what ``diff -r`` reports)."""
+    return constraint.remediation or _specific_remedy(result, snapshot)
+
+
 def overlay_remedy(result: ConstraintResult, constraint: Constraint, overlay: str) -> str:
     base = constraint.remediation or _specific_remedy(result, None)
     return f"{base} (overlay {overlay} was excluded)"

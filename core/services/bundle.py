@@ -40,6 +40,7 @@ from core.foundation.errors import AicrError
 from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
+    from core.bundler.vendor import VendoredChart
     from core.documents.recipe_result import RecipeResult
     from core.verify.analysis import Verifier
     from core.verify.model import VerifyReport
@@ -119,8 +120,14 @@ def options_from_flags(
     )
 
 
-def plan(recipe: RecipeResult, options: BundleOptions | None = None) -> BundlePlan:
-    """The bundle ``recipe`` makes with ``options``, in memory (refusals are ``.errors``)."""
+def plan(
+    recipe: RecipeResult,
+    options: BundleOptions | None = None,
+    *,
+    vendored: Mapping[str, VendoredChart] | None = None,
+) -> BundlePlan:
+    """The bundle ``recipe`` makes with ``options``, in memory (refusals are ``.errors``);
+    ``vendored`` archives go into it (``--vendor-charts``, see :mod:`core.services.vendor`)."""
     o = options if options is not None else BundleOptions()
     return plan_bundle(
         recipe,
@@ -132,6 +139,7 @@ def plan(recipe: RecipeResult, options: BundleOptions | None = None) -> BundlePl
         system_node_selector=o.system_node_selector,
         storage_class=o.storage_class,
         deployer=o.deployer,
+        vendored=vendored,
     )
 
 

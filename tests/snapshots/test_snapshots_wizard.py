@@ -64,6 +64,19 @@ async def help_open(pilot) -> None:
     await settle(pilot)
 
 
+async def drift_refused(pilot) -> None:
+    await settle(pilot)
+    await pick_sample(pilot, "aks-install")
+    await pilot.press("n")
+    await settle(pilot, 3)
+    await pilot.press("D")
+    await settle(pilot)
+    options = pilot.app.screen.query_one("#drift-samples")
+    options.highlighted = [o.id for o in options.options].index("aks-none")
+    await pilot.press("enter")
+    await settle(pilot, 3)
+
+
 SCENES = {
     "capture": capture_loaded,
     "recipe-failing": recipe_failing,
@@ -71,6 +84,7 @@ SCENES = {
     "recipe-capture-conflict": recipe_capture_conflict,
     "guide": guide_open,
     "help": help_open,
+    "drift-refused": drift_refused,
 }
 
 

@@ -63,7 +63,9 @@ def _release(unit: Unit, repos: dict[str, dict[str, Any]]) -> dict[str, Any]:
     comp = unit.component
     rel: dict[str, Any] = {"name": unit.name, "namespace": unit.namespace}
     values = [f"{unit.folder}/values.yaml"]
-    if unit.kind == "upstream":
+    if unit.kind == "upstream" and comp.vendored:
+        rel["chart"] = f"./{comp.vendored}"  # --vendor-charts: the archive in the bundle
+    elif unit.kind == "upstream":
         source = comp.source.rstrip("/")
         name = repository_name(source)
         if source.startswith("oci://"):

@@ -1,0 +1,133 @@
+"""Vendored charts (``bundle --vendor-charts``): each pinned chart's archive inside the
+bundle, so its scripts install with no chart repository reachable.
+
+The archives sit in ``charts/<chart>-<version>.tgz`` at the bundle root. Each is checked
+before it is taken: a gzip tar whose members stay inside one top-level folder, whose
+``Chart.yaml`` names the pinned chart and version. ``provenance.yaml`` records each
+chart's component, source repository, version, file and sha256 (where the archive was
+found, too); ``checksums.txt`` covers the archives and ``provenance.yaml`` like every
+other file.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from collections.abc import Mapping
+from typing import Any
+
+from core.foundation.digest import sha256_hex
+from core.foundation.errors import AicrError, invalid
+from core.foundation.record import Record, field
+from core.foundation.yamlio import dump_yaml, load_yaml_plain
+
+VENDOR_DIR = "charts"
+PROVENANCE_FILE = "provenance.yaml"
+MAX_ARCHIVE_BYTES = 64 * 1_048_576
+MAX_CHART_YAML_BYTES = 1_048_576
+# Deployers whose outputs install from the vendored files. Argo CD and Flux fetch charts
+# from a repository themselves (a Git or OCI source the cluster reaches).
+VENDOR_DEPLOYERS = ("helm", "helmfile")
+
+
+class VendoredChart(Record, frozen=True):
+    component: str
+    chart: str
+    version: str
+    source: str
+    origin: str
+    """Where the archive was read from (the --charts directory file, or the pull cache)."""
+    data: bytes = field(repr=False)
+
+    @property
+    def file(self) -> str:
+        return f"{VENDOR_DIR}/{self.chart}-{self.version}.tgz"
+
+    @property
+    def sha256(self) -> str:
+        return sha256_hex(self.data)
+
+
+def _bare(version: str) -> str:
+    return version[1:] if version.startswith("v") else version
+
+
+def check_archive(data: bytes, chart: str, version: str, where: str) -> None:
+    """Refuse an archive that is not this pin's chart (one line naming ``where``)."""
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise invalid(f"chart archive {where} exceeds {MAX_ARCHIVE_BYTES} bytes")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            members = tar.getmembers()
+            tops = set()
+            for m in members:
+                parts = m.name.split("/")
+                if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir()):
+                    raise invalid(
+                        f"chart archive {where} holds {m.name!r}, which is not a plain file "
+                        "inside the chart folder"
+                    )
+                tops.add(parts[0])
+            if len(tops) != 1:
+                raise invalid(f"chart archive {where} does not hold exactly one chart folder")
+            top = tops.pop()
+            meta = next((m for m in members if m.name == f"{top}/Chart.yaml"), None)
+            if meta is None or meta.size > MAX_CHART_YAML_BYTES:
+                raise invalid(f"chart archive {where} has no readable {top}/Chart.yaml")
+            handle = tar.extractfile(meta)
+            text = handle.read().decode("utf-8") if handle is not None else ""
+    except (tarfile.TarError, OSError, EOFError, UnicodeDecodeError) as exc:
+        raise invalid(f"chart archive {where} is not a gzip tar Helm can read", str(exc)) from None
+    try:
+        doc: Any = load_yaml_plain(text, f"{where}: Chart.yaml")
+    except AicrError as exc:
+        raise invalid(f"chart archive {where} has an unreadable Chart.yaml", exc) from None
+    name = str(doc.get("name", "")) if isinstance(doc, dict) else ""
+    got = str(doc.get("version", "")) if isinstance(doc, dict) else ""
+    if name != chart or _bare(got) != _bare(version):
+        raise invalid(
+            f"chart archive {where} is chart {name or '?'} {got or '?'}, "
+            f"but the bundle pins {chart} {version}"
+        )
+
+
+def vendored_files(vendored: Mapping[str, VendoredChart]) -> dict[str, bytes]:
+    """The archives and ``provenance.yaml`` the bundle carries."""
+    files = {v.file: v.data for v in vendored.values()}
+    doc = {
+        "apiVersion": "aicr.run/v1",
+        "kind": "ChartProvenance",
+        "charts": [
+            {
+                "component": v.component,
+                "chart": v.chart,
+                "version": v.version,
+                "source": v.source,
+                "file": v.file,
+                "sha256": v.sha256,
+                "origin": v.origin,
+            }
+            for _name, v in sorted(vendored.items())
+        ],
+    }
+    files[PROVENANCE_FILE] = dump_yaml(doc).encode("utf-8")
+    return files
+
+
+def readme_section(vendored: Mapping[str, VendoredChart]) -> str:
+    """The bundle README's note on its vendored charts (appended when there are any)."""
+    rows = "".join(
+        f"| `{v.component}` | `{v.file}` | {v.source} | {v.version} |\n"
+        for _name, v in sorted(vendored.items())
+    )
+    return (
+        "\n## Vendored charts\n\n"
+        "This bundle carries every pinned chart archive in `charts/` (built with "
+        "`--vendor-charts`): `deploy.sh`, each `install.sh`, `undeploy.sh` (its `helm show "
+        "crds`) and helmfile read them from there, so no chart repository has to be reachable "
+        "(the note above about the chart repositories `deploy.sh` used does not apply). "
+        "`provenance.yaml` records each chart's source, version and sha256; `sha256sum -c "
+        "checksums.txt` checks them. Container images are still pulled from their registries: "
+        "`aicr-tui mirror list . -o hauler` (or `-o zarf`) lists them for a mirror.\n\n"
+        "| component | archive | source | version |\n|---|---|---|---|\n" + rows
+    )
