@@ -21,7 +21,7 @@ from core.bundler.deployers.skeletons import load_document
 
 
 def render(ctx: DeployContext) -> DeployOutput:
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
 
     cfg = ctx.config
     out = DeployOutput()
@@ -35,10 +35,10 @@ def render(ctx: DeployContext) -> DeployOutput:
     spec["destination"].update(
         server=cfg.option("destinationServer"), namespace=cfg.option("namespace")
     )
-    out.put("app-of-apps.yaml", dump_yaml(root))
+    out.put("app-of-apps.yaml", go_yaml(root))
     for unit in units:
         unit_files(out, unit, "argocd")
-        out.put(f"{unit.folder}/application.yaml", dump_yaml(application(unit, cfg, repo)))
+        out.put(f"{unit.folder}/application.yaml", go_yaml(application(unit, cfg, repo)))
         out.releases.append(release_entry(unit))
         if unit.kind in ("upstream", "local"):
             out.folders[unit.component.name] = unit.folder
