@@ -82,6 +82,8 @@ def application(unit: Unit, cfg: DeployerConfig, repo: str) -> dict[str, Any]:
 
 
 def deploy_text(cfg: DeployerConfig, root: str) -> str:
+    from core.bundler.shell import quote
+
     repo = (
         f"`{cfg.repo}`"
         if cfg.repo
@@ -91,7 +93,7 @@ def deploy_text(cfg: DeployerConfig, root: str) -> str:
     return (
         "```sh\nsha256sum -c checksums.txt        # verify the bundle\n"
         "git add . && git commit && git push   # to the repository below\n"
-        f"kubectl apply -n {cfg.option('namespace')} -f {root}\n```\n\n"
+        f"kubectl apply -n {quote(cfg.option('namespace'))} -f {quote(root)}\n```\n\n"
         f"Argo CD syncs the bundle from {repo} at revision `{cfg.option('targetRevision')}`: "
         f"`{root}` (Application `{cfg.app_name}`) creates one Application per "
         "`NNN-<folder>/application.yaml`, ordered by `argocd.argoproj.io/sync-wave` (the "

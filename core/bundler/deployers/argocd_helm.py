@@ -28,6 +28,7 @@ LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> DeployOutput:
     from core.bundler import render as r
     from core.bundler.render import go_yaml
+    from core.bundler.shell import quote
 
     cfg = ctx.config
     out = DeployOutput()
@@ -105,7 +106,8 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
     out.deploy_text = (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
         f"helm lint .                  # values.schema.json and the lock guard\n"
-        f"helm upgrade --install {cfg.app_name} . --namespace {cfg.option('namespace')}\n```\n\n"
+        f"helm upgrade --install {quote(cfg.app_name)} . --namespace "
+        f"{quote(cfg.option('namespace'))}\n```\n\n"
         "The root chart renders one Argo CD Application per upstream chart and the raw "
         "manifests, all ordered by `argocd.argoproj.io/sync-wave` (the dependency tier"
         + (", one folder per wave with `--serial`" if cfg.serial else "")

@@ -165,6 +165,8 @@ def _flux_kustomization(unit: Unit, cfg: DeployerConfig, path: str) -> dict[str,
 
 
 def deploy_text(cfg: DeployerConfig) -> str:
+    from core.bundler.shell import quote
+
     repo = cfg.repo or OCI_PLACEHOLDER
     missing = (
         ""
@@ -174,7 +176,9 @@ def deploy_text(cfg: DeployerConfig) -> str:
     )
     return (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
-        f"flux push artifact {repo}:latest --path=. --source=aicr-bundle --revision=bundle\n"
+        # quoted as the scripts quote: the README invites pasting this block into a shell
+        f"flux push artifact {quote(repo + ':latest')} --path=. --source=aicr-bundle "
+        "--revision=bundle\n"
         "kubectl apply -k .            # sources and Kustomizations, once\n```\n\n"
         f"Flux pulls the bundle from the OCIRepository `{cfg.flux_oci_source_name}` in "
         f"`{cfg.flux_namespace}`{missing}. One Flux Kustomization per folder applies it and "
