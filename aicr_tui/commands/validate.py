@@ -37,6 +37,8 @@ PHASE_CHOICES = ("readiness", "deployment", "performance", "conformance", "all")
 
 
 def register(sub: Any) -> None:
+    from core.services.replay import MAX_REPLAY_SPEED, MIN_REPLAY_SPEED
+
     p = sub.add_parser(
         "validate",
         help="validate a cluster against a recipe: readiness, deployment, conformance, performance",
@@ -131,7 +133,8 @@ def register(sub: Any) -> None:
         metavar="X",
         help=(
             "replay pacing factor (1 = as recorded, 10 = ten times faster, 0 = no pacing; "
-            "default: whatever makes the replay last about 3 seconds)"
+            f"otherwise from {MIN_REPLAY_SPEED:g} to {MAX_REPLAY_SPEED:g}; default: whatever "
+            "makes the replay last about 3 seconds)"
         ),
     )
     out.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
@@ -393,6 +396,7 @@ def run(args: argparse.Namespace) -> int:
     ):
         _check_output_path(path, flag)
     if args.replay:
+        _refuse_run_inputs(args)
         return _run_replay(args)
     if not args.recipe:
         raise invalid("--recipe is required (or --replay FILE to replay a recording)")
@@ -420,17 +424,46 @@ def _write_reports(args: argparse.Namespace, report: dict[str, Any], recorder: A
         emit(ctrf, None)
 
 
+# What a live run takes as input; a replay re-emits the recorded run's own, so any of these
+# beside --replay would be silently ignored (a training recording "passing" for another
+# recipe): refused instead.
+_RUN_INPUTS = (
+    ("recipe", "--recipe"),
+    ("snapshot", "--snapshot"),
+    ("kubeconfig", "--kubeconfig"),
+    ("context", "--context"),
+    ("aks_gpu_pools", "--aks-gpu-pools"),
+    ("oke_addons", "--oke-addons"),
+    ("data", "--data"),
+    ("phase", "--phase"),
+    ("skip_check", "--skip-check"),
+    ("no_cluster", "--no-cluster"),
+    ("fail_fast", "--fail-fast"),
+    ("no_cleanup", "--no-cleanup"),
+)
+
+
+def _refuse_run_inputs(args: argparse.Namespace) -> None:
+    from core.foundation.errors import invalid
+
+    for attr, flag in _RUN_INPUTS:
+        if getattr(args, attr, None):
+            short = {"--recipe": " (-r)", "--snapshot": " (-s)", "--kubeconfig": " (-k)"}
+            raise invalid(
+                f"{flag}{short.get(flag, '')} cannot be given with --replay: a replay re-emits "
+                "the recorded run (its recipe, snapshot, cluster and phases) and checks "
+                "nothing again; validate without --replay to run with it"
+            )
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     import asyncio
 
-    from core.foundation.errors import invalid
     from core.services.replay import open_replay, play
     from core.validation.outcome import exit_code_for
     from core.validation.reports.ctrf import CtrfBuilder
     from core.validation.stream import EventStream
 
-    if args.replay_speed is not None and args.replay_speed < 0:
-        raise invalid(f"--replay-speed {args.replay_speed:g} must be >= 0 (0 = no pacing)")
     opened = open_replay(args.replay, args.replay_speed)
     stream = EventStream()
     builder = CtrfBuilder()
@@ -438,7 +471,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     sys.stderr.write(opened.header + "\n")
     asyncio.run(_drive(args, play(opened, stream), stream, opened.header))
     _write_reports(args, builder.report())
-    allow = True if args.allow_unmeasured else None
+    # The verdict is recomputed from the events with this command's --allow-unmeasured,
+    # never the recorded run's (a header field anyone can flip).
+    allow = bool(args.allow_unmeasured)
     events = list(opened.events)
     report_unmeasured(events, allow)
     return exit_code_for(events, allow_unmeasured=allow)

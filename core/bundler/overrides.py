@@ -22,7 +22,11 @@ from typing import Any, Literal
 
 from core.documents.model import ConfigDict, Model
 from core.foundation.errors import AicrError, invalid
-from core.foundation.limits import path_bound_violation, value_bound_violation
+from core.foundation.limits import (
+    check_value_bounds,
+    path_bound_violation,
+    value_bound_violation,
+)
 from core.foundation.patterns import LazyPattern
 from core.foundation.surrogates import escaped_surrogates, lone_surrogate, refuse_lone_surrogate
 from core.foundation.tree import validate_path
@@ -171,7 +175,16 @@ def _split(kind: OverrideKind, entry: str) -> tuple[str, str, str | None]:
 def parse_set(entry: str) -> OverrideEntry:
     key, path, value = _split("set", entry)
     assert value is not None
-    return OverrideEntry(kind="set", key=key, path=path, value=type_scalar(value), text=value)
+    typed = type_scalar(value)
+    if isinstance(typed, float) and not math.isfinite(typed):
+        # Go's ParseFloat takes NaN and Inf, but no values file can hold one: Helm and
+        # kubectl refuse it (json: unsupported value), so the bundle would not install.
+        raise invalid(
+            f"--set {_shown(entry)!r}: {value[:40]!r} is not a finite number, and Helm cannot "
+            "read a values file that holds one; give a finite number, or the text with "
+            "--set-json (a JSON string)"
+        )
+    return OverrideEntry(kind="set", key=key, path=path, value=typed, text=value)
 
 
 def parse_set_json(entry: str) -> OverrideEntry:
@@ -199,7 +212,7 @@ def parse_set_json(entry: str) -> OverrideEntry:
         raise invalid(
             f"--set-json {_shown(entry)!r}: the JSON value holds a number too long"
         ) from exc
-    reason = value_bound_violation(parsed, allow_non_finite=False)
+    reason = value_bound_violation(parsed, allow_non_finite=False, go_keys=True)
     if reason is not None:
         raise invalid(f"--set-json {_shown(entry)!r}: the JSON value {reason}")
     # json.loads joins an escaped surrogate pair into its character; one alone stays
@@ -264,6 +277,13 @@ def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry
         load_yaml_plain(
             text, f'--set-file {key}:{path} file "{value}"', refuse_lone_surrogates=True
         )
+    )
+    # .nan/.inf in the file: Helm cannot read a values file that holds one
+    check_value_bounds(
+        parsed,
+        f'--set-file {_shown(entry)!r}: file "{value}"',
+        allow_non_finite=False,
+        go_keys=True,
     )
     return OverrideEntry(kind="set-file", key=key, path=path, value=parsed, text=value)
 

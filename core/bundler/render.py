@@ -25,15 +25,15 @@ _DUMPED_MAX = 512
 
 
 def cached_yaml(data: Any) -> str:
-    """``dump_yaml`` memoised on the data's JSON form (the wizard re-plans per keystroke and
-    most components' values do not change between two plans)."""
+    """:func:`go_yaml` memoised on the data's JSON form (the wizard re-plans per keystroke
+    and most components' values do not change between two plans)."""
     try:
-        key = json.dumps(data, ensure_ascii=False, allow_nan=True)
+        key = "go\0" + json.dumps(data, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):
-        return dump_yaml(data)
+        return go_yaml(data)
     text = _DUMPED.get(key)
     if text is None:
-        text = dump_yaml(data)
+        text = go_yaml(data)
         if len(_DUMPED) >= _DUMPED_MAX:
             _DUMPED.clear()
         _DUMPED[key] = text
@@ -69,6 +69,13 @@ def _helm_safe(value: Any) -> Any:
     if isinstance(value, list):
         return [_helm_safe(v) for v in value]
     return value
+
+
+def go_yaml(data: Any) -> str:
+    """A YAML file a Go program reads (Helm, kubectl, Argo CD, Flux, helmfile, kustomize, and
+    bundle-info.yaml for tooling): every string Go's YAML 1.1 reader would retype (``yes``,
+    ``On``, ``~``, ``0x10``) is double-quoted, so Go reads what was meant."""
+    return dump_yaml(_helm_safe(data))
 
 
 def values_yaml(values: dict[str, Any]) -> str:

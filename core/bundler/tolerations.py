@@ -11,6 +11,7 @@ from typing import Any
 
 from core.documents.model import ConfigDict, Model
 from core.foundation.errors import invalid
+from core.foundation.names import LABEL_KEY, LABEL_VALUE, TAINT_KEY, TAINT_VALUE, shown
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -48,7 +49,12 @@ WILDCARD = Toleration(operator="Exists")
 
 
 def parse_toleration(text: str, flag: str = "--accelerated-node-toleration") -> Toleration:
-    """``key=value:Effect`` (operator Equal) or ``key:Effect`` (operator Exists)."""
+    """``key=value:Effect`` (operator Equal) or ``key:Effect`` (operator Exists).
+
+    The key is a taint key (a Kubernetes qualified name) and the value a taint value (a
+    label value), checked here so nothing outside those grammars reaches a manifest; an
+    empty key (every taint with that effect) is only meaningful with operator Exists.
+    """
     if text.count(":") != 1:
         raise invalid(f"{flag} {text!r}: expected key[=value]:Effect with exactly one ':'")
     left, effect = text.split(":", 1)
@@ -56,7 +62,11 @@ def parse_toleration(text: str, flag: str = "--accelerated-node-toleration") -> 
         raise invalid(f"{flag} {text!r}: effect {effect!r} must be one of {', '.join(EFFECTS)}")
     if "=" in left:
         key, value = left.split("=", 1)
+        TAINT_KEY.check(key, f"{flag} {shown(text)}:")
+        TAINT_VALUE.check(value, f"{flag} {shown(text)}:")
         return Toleration(key=key, operator="Equal", value=value, effect=effect)
+    if left:
+        TAINT_KEY.check(left, f"{flag} {shown(text)}:")
     return Toleration(key=left, operator="Exists", effect=effect)
 
 
@@ -70,11 +80,14 @@ def parse_tolerations(
 
 
 def parse_selector(text: str, flag: str) -> tuple[str, str]:
+    """``key=value``: a Kubernetes label key and label value (apimachinery's grammars)."""
     if "=" not in text:
         raise invalid(f"{flag} {text!r}: expected key=value")
     key, value = text.split("=", 1)
     if not key:
         raise invalid(f"{flag} {text!r}: the label key is empty")
+    LABEL_KEY.check(key, f"{flag} {shown(text)}:")
+    LABEL_VALUE.check(value, f"{flag} {shown(text)}:")
     return key, value
 
 

@@ -102,12 +102,37 @@ MAX_NESTING_DEPTH = 100
 MAX_INT_BITS = 256
 MAX_PATH_SEGMENTS = 100
 MAX_PATH_CHARS = 4096
+# Go's YAML reader (Helm, Argo CD, kubectl) reads a JSON object key only when its JSON text,
+# quotes included, spans at most 1024 bytes; values travel as JSON text in the argocd-helm
+# root chart, so a longer key is refused where it is typed.
+MAX_GO_JSON_KEY_BYTES = 1024
+# Escaped by Go's encoding/json (HTML-safe) or by the argocd-helm root chart as \uXXXX.
+_GO_JSON_ESCAPED = frozenset("<>&\u2028\u2029\ufeff\ufffe\uffff") | {
+    chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))
+}
 
 
-def value_bound_violation(value: Any, *, allow_non_finite: bool = True) -> str | None:
+def go_json_key_bytes(key: str) -> int:
+    """The UTF-8 length of ``key`` as Go writes it as JSON text, quotes included."""
+    size = 2
+    for ch in key:
+        if ch in '"\\\n\r\t':
+            size += 2
+        elif ch in _GO_JSON_ESCAPED:
+            size += 6
+        else:
+            size += len(ch.encode("utf-8", "surrogatepass"))
+    return size
+
+
+def value_bound_violation(
+    value: Any, *, allow_non_finite: bool = True, go_keys: bool = False
+) -> str | None:
     """Why ``value`` (plain dicts/lists/scalars) breaks a limit, or None when it keeps them.
 
-    ``allow_non_finite=False`` also refuses NaN and infinite floats (strict JSON).
+    ``allow_non_finite=False`` also refuses NaN and infinite floats (strict JSON);
+    ``go_keys=True`` refuses a mapping key Go cannot read back from JSON text
+    (:data:`MAX_GO_JSON_KEY_BYTES`).
     Iterative, so a tree of any depth is walked without recursion; a shared (aliased)
     subtree is walked at every place it appears (the alias budget bounds the expansion),
     and a cycle is refused as too deep.
@@ -119,6 +144,15 @@ def value_bound_violation(value: Any, *, allow_non_finite: bool = True) -> str |
             if depth >= MAX_NESTING_DEPTH:
                 return f"nested more than {MAX_NESTING_DEPTH} levels deep (the limit)"
             children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            if go_keys and isinstance(node, dict):
+                for key in node:
+                    size = go_json_key_bytes(str(key))
+                    if size > MAX_GO_JSON_KEY_BYTES:
+                        return (
+                            f"holds a key of {len(str(key))} characters ({size} bytes as JSON); "
+                            f"Go's YAML reader (Helm, Argo CD) reads keys of at most "
+                            f"{MAX_GO_JSON_KEY_BYTES} bytes as JSON"
+                        )
             stack.extend((child, depth + 1) for child in children)
         elif isinstance(node, bool):
             continue
@@ -130,9 +164,11 @@ def value_bound_violation(value: Any, *, allow_non_finite: bool = True) -> str |
     return None
 
 
-def check_value_bounds(value: Any, where: str, *, allow_non_finite: bool = True) -> None:
+def check_value_bounds(
+    value: Any, where: str, *, allow_non_finite: bool = True, go_keys: bool = False
+) -> None:
     """Raise a one-line INVALID error naming ``where`` when ``value`` breaks a limit."""
-    reason = value_bound_violation(value, allow_non_finite=allow_non_finite)
+    reason = value_bound_violation(value, allow_non_finite=allow_non_finite, go_keys=go_keys)
     if reason is not None:
         raise invalid(f"{where} {reason}")
 
@@ -145,6 +181,12 @@ def path_bound_violation(path: str) -> str | None:
     if len(path) > MAX_PATH_CHARS:
         return (
             f"the value path is {len(path)} characters long; at most {MAX_PATH_CHARS} are accepted"
+        )
+    longest = max(path.split("."), key=len)
+    if go_json_key_bytes(longest) > MAX_GO_JSON_KEY_BYTES:
+        return (
+            f"a value path segment is {len(longest)} characters long; Go's YAML reader (Helm, "
+            f"Argo CD) reads keys of at most {MAX_GO_JSON_KEY_BYTES - 2} characters"
         )
     return None
 

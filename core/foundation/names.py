@@ -20,7 +20,12 @@ Grammars (upstream: Kubernetes apimachinery validation, Helm ``chartutil``/``act
   ``file:///absolute/path``, RFC 3986 path characters only, no credentials, query or
   fragment;
 - manifest file name: ``[A-Za-z0-9][A-Za-z0-9._-]*``, at most 253 characters (one path
-  segment, never ``.``/``..``, never an option).
+  segment, never ``.``/``..``, never an option);
+- label key (also a taint key): ``[prefix/]name``, the prefix a DNS-1123 subdomain, the
+  name at most 63 characters of ``[A-Za-z0-9._-]`` starting and ending with a letter or
+  digit (apimachinery ``IsQualifiedName``);
+- label value (also a taint value): empty, or at most 63 characters of ``[A-Za-z0-9._-]``
+  starting and ending with a letter or digit (``IsValidLabelValue``).
 """
 
 from __future__ import annotations
@@ -62,6 +67,8 @@ _REPO_RE = LazyPattern(rf"(?:https|oci)://{_HOST}{_URL_PATH}")
 _FILE_URL_RE = LazyPattern(r"file://(?:/[A-Za-z0-9._~%+@-]+)+/?")
 _GIT_SOURCE_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]*")
 _GIT_REF_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_QUALIFIED_NAME_RE = LazyPattern(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?")
+QUALIFIED_NAME_MAX = 63
 REPOSITORY_SCHEMES = ("https", "oci", "file")
 
 
@@ -117,6 +124,20 @@ def is_git_source(value: str) -> bool:
 
 def is_git_ref(value: str) -> bool:
     return len(value) <= FILE_NAME_MAX and _GIT_REF_RE.fullmatch(value) is not None
+
+
+def is_label_key(value: str) -> bool:
+    """A Kubernetes qualified name: ``[prefix/]name`` (labels, taints, annotations)."""
+    prefix, slash, name = value.rpartition("/")
+    if slash and not is_dns1123_subdomain(prefix):
+        return False
+    return len(name) <= QUALIFIED_NAME_MAX and _QUALIFIED_NAME_RE.fullmatch(name) is not None
+
+
+def is_label_value(value: str) -> bool:
+    return value == "" or (
+        len(value) <= QUALIFIED_NAME_MAX and _QUALIFIED_NAME_RE.fullmatch(value) is not None
+    )
 
 
 def is_file_name(value: str) -> bool:
@@ -208,6 +229,22 @@ GIT_REF = NameRule(
     "a git reference of letters, digits, '.', '_', '/' and '-', starting with a letter or digit",
     is_git_ref,
 )
+_QUALIFIED = (
+    f"at most {QUALIFIED_NAME_MAX} letters, digits, '-', '_' and '.', starting and ending "
+    "with a letter or digit"
+)
+LABEL_KEY = NameRule(
+    "label key",
+    f"[prefix/]name: the name {_QUALIFIED}, the optional prefix a DNS-1123 subdomain",
+    is_label_key,
+)
+LABEL_VALUE = NameRule("label value", f"empty or {_QUALIFIED}", is_label_value)
+TAINT_KEY = NameRule(
+    "taint key",
+    f"[prefix/]name: the name {_QUALIFIED}, the optional prefix a DNS-1123 subdomain",
+    is_label_key,
+)
+TAINT_VALUE = NameRule("taint value", f"empty or {_QUALIFIED}", is_label_value)
 CATALOG_PATH = NameRule(
     "catalog file path",
     "a relative path of file names (letters, digits, '.', '_', '-', each starting with a "
@@ -227,6 +264,10 @@ __all__ = [
     "ALIAS",
     "CATALOG_PATH",
     "GIT_REF",
+    "LABEL_KEY",
+    "LABEL_VALUE",
+    "TAINT_KEY",
+    "TAINT_VALUE",
     "GIT_SOURCE",
     "CHART_NAME",
     "CHART_REFERENCE",
@@ -246,6 +287,8 @@ __all__ = [
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_file_name",
+    "is_label_key",
+    "is_label_value",
     "is_git_ref",
     "is_git_source",
     "is_release_name",

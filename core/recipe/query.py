@@ -9,6 +9,7 @@ inline overrides). Selector segments match keys greedily, so keys that contain d
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from core.documents.recipe_result import RecipeResult
 from core.foundation.errors import invalid, not_found
+from core.foundation.limits import value_bound_violation
 from core.foundation.textsafe import escape_controls, safe_text
 from core.foundation.yamlio import dump_json, dump_yaml, sort_keys_deep
 from core.recipe.catalog import Catalog
@@ -106,16 +108,35 @@ def render_value(value: Any, fmt: str = "yaml") -> str:
     if fmt not in ("yaml", "json"):
         raise invalid(f'--format "{fmt}" is not supported; expected yaml or json')
     if fmt == "json":
+        reason = value_bound_violation(value, allow_non_finite=False)
+        if reason is not None:
+            raise invalid(
+                f"the selected value {reason}, which JSON cannot hold; print it with --format yaml"
+            )
         return dump_json(sort_keys_deep(value) if isinstance(value, dict) else value)
     if isinstance(value, bool):
         return "true\n" if value else "false\n"
     if isinstance(value, str):
-        return f"{value}\n" if safe_text(value) == value else dump_json(value)
+        return _yaml_string(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan\n" if math.isnan(value) else (".inf\n" if value > 0 else "-.inf\n")
     if isinstance(value, int | float):
         return f"{value}\n"
     if value is None:
         return "null\n"
     return escape_controls(dump_yaml(_quote_unsafe(sort_keys_deep(value))))
+
+
+def _yaml_string(value: str) -> str:
+    """A top-level string as YAML that reads back as the same string: plain when it is one
+    terminal-safe line the YAML writer leaves plain (``aks``), quoted by the writer when
+    plain text would read as something else (``'[/][b]x'``, ``'yes'`` stays plain in YAML
+    1.2 but ``'- a'``, ``'a: b'``, ``'#x'``, ``'---'`` do not), a JSON string otherwise."""
+    if safe_text(value) == value:
+        rendered = dump_yaml({"v": value})
+        if rendered.startswith("v: ") and rendered.count("\n") == 1:
+            return rendered[len("v: ") :]
+    return dump_json(value)
 
 
 def _quote_unsafe(value: Any) -> Any:

@@ -21,6 +21,25 @@ if TYPE_CHECKING:
 
 # A replay at the default pace lasts about this long, however long the recorded run took.
 DEFAULT_REPLAY_SECONDS = 3.0
+# --replay-speed: 0 (no pacing) or a finite factor in this range; slower than a tenth of the
+# recorded pace would stretch a two-minute run past twenty minutes, and 1e-7 over decades.
+MIN_REPLAY_SPEED = 0.1
+MAX_REPLAY_SPEED = 1_000_000.0
+
+
+def check_replay_speed(speed: float) -> float:
+    """``speed`` when it is 0 or a finite factor from :data:`MIN_REPLAY_SPEED` to
+    :data:`MAX_REPLAY_SPEED`; otherwise one line naming ``--replay-speed``."""
+    import math
+
+    from core.foundation.errors import invalid
+
+    if speed == 0 or (math.isfinite(speed) and MIN_REPLAY_SPEED <= speed <= MAX_REPLAY_SPEED):
+        return float(speed)
+    raise invalid(
+        f"--replay-speed {speed:g} is outside the accepted range: 0 (no pacing) or a factor "
+        f"from {MIN_REPLAY_SPEED:g} to {MAX_REPLAY_SPEED:g} (1 = as recorded)"
+    )
 
 
 def default_replay_speed(
@@ -80,6 +99,8 @@ def open_replay(path: str | Path, speed: float | None = None) -> Replay:
     from core.validation.events import RunFinished
     from core.validation.recording import load_recording
 
+    if speed is not None:
+        speed = check_replay_speed(speed)
     events = load_recording(str(path))
     if not any(isinstance(e, RunFinished) for e in events):
         raise invalid(f'recording "{path}" has no RunFinished event; it is incomplete')

@@ -24,17 +24,27 @@ from core.foundation.textsafe import safe_text
 from core.validation.events import (
     CheckFinished,
     Event,
+    LogLine,
     Measurement,
     PhaseFinished,
     RunFinished,
     RunStarted,
     event_from_json,
 )
-from core.validation.outcome import exit_code_for
+from core.validation.outcome import exit_code_for, unmeasured_checks
 from core.validation.stream import EventStream
-from core.validation.verdicts import COUNT_FIELDS, GATE_VERDICTS, VERDICTS
+from core.validation.verdicts import (
+    COUNT_FIELDS,
+    GATE_VERDICTS,
+    NO_CLUSTER_MODE,
+    NOT_MEASURED,
+    VERDICTS,
+)
 
 MAX_RECORDING_BYTES = 256 * 1_048_576
+RUN_MODES = ("cluster", NO_CLUSTER_MODE, "replay")  # "replay": judged as strictly as "cluster"
+ALLOWED_SUFFIX = " (allowed by --allow-unmeasured)"
+_GAPS = "declared check(s) not measured"
 
 
 class Recorder:
@@ -109,7 +119,65 @@ def parse_recording(text: str, source: str) -> list[Event]:
     if not events or not isinstance(events[0], RunStarted):
         raise invalid(f'recording "{source}" does not start with a RunStarted event')
     _check_verdicts(events, source)
+    _check_header(events, source)
     return events
+
+
+def _check_header(events: list[Event], source: str) -> None:
+    """Refuse a recording whose RunStarted mode fields disagree with its events.
+
+    ``mode`` and ``allow_unmeasured`` decide whether an unmeasured check fails the run, so
+    flipping them (and the exit code) would turn a run that exited 8 into a pass. The events
+    say which mode ran: the run's opening line, and in ``no-cluster`` mode every cluster
+    check is synthetic (not measured, the no-cluster or fail-fast message) and nothing is
+    measured; the final message of a run with unwaived gaps says whether
+    ``--allow-unmeasured`` covered them.
+    """
+    from core.validation.runner import FAIL_FAST_MESSAGE, NO_CLUSTER_MESSAGE
+
+    started = events[0]
+    assert isinstance(started, RunStarted)
+    head = f'recording "{source}" RunStarted'
+    if started.mode not in RUN_MODES:
+        raise invalid(
+            f"{head} has mode {safe_text(started.mode)[:40]!r}: expected one of "
+            + ", ".join(RUN_MODES)
+        )
+    no_cluster = started.mode == NO_CLUSTER_MODE
+    for i, event in enumerate(events):
+        where = f'recording "{source}" event {i + 1} ({event.TYPE})'
+        if isinstance(event, LogLine) and not event.phase and event.line.startswith("validating "):
+            says_no_cluster = event.line.startswith("validating in --no-cluster mode")
+            if says_no_cluster != no_cluster:
+                raise invalid(
+                    f"{head} says mode {started.mode}, but {where.split(' ', 2)[2]} says the "
+                    f"run was {'offline (no-cluster)' if says_no_cluster else 'against a cluster'}"
+                    "; the recording was edited or is corrupt"
+                )
+        if not no_cluster:
+            continue
+        synthetic = (
+            event.phase == "readiness"
+            or (event.status == NOT_MEASURED
+                and event.message in (NO_CLUSTER_MESSAGE, FAIL_FAST_MESSAGE))
+        ) if isinstance(event, CheckFinished) else not isinstance(event, Measurement)  # fmt: skip
+        if not synthetic:
+            raise invalid(
+                f"{head} says mode no-cluster, where nothing is measured, but {where} "
+                "records a cluster result; the recording was edited or is corrupt"
+            )
+    finished = events[-1]
+    if not isinstance(finished, RunFinished) or _GAPS not in finished.message:
+        return
+    if not any(not u.waived for u in unmeasured_checks(events)):
+        return
+    if finished.message.endswith(ALLOWED_SUFFIX) != started.allow_unmeasured:
+        raise invalid(
+            f"{head} says allow_unmeasured={str(started.allow_unmeasured).lower()}, but its "
+            f"RunFinished message says the unmeasured checks were "
+            f"{'' if finished.message.endswith(ALLOWED_SUFFIX) else 'not '}allowed; the "
+            "recording was edited or is corrupt"
+        )
 
 
 def _check_verdicts(events: list[Event], source: str) -> None:

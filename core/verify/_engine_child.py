@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from core.foundation.limits import RENDER_OUTPUT_BYTES, value_bound_violation
+from core.foundation.limits import MAX_NESTING_DEPTH, RENDER_OUTPUT_BYTES, value_bound_violation
 from core.verify.chartfiles import ChartRefused, stage_chart
 
 _HEADER = struct.Struct(">I")
@@ -109,12 +109,21 @@ class _Worker:
             return _one_line(exc)
         return None
 
+    def crd(self, req: dict[str, Any]) -> list[str]:
+        """A custom resource checked against its CRD's schema (chart input: checked here)."""
+        from core.verify.kubeschema import custom_resource_errors
+
+        return custom_resource_errors(req["schema"], req["object"])
+
     def parse(self, req: dict[str, Any]) -> list[list[Any]]:
         out: list[list[Any]] = []
         for text in req["texts"]:
             try:
                 doc = _bounded(self.hp.values_from_yaml(text), "the document is")
                 out.append(["ok", doc])
+            except RecursionError:  # the engine's JSON, too deep for Python's reader
+                out.append(["error", f"the document is nested more than {MAX_NESTING_DEPTH} "
+                                     "levels deep (the limit)"])  # fmt: skip
             except Exception as exc:
                 out.append(["error", _one_line(exc)])
         return out

@@ -10,6 +10,7 @@ be valid against the Kubernetes 1.34 schemas, custom resources against their CRD
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Callable, Iterator
@@ -262,7 +263,9 @@ class Verifier:
             src = self.source(comp)
             if src.kind == "chart" and src.path is not None:
                 for text in helm.load_chart(src.path).crds:
-                    crds.add_text(text, f"{comp.name} (cluster-provided)")
+                    # one that cannot be read installs nothing; its own step reports it
+                    with contextlib.suppress(ValueError):
+                        crds.add_text(text, f"{comp.name} (cluster-provided)")
         reports = []
         for comp in data.components:
             with engine.chart_budget():
@@ -430,7 +433,10 @@ class Verifier:
                         )
                     )
         for text in chart.crds:
-            local_crds.add_text(text, name)
+            try:
+                local_crds.add_text(text, name)
+            except ValueError as exc:  # a CRD the engine cannot read (too deep, not YAML)
+                out.append(Finding(name, INVALID_OBJECT, f"crds/: {_shown(str(exc), 300)}"))
         values = comp.values
         schema = chart.schema_errors(values)
         if schema:

@@ -9,17 +9,37 @@ too, since the value the user wrote never takes effect.
 
 Validators are built once per kind and version and reused: a schema document parses in
 tens of milliseconds and a bundle renders hundreds of objects.
+
+A CRD's schema comes from the chart and is as hostile as the chart, so custom resources
+are checked in the bounded engine child (:meth:`CrdSchemas.validate` asks it,
+:func:`custom_resource_errors` runs there): ``$ref`` is followed only inside the same
+schema (``#/...``; a URL, a file, an anchor or a pointer that does not resolve is one
+finding and nothing is fetched or read), the schema's nesting is bounded
+(:data:`MAX_SCHEMA_DEPTH`), and the whole check of one object has a time bound
+(:data:`CRD_CHECK_SECONDS`), so a ``pattern`` that backtracks catastrophically ends as one
+finding; the child's own CPU, memory and wall limits are the backstop.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 KUBERNETES_VERSION = "1.34"
 _LOCK = threading.Lock()
+MAX_SCHEMA_DEPTH = 128
+"""Containers (maps and lists) a CRD schema may nest; deeper is one finding, unchecked."""
+CRD_CHECK_SECONDS = 5.0
+"""Time one custom resource's check against its CRD schema may take."""
+_REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+# Keywords that would move the base URI or name a meta-schema to fetch: dropped.
+_URI_KEYWORDS = ("$id", "$schema", "$anchor", "$dynamicAnchor", "$recursiveAnchor")
 
 
 class NoSchema(Exception):
@@ -106,9 +126,11 @@ def _openapi_to_jsonschema(node: Any) -> Any:
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key.startswith("x-kubernetes-") or key in ("nullable", "format"):
+        if key.startswith("x-kubernetes-") or key in ("nullable", "format", *_URI_KEYWORDS):
             continue
-        if key in ("properties", "patternProperties", "definitions"):
+        if key in ("properties", "patternProperties", "definitions", "$defs") and isinstance(
+            value, dict
+        ):
             out[key] = {k: _openapi_to_jsonschema(v) for k, v in value.items()}
         else:
             out[key] = _openapi_to_jsonschema(value)
@@ -181,21 +203,154 @@ class CrdSchemas:
                 self._raw.setdefault((group, str(version.get("name", "")), kind), schema)
 
     def validate(self, obj: dict[str, Any]) -> list[str] | None:
-        """Errors for a custom resource, or None when no installed CRD declares a schema."""
-        import jsonschema
+        """Errors for a custom resource, or None when no installed CRD declares a schema.
+
+        The check runs in the engine child (the schema is chart input); an engine limit
+        or error is one line instead of the errors."""
+        from core.verify import engine
 
         group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
-        key = (group, version, str(obj.get("kind", "")))
-        raw = self._raw.get(key)
+        raw = self._raw.get((group, version, str(obj.get("kind", ""))))
         if raw is None:
             return None
-        validator = self._validators.get(key)
-        if validator is None:
-            validator = jsonschema.Draft7Validator(_openapi_to_jsonschema(raw))
-            self._validators[key] = validator
-        obj = _without_nulls(obj)
-        errors = sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
-        out = [_message(e) for e in errors[:5]]
-        pruned: list[str] = []
-        _pruned(obj, raw, "", pruned)
-        return out + pruned[:5]
+        try:
+            got = engine.ENGINE.call(
+                "crd", "checking a custom resource against its CRD schema", schema=raw, object=obj
+            )
+        except engine.RenderError as exc:
+            return [f"not checked against its CRD schema: {' '.join(str(exc).split())}"]
+        return [str(e) for e in got]
+
+
+def _pointer(root: Any, ref: str) -> bool:
+    """Whether ``ref`` (``#`` or ``#/a/b``) names a schema (a map) inside ``root``."""
+    if ref == "#":
+        return isinstance(root, dict)
+    if not ref.startswith("#/"):
+        return False
+    node = root
+    for raw in ref[2:].split("/"):
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return isinstance(node, dict | bool)
+
+
+def _ref_shown(value: Any) -> str:
+    from core.foundation.names import shown
+
+    return shown(value, 60)
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why a CRD schema is not checked, or None: nested past :data:`MAX_SCHEMA_DEPTH`, or a
+    reference that is not a JSON pointer resolving inside the same schema. Iterative, so a
+    schema of any depth is looked at without recursion."""
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        if depth >= MAX_SCHEMA_DEPTH:
+            return f"the schema is nested more than {MAX_SCHEMA_DEPTH} levels deep (the limit)"
+        if isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+            continue
+        for key in _REF_KEYWORDS:
+            if key not in node:
+                continue
+            ref = node[key]
+            if key != "$ref":
+                return (
+                    f"{key} {_ref_shown(ref)} is not followed (only $ref inside the same schema is)"
+                )
+            if not isinstance(ref, str) or not ref.startswith("#"):
+                return (
+                    f"$ref {_ref_shown(ref)} points outside the schema (only references inside "
+                    "the same schema, #/..., are followed; nothing is fetched or read)"
+                )
+            if not _pointer(schema, ref):
+                return f"$ref {_ref_shown(ref)} does not resolve inside the schema"
+        stack.extend((v, depth + 1) for v in node.values())
+    return None
+
+
+class _TooSlow(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_bound(seconds: float) -> Iterator[None]:
+    """Raise :class:`_TooSlow` in the main thread after ``seconds`` (the regular-expression
+    engine checks for signals while it backtracks); elsewhere no bound but the caller's."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(_sig: int, _frame: Any) -> None:
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(uri)
+
+
+@lru_cache(maxsize=64)
+def _crd_validator(text: str) -> Any:
+    import jsonschema
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT7
+
+    schema = _openapi_to_jsonschema(json.loads(text))
+    registry: Any = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+    registry = registry.with_resource("urn:aicr-tui:crd", DRAFT7.create_resource(schema))
+    return jsonschema.Draft7Validator(schema, registry=registry)
+
+
+def custom_resource_errors(
+    raw: Any, obj: dict[str, Any], *, seconds: float = CRD_CHECK_SECONDS
+) -> list[str]:
+    """A custom resource's errors against its CRD's ``openAPIV3Schema`` (run in the engine
+    child): the first five schema errors and the first five pruned fields, or one line
+    saying why it was not checked."""
+    problem = schema_problem(raw)
+    if problem is not None:
+        return [f"not checked against its CRD schema: {problem}"]
+    obj = _without_nulls(obj)
+    try:
+        with _time_bound(seconds):
+            validator = _crd_validator(json.dumps(raw, sort_keys=True))
+            errors = sorted(
+                validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path))
+            )
+            out = [_message(e) for e in errors[:5]]
+            pruned: list[str] = []
+            _pruned(obj, raw, "", pruned)
+    except _TooSlow:
+        return [
+            f"not checked against its CRD schema: the check took more than {seconds:g} s "
+            "(a pattern that backtracks catastrophically?)"
+        ]
+    except RecursionError:
+        return [
+            "not checked against its CRD schema: its references nest more deeply than can "
+            "be followed"
+        ]
+    except Exception as exc:  # an invalid pattern or keyword value in the chart's schema
+        text = " ".join(str(exc).split())
+        return [f"not checked against its CRD schema: {text[:200]}"]
+    return out + pruned[:5]

@@ -21,7 +21,7 @@ from core.bundler.deployers.skeletons import load_document
 
 
 def render(ctx: DeployContext) -> DeployOutput:
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
 
     cfg = ctx.config
     out = DeployOutput()
@@ -35,10 +35,10 @@ def render(ctx: DeployContext) -> DeployOutput:
     spec["destination"].update(
         server=cfg.option("destinationServer"), namespace=cfg.option("namespace")
     )
-    out.put("app-of-apps.yaml", dump_yaml(root))
+    out.put("app-of-apps.yaml", go_yaml(root))
     for unit in units:
         unit_files(out, unit, "argocd")
-        out.put(f"{unit.folder}/application.yaml", dump_yaml(application(unit, cfg, repo)))
+        out.put(f"{unit.folder}/application.yaml", go_yaml(application(unit, cfg, repo)))
         out.releases.append(release_entry(unit))
         if unit.kind in ("upstream", "local"):
             out.folders[unit.component.name] = unit.folder
@@ -82,6 +82,8 @@ def application(unit: Unit, cfg: DeployerConfig, repo: str) -> dict[str, Any]:
 
 
 def deploy_text(cfg: DeployerConfig, root: str) -> str:
+    from core.bundler.shell import quote
+
     repo = (
         f"`{cfg.repo}`"
         if cfg.repo
@@ -91,7 +93,7 @@ def deploy_text(cfg: DeployerConfig, root: str) -> str:
     return (
         "```sh\nsha256sum -c checksums.txt        # verify the bundle\n"
         "git add . && git commit && git push   # to the repository below\n"
-        f"kubectl apply -n {cfg.option('namespace')} -f {root}\n```\n\n"
+        f"kubectl apply -n {quote(cfg.option('namespace'))} -f {quote(root)}\n```\n\n"
         f"Argo CD syncs the bundle from {repo} at revision `{cfg.option('targetRevision')}`: "
         f"`{root}` (Application `{cfg.app_name}`) creates one Application per "
         "`NNN-<folder>/application.yaml`, ordered by `argocd.argoproj.io/sync-wave` (the "

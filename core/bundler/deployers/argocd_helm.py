@@ -27,7 +27,8 @@ LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> DeployOutput:
     from core.bundler import render as r
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
+    from core.bundler.shell import quote
 
     cfg = ctx.config
     out = DeployOutput()
@@ -88,7 +89,7 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
         + "\n",
     )
     chart = chart_yaml(cfg.app_name, "AICR bundle as Argo CD Applications", ctx.recipe_version)
-    out.put("Chart.yaml", dump_yaml(chart))
+    out.put("Chart.yaml", go_yaml(chart))
     values = {
         "argocd": {
             "namespace": cfg.option("namespace"),
@@ -105,7 +106,8 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
     out.deploy_text = (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
         f"helm lint .                  # values.schema.json and the lock guard\n"
-        f"helm upgrade --install {cfg.app_name} . --namespace {cfg.option('namespace')}\n```\n\n"
+        f"helm upgrade --install {quote(cfg.app_name)} . --namespace "
+        f"{quote(cfg.option('namespace'))}\n```\n\n"
         "The root chart renders one Argo CD Application per upstream chart and the raw "
         "manifests, all ordered by `argocd.argoproj.io/sync-wave` (the dependency tier"
         + (", one folder per wave with `--serial`" if cfg.serial else "")
@@ -130,9 +132,8 @@ def _static_manifests(
     (``.Capabilities.APIVersions.Has`` form), so the root chart renders it only once served;
     and the namespaces its objects name (the root chart creates them: nothing else has yet
     when Helm installs it)."""
-    from core.bundler.render import PROTECTED_NAMESPACES, custom_kinds
+    from core.bundler.render import PROTECTED_NAMESPACES, custom_kinds, go_yaml
     from core.bundler.templates import parse_manifest_documents
-    from core.foundation.yamlio import dump_yaml
 
     comp = unit.component
     sources: dict[str, str]
@@ -160,7 +161,7 @@ def _static_manifests(
                 namespaces.add(str(meta["namespace"]))
             notes = meta.get("annotations") or {}
             meta["annotations"] = {**notes, WAVE: str(unit.tier)}
-            annotated.append(dump_yaml(doc))
+            annotated.append(go_yaml(doc))
         out.put(f"{base}/{fname}", "---\n".join(annotated))
         files.append(fname)
     shipped = {

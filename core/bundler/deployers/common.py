@@ -63,7 +63,7 @@ def unit_files(out: DeployOutput, unit: Unit, deployer: str, *, prefix: str = ""
 
 def local_chart(out: DeployOutput, unit: Unit, deployer: str, base: str) -> None:
     from core.bundler import render
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
 
     comp = unit.component
     what = {
@@ -71,7 +71,7 @@ def local_chart(out: DeployOutput, unit: Unit, deployer: str, base: str) -> None
         "post": f"{comp.name}: raw manifests applied after its chart",
         "readiness": f"{comp.name}: waits for its expected resources to roll out",
     }[unit.kind]
-    out.put(f"{base}/Chart.yaml", dump_yaml(chart_yaml(unit.name, what, comp.version)))
+    out.put(f"{base}/Chart.yaml", go_yaml(chart_yaml(unit.name, what, comp.version)))
     if unit.kind == "local":
         out.put(f"{base}/values.yaml", values_text(comp.values))
         if comp.cluster_values is not None:

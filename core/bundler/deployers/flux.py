@@ -28,7 +28,7 @@ KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
 
 def render(ctx: DeployContext) -> DeployOutput:
     from core.bundler import render as r
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
 
     cfg = ctx.config
     ns = cfg.flux_namespace
@@ -49,8 +49,8 @@ def render(ctx: DeployContext) -> DeployOutput:
             if comp.cluster_values is not None:
                 out.put(f"{folder}/cluster-values.yaml", r.cluster_values_yaml(comp.cluster_values))
             release = _helmrelease(unit, cfg, sources)
-            out.put(f"{folder}/helmrelease.yaml", dump_yaml(release))
-            out.put(f"{folder}/kustomization.yaml", dump_yaml(_kustomize_file(unit, ns)))
+            out.put(f"{folder}/helmrelease.yaml", go_yaml(release))
+            out.put(f"{folder}/kustomization.yaml", go_yaml(_kustomize_file(unit, ns)))
             path = f"./{folder}"
             entry: dict[str, Any] = {"path": folder}
         else:
@@ -62,7 +62,7 @@ def render(ctx: DeployContext) -> DeployOutput:
                     "kind": "Namespace",
                     "metadata": {"name": comp.namespace, "annotations": dict(PRUNE_DISABLED)},
                 }
-                out.put(f"{folder}/manifests/namespace.yaml", dump_yaml(namespace))
+                out.put(f"{folder}/manifests/namespace.yaml", go_yaml(namespace))
             for mname in sorted(comp.manifests):
                 out.put(f"{folder}/manifests/{mname}", comp.manifests[mname])
             path = f"./{folder}/manifests"
@@ -76,14 +76,14 @@ def render(ctx: DeployContext) -> DeployOutput:
             {"component": comp.name, "name": unit.name, "namespace": comp.namespace, **entry}
         )
     for rel, doc in sources.items():
-        out.put(rel, dump_yaml(doc))
-    out.put("sources/kustomizations.yaml", "---\n".join(dump_yaml(k) for k in kustomizations))
+        out.put(rel, go_yaml(doc))
+    out.put("sources/kustomizations.yaml", "---\n".join(go_yaml(k) for k in kustomizations))
     root = {
         "apiVersion": KUSTOMIZE,
         "kind": "Kustomization",
         "resources": sorted([*sources, "sources/kustomizations.yaml"]),
     }
-    out.put("kustomization.yaml", dump_yaml(root))
+    out.put("kustomization.yaml", go_yaml(root))
     out.deploy_text = deploy_text(cfg)
     return out
 
@@ -165,6 +165,8 @@ def _flux_kustomization(unit: Unit, cfg: DeployerConfig, path: str) -> dict[str,
 
 
 def deploy_text(cfg: DeployerConfig) -> str:
+    from core.bundler.shell import quote
+
     repo = cfg.repo or OCI_PLACEHOLDER
     missing = (
         ""
@@ -174,7 +176,9 @@ def deploy_text(cfg: DeployerConfig) -> str:
     )
     return (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
-        f"flux push artifact {repo}:latest --path=. --source=aicr-bundle --revision=bundle\n"
+        # quoted as the scripts quote: the README invites pasting this block into a shell
+        f"flux push artifact {quote(repo + ':latest')} --path=. --source=aicr-bundle "
+        "--revision=bundle\n"
         "kubectl apply -k .            # sources and Kustomizations, once\n```\n\n"
         f"Flux pulls the bundle from the OCIRepository `{cfg.flux_oci_source_name}` in "
         f"`{cfg.flux_namespace}`{missing}. One Flux Kustomization per folder applies it and "

@@ -20,7 +20,7 @@ TIMEOUT_SECONDS = 1200
 
 
 def render(ctx: DeployContext) -> DeployOutput:
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
 
     out = DeployOutput()
     units = build_units(ctx.components, ctx.config)
@@ -38,9 +38,9 @@ def render(ctx: DeployContext) -> DeployOutput:
             del doc["repositories"]
         doc["releases"] = releases
         name = f"level-{level}.yaml"
-        out.put(name, dump_yaml(doc))
+        out.put(name, go_yaml(doc))
         root["helmfiles"].append({"path": name})
-    out.put("helmfile.yaml", dump_yaml(root))
+    out.put("helmfile.yaml", go_yaml(root))
     for unit in units:
         unit_files(out, unit, "helmfile")
         out.releases.append(release_entry(unit))

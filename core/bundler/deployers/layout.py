@@ -167,7 +167,7 @@ def readiness_manifests(unit: Unit, deployer: str) -> str:
     Application Progressing, so the next sync wave waits), replaced on every sync.
     """
     from core.bundler.deployers.skeletons import load_documents
-    from core.foundation.yamlio import dump_yaml
+    from core.bundler.render import go_yaml
 
     comp = unit.component
     targets = [
@@ -215,7 +215,7 @@ def readiness_manifests(unit: Unit, deployer: str) -> str:
         containers.append(c)
     spec["containers"] = containers
     docs.append(job)
-    return "---\n".join(dump_yaml(d) for d in docs)
+    return "---\n".join(go_yaml(d) for d in docs)
 
 
 def _copy(value: Any) -> Any:
