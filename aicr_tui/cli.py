@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "verify": "aicr_tui.commands.verify",
     "validate": "aicr_tui.commands.validate",
     "serve": "aicr_tui.commands.serve",
+    "upgrade-check": "aicr_tui.commands.upgrade_check",
 }
 
 

@@ -1,0 +1,394 @@
+"""``upgrade-check``: each component's verdict for moving from what is installed (a recipe,
+a written bundle, or a live cluster's Helm releases) to a target recipe.
+
+Both sides are rendered offline by the verify engine (:mod:`core.verify.upgrade` compares
+the objects); a live side is read from Helm's release records (its manifest is what is
+installed, so no old chart is needed). The driver ownership (``gpuStack``) is compared
+across the whole stack and reported on ``gpu-operator``.
+
+Exit codes (worst component wins, blocked over unknown over manual): 0 all safe,
+10 manual, 11 unknown, 12 blocked; 2 bad input, as every command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.verify.model import _clean
+from core.verify.upgrade import (
+    ADDED,
+    BLOCKED,
+    GPU_STACK,
+    MANUAL,
+    REMOVED,
+    SAFE,
+    SEVERITY,
+    UNKNOWN,
+    Reason,
+    Side,
+    compare_component,
+    parse_objects,
+    rendered_side,
+    worst,
+)
+
+if TYPE_CHECKING:
+    from core.documents.recipe_result import RecipeResult
+    from core.live.helm_releases import HelmRelease
+    from core.services.bundle import BundleOptions
+    from core.verify.analysis import Verifier
+
+EXIT_CODES = {SAFE: 0, MANUAL: 10, UNKNOWN: 11, BLOCKED: 12}
+GPU_OPERATOR = "gpu-operator"
+
+
+@dataclass
+class StackSide:
+    """Everything one side installs."""
+
+    label: str
+    components: dict[str, Side]
+    gpu_stack: str = ""
+    """The recipe's gpuStack selection ("" when the side has no recipe)."""
+    service: str = ""
+
+
+@dataclass
+class ComponentVerdict:
+    name: str
+    verdict: str
+    from_version: str
+    to_version: str
+    reasons: list[Reason]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "component": _clean(self.name),
+            "verdict": self.verdict,
+            "from": _clean(self.from_version),
+            "to": _clean(self.to_version),
+            "reasons": [
+                {
+                    "kind": r.kind,
+                    "verdict": r.verdict,
+                    "message": _clean(r.message),
+                    "steps": [_clean(s) for s in r.steps],
+                }
+                for r in self.reasons
+            ],
+        }
+
+
+@dataclass
+class UpgradeReport:
+    source: str
+    target: str
+    components: list[ComponentVerdict] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        return worst(c.verdict for c in self.components)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "UpgradeCheck",
+            "apiVersion": "aicr-tui/v1",
+            "from": _clean(self.source),
+            "to": _clean(self.target),
+            "verdict": self.verdict,
+            "exitCode": self.exit_code,
+            "components": [c.to_json() for c in self.components],
+        }
+
+    def render_table(self) -> str:
+        rows = [
+            (c.name, c.verdict.upper(), c.from_version or "-", c.to_version or "-")
+            for c in self.components
+        ]
+        heads = ("COMPONENT", "VERDICT", "FROM", "TO")
+        widths = [max([len(h)] + [len(_clean(r[i])) for r in rows]) for i, h in enumerate(heads)]
+        lines = [f"upgrade check: {_clean(self.source)} -> {_clean(self.target)}", ""]
+        lines.append("  ".join(h.ljust(widths[i]) for i, h in enumerate(heads)).rstrip())
+        for c, row in zip(self.components, rows, strict=True):
+            lines.append("  ".join(_clean(v).ljust(widths[i]) for i, v in enumerate(row)).rstrip())
+            for r in c.reasons:
+                lines.append(f"    {r.verdict}: {_clean(r.message)}")
+        lines.append("")
+        counts = {v: sum(1 for c in self.components if c.verdict == v) for v in EXIT_CODES}
+        summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        lines.append(f"result: {self.verdict.upper()} ({summary or 'no components'})")
+        return "\n".join(lines) + "\n"
+
+    def render_markdown(self) -> str:
+        """UPGRADING.md: the verdicts, then the steps in order (blocked and manual first)."""
+        out = [
+            "# Upgrading",
+            "",
+            f"From `{_md(self.source)}` to `{_md(self.target)}`: **{self.verdict}** "
+            f"(`aicr-tui upgrade-check` exit {self.exit_code}).",
+            "",
+            "| Component | Verdict | From | To |",
+            "|---|---|---|---|",
+        ]
+        for c in self.components:
+            out.append(
+                f"| {_md(c.name)} | {c.verdict} | {_md(c.from_version) or '-'} | "
+                f"{_md(c.to_version) or '-'} |"
+            )
+        out += ["", "## Steps, in order", ""]
+        n = 0
+        ordered = sorted(self.components, key=lambda c: -SEVERITY[c.verdict])
+        for c in ordered:
+            todo = [r for r in c.reasons if r.verdict != SAFE]
+            if not todo:
+                continue
+            out.append(f"### {_md(c.name)} ({c.verdict})")
+            out.append("")
+            for r in todo:
+                out.append(f"- {r.verdict}: {_md(r.message)}")
+                for step in r.steps:
+                    n += 1
+                    out.append(f"  {n}. {_md(step)}")
+            out.append("")
+        n += 1
+        out.append(
+            f"{n}. Run the bundle's `deploy.sh` (helm upgrade --install per component, in order), "
+            "then `aicr-tui validate`."
+        )
+        if any(c.verdict == UNKNOWN for c in self.components):
+            out += [
+                "",
+                "Unknown verdicts: the inputs could not tell (see each reason). Provide the "
+                "missing chart sources (`--charts DIR`) and run the check again before upgrading.",
+            ]
+        return "\n".join(out) + "\n"
+
+
+def _md(text: str) -> str:
+    return _clean(text).replace("|", "\\|").replace("`", "'")
+
+
+# --------------------------------------------------------------------------- the sides
+def _side_of_input(data: Any, verifier: Verifier) -> dict[str, Side]:
+    return {comp.name: rendered_side(comp, verifier) for comp in data.components}
+
+
+def _profile(recipe: RecipeResult) -> str:
+    prof = recipe.metadata.selectedProfile
+    return prof.value if prof is not None and prof.name == "gpuStack" else ""
+
+
+def recipe_side(
+    recipe: RecipeResult, label: str, verifier: Verifier, options: BundleOptions | None
+) -> StackSide:
+    from core.bundler.api import refusal
+    from core.services.bundle import plan
+    from core.verify.api import plan_input
+
+    bundle_plan = plan(recipe, options)
+    if bundle_plan.errors:
+        raise refusal(bundle_plan.errors)
+    return StackSide(
+        label,
+        _side_of_input(plan_input(bundle_plan), verifier),
+        _profile(recipe),
+        recipe.criteria.service,
+    )
+
+
+def recipe_file_side(
+    path: str, verifier: Verifier, options: BundleOptions | None = None
+) -> StackSide:
+    from core.recipe.loading import load_recipe
+
+    return recipe_side(load_recipe(path), path, verifier, options)
+
+
+def bundle_side(path: Path, verifier: Verifier) -> StackSide:
+    from core.recipe.loading import load_recipe
+    from core.verify.api import bundle_input
+
+    data = bundle_input(path)
+    recipe = load_recipe(str(path / "recipe.yaml"))
+    return StackSide(
+        str(path), _side_of_input(data, verifier), _profile(recipe), recipe.criteria.service
+    )
+
+
+def release_side(rel: HelmRelease, component: str) -> Side:
+    """A live release as one side: its manifest is what is installed."""
+    side = Side(
+        component=component,
+        release=rel.name,
+        namespace=rel.namespace,
+        chart=rel.chart,
+        version=rel.version,
+        values=rel.values,
+        objects=None,
+        defaults=rel.defaults or None,
+    )
+    if rel.status != "deployed":
+        side.unknown = f"release {rel.namespace}/{rel.name} is {rel.status}, not deployed"
+        return side
+    got = parse_objects([(rel.manifest, f"release {rel.name} manifest")])
+    crds = parse_objects([(t, f"release {rel.name} crds/") for t in rel.crds])
+    if isinstance(got, str) or isinstance(crds, str):
+        side.unknown = got if isinstance(got, str) else str(crds)
+        return side
+    side.objects, side.crds = got, crds
+    return side
+
+
+def live_side(releases: list[HelmRelease], target: StackSide, source: str) -> StackSide:
+    """The releases that are the target's components: by release name, else by chart name
+    (a release installed under another name is a rename). Other releases are not ours."""
+    out: dict[str, Side] = {}
+    taken: set[tuple[str, str]] = set()
+    for name, side in target.components.items():
+        hit = next((r for r in releases if r.name == name), None)
+        if hit is None:
+            wanted = {side.chart, name}
+            hit = next(
+                (r for r in releases if r.chart in wanted and (r.namespace, r.name) not in taken),
+                None,
+            )
+        if hit is not None:
+            taken.add((hit.namespace, hit.name))
+            out[name] = release_side(hit, name)
+    return StackSide(f"live cluster ({source})", out)
+
+
+# --------------------------------------------------------------------------- gpuStack
+def _get(tree: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(tree, dict) or part not in tree:
+            return None
+        tree = tree[part]
+    return tree
+
+
+def driver_owner(stack: StackSide) -> str:
+    """``operator`` when gpu-operator installs the driver, ``cloud`` when the node image
+    does, ``""`` when the side cannot tell (gpu-operator absent or its values unknown)."""
+    side = stack.components.get(GPU_OPERATOR)
+    if side is None:
+        return ""
+    value = _get(side.values, ("driver", "enabled"))
+    if value is None:
+        value = _get(side.defaults, ("driver", "enabled"))
+    if value is None:
+        return ""
+    return "operator" if value is True or str(value).lower() == "true" else "cloud"
+
+
+def drain_plan(source: str, target: str, service: str) -> tuple[str, ...]:
+    """The steps that move GPU driver ownership, written out in order."""
+    gpu_nodes = "-l nvidia.com/gpu.present=true"
+    pool = {
+        "aks": "an AKS GPU node pool created with --gpu-driver {mode}",
+        "oke": "an OKE node pool on an image {image}",
+    }.get(service, "a GPU node pool {image}")
+    steps = [
+        f"kubectl cordon {gpu_nodes} (stop new GPU work on every GPU node)",
+        f"kubectl drain {gpu_nodes} --ignore-daemonsets --delete-emptydir-data (move or "
+        "end the running GPU workloads)",
+    ]
+    if target == "cloud":
+        steps += [
+            "upgrade gpu-operator from the bundle (driver.enabled=false: the operator removes "
+            "its driver DaemonSet)",
+            "replace the GPU nodes with "
+            + pool.format(mode="Install", image="that ships the NVIDIA driver"),
+        ]
+    else:
+        steps += [
+            "replace the GPU nodes with "
+            + pool.format(mode="None", image="without the NVIDIA driver"),
+            "upgrade gpu-operator from the bundle (driver.enabled=true) and wait for "
+            "nvidia-driver-daemonset to be ready on every GPU node",
+        ]
+    steps += [
+        f"kubectl uncordon {gpu_nodes}",
+        "aicr-tui validate the cluster against the target recipe",
+    ]
+    return tuple(steps)
+
+
+def gpu_stack_reason(old: StackSide, new: StackSide, *, drain_planned: bool) -> Reason | None:
+    a, b = driver_owner(old), driver_owner(new)
+    if not a or not b:
+        if old.gpu_stack and new.gpu_stack and old.gpu_stack != new.gpu_stack:
+            return Reason(
+                GPU_STACK,
+                UNKNOWN,
+                f"gpuStack changes from {old.gpu_stack} to {new.gpu_stack}, and the driver "
+                "owner of one side cannot be read (gpu-operator values unknown)",
+            )
+        return None
+    if a == b:
+        return None
+    what = f"{old.gpu_stack} -> {new.gpu_stack}: " if old.gpu_stack and new.gpu_stack else ""
+    message = (
+        f"gpuStack {what}the GPU driver moves from the {a} to the {b}; every GPU node "
+        "loses its driver while the other owner takes over"
+    )
+    if drain_planned:
+        return Reason(GPU_STACK, MANUAL, message + " (drain plan acknowledged)",
+                      drain_plan(a, b, new.service or old.service))  # fmt: skip
+    return Reason(
+        GPU_STACK,
+        BLOCKED,
+        message + "; blocked without a drain plan (follow the steps, then pass --drain-planned)",
+        drain_plan(a, b, new.service or old.service),
+    )
+
+
+# --------------------------------------------------------------------------- the check
+def check(old: StackSide, new: StackSide, *, drain_planned: bool = False) -> UpgradeReport:
+    report = UpgradeReport(old.label, new.label)
+    stack = gpu_stack_reason(old, new, drain_planned=drain_planned)
+    names = list(new.components) + [n for n in old.components if n not in new.components]
+    for name in names:
+        a, b = old.components.get(name), new.components.get(name)
+        reasons: list[Reason] = []
+        if a is None and b is not None:
+            reasons.append(
+                Reason(
+                    ADDED, SAFE, f"not installed on the source side: installed fresh ({b.version})"
+                )
+            )
+            if b.unknown:
+                reasons.append(Reason("not-known", UNKNOWN, f"target side: {b.unknown}"))
+        elif b is None and a is not None:
+            reasons.append(
+                Reason(
+                    REMOVED,
+                    MANUAL,
+                    f"the target does not install {name}: release {a.namespace}/{a.release} "
+                    "stays installed until it is uninstalled",
+                    (f"helm uninstall {a.release} -n {a.namespace} once nothing depends on it",),
+                )
+            )
+        elif a is not None and b is not None:
+            reasons = compare_component(a, b)
+        if name == GPU_OPERATOR and stack is not None:
+            reasons.append(stack)
+        verdict = worst(r.verdict for r in reasons)
+        report.components.append(
+            ComponentVerdict(
+                name,
+                verdict,
+                a.version if a else "",
+                b.version if b else "",
+                reasons,
+            )
+        )
+    if stack is not None and GPU_OPERATOR not in names:
+        report.components.append(ComponentVerdict(GPU_OPERATOR, stack.verdict, "", "", [stack]))
+    return report
