@@ -198,6 +198,42 @@ def _body(obj: dict[str, Any]) -> str:
     return json.dumps(rest, sort_keys=True, default=str)
 
 
+def _common_tail(a: str, b: str) -> int:
+    """The length of the common ``-``-delimited tail of two names (``-controller``)."""
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    tail = a[len(a) - n :]
+    cut = tail.find("-")
+    return 0 if cut < 0 or n - cut < 3 else n - cut
+
+
+def _rename_of(
+    key: tuple[str, str, str, str],
+    obj: dict[str, Any],
+    candidates: list[tuple[tuple[str, str, str, str], dict[str, Any]]],
+) -> tuple[str, str, str, str] | None:
+    """The added object of the same kind and namespace that ``obj`` became: the same
+    labels or body, else the one longest common name tail; None when not one is best."""
+    scored: list[tuple[int, tuple[str, str, str, str]]] = []
+    for other_key, other in candidates:
+        if other_key[3] == key[3]:
+            continue
+        same_labels = any(_labels(obj)[:2]) and _labels(obj)[:2] == _labels(other)[:2]
+        if same_labels or _body(obj) == _body(other):
+            scored.append((10_000, other_key))
+        else:
+            tail = _common_tail(key[3], other_key[3])
+            if tail:
+                scored.append((tail, other_key))
+    if not scored:
+        return None
+    scored.sort(reverse=True)
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        return None
+    return scored[0][1]
+
+
 def compare_identity(
     old: dict[tuple[str, str, str, str], Any], new: dict[tuple[str, str, str, str], Any]
 ) -> list[Reason]:
@@ -211,16 +247,7 @@ def compare_identity(
         group, kind, ns, name = k
         same_kind = [a for a in added if a[:2] == (group, kind) and a not in paired]
         moved = [a for a in same_kind if a[3] == name and a[2] != ns]
-        renamed = [
-            a
-            for a in same_kind
-            if a[2] == ns
-            and a[3] != name
-            and (
-                (any(_labels(old[k])[:2]) and _labels(old[k])[:2] == _labels(new[a])[:2])
-                or _body(old[k]) == _body(new[a])
-            )
-        ]
+        renamed = _rename_of(k, old[k], [(a, new[a]) for a in same_kind if a[2] == ns])
         if len(moved) == 1:
             a = moved[0]
             paired.add(a)
@@ -233,8 +260,8 @@ def compare_identity(
                     (f"back up {label(k)} if what it holds is needed, then upgrade",),
                 )
             )
-        elif len(renamed) == 1:
-            a = renamed[0]
+        elif renamed is not None:
+            a = renamed
             paired.add(a)
             out.append(
                 Reason(
@@ -593,7 +620,7 @@ def compare_component(old: Side, new: Side) -> list[Reason]:
     out += compare_versions(old.version, new.version, new.chart or old.chart)
     old_objs = index(old.objects or [], old.namespace)
     new_objs = index(new.objects or [], new.namespace)
-    if old.release != new.release:
+    if (old.namespace, old.release) != (new.namespace, new.release):
         clash = sorted(set(old_objs) & set(new_objs)) if old.objects and new.objects else []
         if clash:
             out.append(
@@ -668,7 +695,7 @@ def rendered_side(comp: Any, verifier: Any, *, release: str = "") -> Side:
         values=comp.values,
         objects=None,
         identity=json.dumps(
-            [comp.chart, comp.source, comp.version, comp.values, comp.manifests],
+            [comp.chart, comp.source, comp.version, comp.namespace, comp.values, comp.manifests],
             sort_keys=True,
             default=str,
         ),
