@@ -253,7 +253,7 @@ def live_side(releases: list[HelmRelease], target: StackSide, source: str) -> St
     for name, side in target.components.items():
         hit = next((r for r in releases if r.name == name), None)
         if hit is None:
-            wanted = {side.chart, name}
+            wanted = {side.chart, side.chart_name, name} - {""}
             hit = next(
                 (r for r in releases if r.chart in wanted and (r.namespace, r.name) not in taken),
                 None,

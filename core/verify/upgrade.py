@@ -110,6 +110,8 @@ class Side:
     defaults: dict[str, Any] | None = None
     raw_values: dict[str, Any] | None = None
     """The chart's coalesced defaults and own values.yaml, when the chart was loaded."""
+    chart_name: str = ""
+    """The name in the chart's Chart.yaml (what a Helm release record names), when loaded."""
     identity: str = ""
     """Chart source, version, values and manifests as one string ("" when not comparable):
     two sides with the same identity install the same objects, whatever the chart holds."""
@@ -730,6 +732,7 @@ def rendered_side(comp: Any, verifier: Any, *, release: str = "") -> Side:
                 )
                 return side
             side.defaults, side.raw_values = chart.defaults, chart.raw_values
+            side.chart_name = chart.name
             rendered = chart.render(comp.values, release=side.release, namespace=comp.namespace)
             crds = parse_objects([(t, f"{side.chart} crds/") for t in chart.crds])
     except helm.RenderError as exc:
