@@ -157,6 +157,13 @@ def register(sub: Any) -> None:
         help="before writing, render every chart with Helm and check the values (as aicr-tui "
         "verify does); findings exit 8 and write nothing",
     )
+    parser.add_argument(
+        "--upgrade-from",
+        metavar="RECIPE|BUNDLE_DIR",
+        default=None,
+        help="what the cluster runs now: write UPGRADING.md (the upgrade-check verdicts and "
+        "the steps in order) into the bundle; charts from --charts",
+    )
     add_chart_flags(parser)
 
 
@@ -206,10 +213,15 @@ def run(args: Any) -> int:
         if report.findings:
             done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
             return report.exit_code
-    elif args.charts:
+    elif args.charts and not args.upgrade_from:
         from core.foundation.errors import invalid
 
-        raise invalid("--charts needs --verify")
+        raise invalid("--charts needs --verify or --upgrade-from")
+    if args.upgrade_from:
+        from aicr_tui.commands.upgrade_check import add_upgrading
+
+        verdict = add_upgrading(plan, args, options)
+        done(f"UPGRADING.md: {verdict} (aicr-tui upgrade-check gives the same verdicts)")
     result = bundle.write(plan, Path(args.output), force=args.force, report=report)
     done(
         f"wrote {len(result.files)} files to {result.out_dir} "

@@ -148,20 +148,16 @@ def run(args: argparse.Namespace) -> int:
             f"--pull-timeout {args.pull_timeout:g}: expected a positive number of seconds"
         )
     verifier = chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
-    if args.source:
-        source = Path(args.source)
-        if not source.exists():
-            raise invalid(f"--from {args.source}: no such file or directory")
+    if args.source and not Path(args.source).exists():
+        raise invalid(f"--from {args.source}: no such file or directory")
     target = _target(args, verifier)
     if args.kubeconfig:
         from core.live.helm_releases import read_releases
 
         releases, where = read_releases(args.kubeconfig, args.context)
         old = upgrade.live_side(releases, target, where)
-    elif source.is_dir():
-        old = upgrade.bundle_side(source, verifier)
     else:
-        old = upgrade.recipe_file_side(str(source), verifier, _options(args, target.service))
+        old = upgrade.source_side(Path(args.source), verifier, _options(args, target.service))
     report = upgrade.check(old, target, drain_planned=args.drain_planned)
     if args.output == "json":
         from core.foundation.yamlio import dump_json
@@ -173,3 +169,21 @@ def run(args: argparse.Namespace) -> int:
         text = report.render_table()
     emit(text if text.endswith("\n") else text + "\n", args.write)
     return report.exit_code
+
+
+def add_upgrading(plan: Any, args: argparse.Namespace, options: Any) -> str:
+    """``bundle --upgrade-from``: the check from that side to the plan, written into the
+    plan as UPGRADING.md; returns the overall verdict."""
+    from aicr_tui.commands.verify import chart_dirs
+    from core.foundation.errors import invalid
+    from core.services import upgrade
+    from core.verify.api import chart_verifier
+
+    source = Path(args.upgrade_from)
+    if not source.exists():
+        raise invalid(f"--upgrade-from {args.upgrade_from}: no such file or directory")
+    verifier = chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
+    target = upgrade.plan_side(plan, args.recipe, verifier)
+    report = upgrade.check(upgrade.source_side(source, verifier, options), target)
+    upgrade.add_upgrading(plan, report)
+    return report.verdict

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.foundation.errors import invalid
 from core.verify.model import _clean
 from core.verify.upgrade import (
     ADDED,
@@ -35,6 +36,7 @@ from core.verify.upgrade import (
 )
 
 if TYPE_CHECKING:
+    from core.bundler.model import BundlePlan
     from core.documents.recipe_result import RecipeResult
     from core.live.helm_releases import HelmRelease
     from core.services.bundle import BundleOptions
@@ -118,7 +120,8 @@ class UpgradeReport:
         for c, row in zip(self.components, rows, strict=True):
             lines.append("  ".join(_clean(v).ljust(widths[i]) for i, v in enumerate(row)).rstrip())
             for r in c.reasons:
-                lines.append(f"    {r.verdict}: {_clean(r.message)}")
+                if r.verdict != SAFE:  # safe notes (unchanged, installed fresh): -o json
+                    lines.append(f"    {r.verdict}: {_clean(r.message)}")
         lines.append("")
         counts = {v: sum(1 for c in self.components if c.verdict == v) for v in EXIT_CODES}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
@@ -392,3 +395,42 @@ def check(old: StackSide, new: StackSide, *, drain_planned: bool = False) -> Upg
     if stack is not None and GPU_OPERATOR not in names:
         report.components.append(ComponentVerdict(GPU_OPERATOR, stack.verdict, "", "", [stack]))
     return report
+
+
+# --------------------------------------------------------------------------- a bundle's UPGRADING.md
+UPGRADING = "UPGRADING.md"
+
+
+def plan_side(bundle_plan: BundlePlan, label: str, verifier: Verifier) -> StackSide:
+    """The side a bundle plan installs (the values its files hold)."""
+    from core.verify.api import plan_input
+
+    recipe = bundle_plan.recipe
+    return StackSide(
+        label,
+        _side_of_input(plan_input(bundle_plan), verifier),
+        _profile(recipe),
+        recipe.criteria.service,
+    )
+
+
+def source_side(path: Path, verifier: Verifier, options: BundleOptions | None = None) -> StackSide:
+    """``--from`` / ``--upgrade-from``: a bundle directory, else a recipe file."""
+    if path.is_dir():
+        return bundle_side(path, verifier)
+    if not path.is_file():
+        raise invalid(f"{path}: no such file or directory", "expected a recipe file or a bundle")
+    return recipe_file_side(str(path), verifier, options)
+
+
+def add_upgrading(bundle_plan: BundlePlan, report: UpgradeReport) -> None:
+    """Put ``UPGRADING.md`` (the verdicts and the steps in order) into the plan's files,
+    with ``checksums.txt`` recomputed to cover it."""
+    from core.bundler import render
+
+    files = dict(bundle_plan.files)
+    files.pop("checksums.txt", None)
+    files[UPGRADING] = report.render_markdown().encode("utf-8")
+    files["checksums.txt"] = render.checksums(files).encode()
+    bundle_plan.files.clear()
+    bundle_plan.files.update(files)

@@ -211,3 +211,33 @@ def test_from_a_live_cluster(recipes: dict[str, Path], tmp_path: Path) -> None:
     fresh = [c for c in doc["components"] if c["component"] != "nvidia-dra-driver-gpu"]
     assert fresh and all(c["reasons"][0]["kind"] == "component-added" for c in fresh)
     assert seen and all(r.method == "GET" and r.path == "/api/v1/secrets" for r in seen)
+
+
+def test_a_bundle_built_for_an_upgrade_carries_upgrading_md(
+    recipes: dict[str, Path], tmp_path: Path
+) -> None:
+    """``bundle --upgrade-from``: the same verdicts as upgrade-check, in UPGRADING.md,
+    covered by checksums.txt."""
+    import hashlib
+
+    bundle = tmp_path / "bundle"
+    proc = run("bundle", "-r", str(recipes["azure"]), "-o", str(bundle), "--upgrade-from",
+               str(recipes["dra-050"]), *CHARTS,
+               "--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "UPGRADING.md: manual" in proc.stderr
+    text = (bundle / "UPGRADING.md").read_text()
+    assert "| nvidia-dra-driver-gpu | manual | 0.5.0-dev | 0.4.1 |" in text
+    assert "### nvidia-dra-driver-gpu (manual)" in text
+    digest = hashlib.sha256((bundle / "UPGRADING.md").read_bytes()).hexdigest()
+    assert f"{digest}  UPGRADING.md" in (bundle / "checksums.txt").read_text().splitlines()
+    check = run("upgrade-check", "--from", str(recipes["dra-050"]), "--to", str(recipes["azure"]),
+                *CHARTS, "-o", "markdown")  # fmt: skip
+    assert check.returncode == 10
+    # the same report; only the target's label (the recipe path) is named the same way
+    assert check.stdout == text
+    proc = run("bundle", "-r", str(recipes["azure"]), "-o", str(tmp_path / "b2"),
+               "--upgrade-from", str(tmp_path / "none.yaml"),
+               "--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule")  # fmt: skip
+    one_line_exit_2(proc, "--upgrade-from", "none.yaml")
+    assert not (tmp_path / "b2").exists()

@@ -207,3 +207,13 @@ def test_a_release_that_is_not_deployed_is_unknown() -> None:
     report = svc.check(svc.live_side([rel], target, "test"), target)
     assert report.components[0].verdict == u.UNKNOWN
     assert report.exit_code == 11
+
+
+def test_the_documented_role_grants_only_the_list_the_reader_makes() -> None:
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    role = yaml.safe_load((root / "docs/rbac/aicr-tui-upgrade-check.yaml").read_text())
+    assert role["kind"] == "ClusterRole"
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list"]}]
+    assert "rbac/aicr-tui-upgrade-check.yaml" in (root / "docs/upgrade-check.md").read_text()
