@@ -105,16 +105,23 @@ def release_of(body: dict[str, Any], where: str) -> HelmRelease:
     meta = _map(chart.get("metadata"))
     info = _map(body.get("info"))
     config = body.get("config")
+    from core.foundation.names import NAMESPACE, RELEASE_NAME, shown
+
     name = body.get("name")
     if not isinstance(name, str) or not name:
         raise _bad(where, "has no release name")
+    if not RELEASE_NAME.test(name):
+        raise _bad(where, f"names release {shown(name)}, not a valid Helm release name")
+    namespace = str(body.get("namespace") or "")
+    if namespace and not NAMESPACE.test(namespace):
+        raise _bad(where, f"names namespace {shown(namespace)}, not a valid namespace")
     try:
         revision = int(body.get("version") or 0)
     except (TypeError, ValueError):
         revision = 0
     return HelmRelease(
         name=name,
-        namespace=str(body.get("namespace") or ""),
+        namespace=namespace,
         revision=revision,
         status=str(info.get("status") or "unknown"),
         chart=str(meta.get("name") or ""),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.bundler.shell import words
 from core.foundation.errors import invalid
 from core.verify.model import _clean
 from core.verify.upgrade import (
@@ -375,7 +376,10 @@ def check(old: StackSide, new: StackSide, *, drain_planned: bool = False) -> Upg
                     MANUAL,
                     f"the target does not install {name}: release {a.namespace}/{a.release} "
                     "stays installed until it is uninstalled",
-                    (f"helm uninstall {a.release} -n {a.namespace} once nothing depends on it",),
+                    (
+                        f"helm uninstall {words(a.release)} -n {words(a.namespace)} once "
+                        "nothing depends on it",
+                    ),
                 )
             )
         elif a is not None and b is not None:

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.bundler.shell import words
+
 SAFE = "safe"
 MANUAL = "manual"
 BLOCKED = "blocked"
@@ -633,7 +635,7 @@ def compare_component(old: Side, new: Side) -> list[Reason]:
                     f"{new.release}: Helm refuses to install the new release over "
                     f"{len(clash)} objects the old one owns (first: {label(clash[0])})",
                     (
-                        f"helm uninstall {old.release} -n {old.namespace} (this drops "
+                        f"helm uninstall {words(old.release)} -n {words(old.namespace)} (this drops "
                         "everything it installed; CRDs in crds/ stay)",
                         f"install {new.release} from the bundle",
                     ),
@@ -647,7 +649,8 @@ def compare_component(old: Side, new: Side) -> list[Reason]:
                     f"release {old.namespace}/{old.release} becomes {new.namespace}/"
                     f"{new.release}: a new release is installed beside the old one",
                     (
-                        f"helm uninstall {old.release} -n {old.namespace} after the new release is ready",
+                        f"helm uninstall {words(old.release)} -n {words(old.namespace)} "
+                        "after the new release is ready",
                     ),
                 )
             )

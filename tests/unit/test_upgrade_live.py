@@ -217,3 +217,33 @@ def test_the_documented_role_grants_only_the_list_the_reader_makes() -> None:
     assert role["kind"] == "ClusterRole"
     assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list"]}]
     assert "rbac/aicr-tui-upgrade-check.yaml" in (root / "docs/upgrade-check.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [("name", "x; rm -rf ~", "not a valid Helm release name"),
+     ("namespace", "Bad_NS\x1b[31m", "not a valid namespace")],
+)  # fmt: skip
+def test_a_record_naming_an_invalid_release_is_refused(
+    field: str, value: str, problem: str
+) -> None:
+    """Names from the cluster end up in the steps a user runs: a record Helm could not
+    have written (Helm validates both) is one error, not a command line."""
+    secret = helm_secret("dra")
+    packed = base64.b64decode(base64.b64decode(secret["data"]["release"]))
+    release = json.loads(gzip.decompress(packed))
+    release[field] = value
+    secret["data"]["release"] = base64.b64encode(
+        base64.b64encode(gzip.compress(json.dumps(release).encode()))
+    ).decode()
+    with pytest.raises(AicrError) as info:
+        records_of([secret], "t")
+    assert problem in info.value.message and "\x1b" not in info.value.render()
+
+
+def test_uninstall_steps_quote_what_they_name() -> None:
+    old = u.Side("c", "rel;id", "team a", "c", "1.0.0", {}, [])
+    new = u.Side("c", "rel", "team-a", "c", "1.0.0", {}, [])
+    (reason,) = u.compare_component(old, new)
+    assert reason.kind == u.RELEASE_RENAMED
+    assert reason.steps[0].startswith("helm uninstall 'rel;id' -n 'team a' ")
