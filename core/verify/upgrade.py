@@ -42,6 +42,7 @@ IMMUTABLE = "immutable-field"
 RENAMED = "object-renamed"
 MOVED = "object-moved-namespace"
 DELETED = "object-deleted"
+KEPT = "object-kept"
 RELEASE_RENAMED = "release-renamed"
 GPU_STACK = "gpu-stack-changed"
 CHART_MAJOR = "chart-major-version"
@@ -158,6 +159,12 @@ def is_hook(obj: dict[str, Any]) -> bool:
     return isinstance(notes, dict) and bool(notes.get("helm.sh/hook"))
 
 
+def is_kept(obj: dict[str, Any]) -> bool:
+    """``helm.sh/resource-policy: keep``: Helm never deletes the object."""
+    notes = _meta(obj).get("annotations")
+    return isinstance(notes, dict) and str(notes.get("helm.sh/resource-policy")) == "keep"
+
+
 def index(objects: list[dict[str, Any]], namespace: str) -> dict[tuple[str, str, str, str], Any]:
     out: dict[tuple[str, str, str, str], Any] = {}
     for obj in objects:
@@ -252,28 +259,41 @@ def compare_identity(
         same_kind = [a for a in added if a[:2] == (group, kind) and a not in paired]
         moved = [a for a in same_kind if a[3] == name and a[2] != ns]
         renamed = _rename_of(k, old[k], [(a, new[a]) for a in same_kind if a[2] == ns])
+        kept = is_kept(old[k])
+        became: tuple[str, str, str, str] | None = None
         if len(moved) == 1:
-            a = moved[0]
-            paired.add(a)
+            became, what, how = moved[0], MOVED, f"moves to namespace {moved[0][2]}"
+        elif renamed is not None:
+            became, what, how = renamed, RENAMED, f"is renamed {renamed[3]}"
+        if became is not None:
+            paired.add(became)
+            if kept:
+                out.append(
+                    Reason(
+                        what,
+                        MANUAL,
+                        f"{label(k)} {how}: Helm creates {label(became)} and leaves the old "
+                        "one in the cluster (helm.sh/resource-policy: keep), unmanaged",
+                        (f"delete {label(k)} by hand once {label(became)} serves",),
+                    )
+                )
+                continue
             out.append(
                 Reason(
-                    MOVED,
+                    what,
                     BLOCKED if kind == "CustomResourceDefinition" else MANUAL,
-                    f"{label(k)} moves to namespace {a[2]}: Helm deletes it and creates "
-                    f"{label(a)}; this drops {drops(kind)}",
+                    f"{label(k)} {how}: Helm deletes it and creates {label(became)}; "
+                    f"this drops {drops(kind)}",
                     (f"back up {label(k)} if what it holds is needed, then upgrade",),
                 )
             )
-        elif renamed is not None:
-            a = renamed
-            paired.add(a)
+        elif kept:
             out.append(
                 Reason(
-                    RENAMED,
-                    BLOCKED if kind == "CustomResourceDefinition" else MANUAL,
-                    f"{label(k)} is renamed {a[3]}: Helm deletes it and creates {label(a)}; "
-                    f"this drops {drops(kind)}",
-                    (f"back up {label(k)} if what it holds is needed, then upgrade",),
+                    KEPT,
+                    SAFE,
+                    f"{label(k)} is no longer in the release; helm.sh/resource-policy: keep "
+                    "leaves it in the cluster, unmanaged",
                 )
             )
         elif kind in ("CustomResourceDefinition", "PersistentVolumeClaim", "StatefulSet"):

@@ -239,3 +239,31 @@ def test_missing_chart_source_is_unknown_never_safe(verifier: Verifier) -> None:
     assert b.objects is None and "cannot be rendered" in b.unknown
     got = u.compare_component(a, b)
     assert u.worst(r.verdict for r in got) == u.UNKNOWN
+
+
+def _cert_manager(crds: dict[str, Any]) -> VerifyComponent:
+    return comp(
+        "v1.20.2",
+        {"crds": crds},
+        name="cert-manager",
+        chart="cert-manager",
+        namespace="cert-manager",
+    )
+
+
+def test_crds_dropped_from_cert_manager_are_kept_or_deleted(verifier: Verifier) -> None:
+    """cert-manager templates its CRDs (crds.enabled) with helm.sh/resource-policy: keep
+    unless crds.keep=false: turning crds.enabled off leaves them, or deletes every
+    Certificate with them."""
+    got = reasons(verifier, _cert_manager({"enabled": True}), _cert_manager({"enabled": False}))
+    kept = [r for r in got if r.kind == u.KEPT]
+    assert any("CustomResourceDefinition certificates.cert-manager.io" in r.message for r in kept)
+    assert u.worst(r.verdict for r in got) == u.SAFE
+    got = reasons(
+        verifier,
+        _cert_manager({"enabled": True, "keep": False}),
+        _cert_manager({"enabled": False, "keep": False}),
+    )
+    deleted = [r for r in got if r.kind == u.DELETED]
+    assert deleted and {r.verdict for r in deleted} == {u.BLOCKED}
+    assert any("every custom resource of it" in r.message for r in deleted)
