@@ -31,6 +31,8 @@ from core.verify.upgrade import (
     Reason,
     Side,
     compare_component,
+    index,
+    label,
     parse_objects,
     rendered_side,
     worst,
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 
 EXIT_CODES = {SAFE: 0, MANUAL: 10, UNKNOWN: 11, BLOCKED: 12}
 GPU_OPERATOR = "gpu-operator"
+OWNED = "object-owned-by-another-release"
 
 
 @dataclass
@@ -56,6 +59,9 @@ class StackSide:
     gpu_stack: str = ""
     """The recipe's gpuStack selection ("" when the side has no recipe)."""
     service: str = ""
+    others: list[Side] = field(default_factory=list)
+    """Live releases that are none of the target's components (their objects still
+    belong to them)."""
 
 
 @dataclass
@@ -265,7 +271,57 @@ def live_side(releases: list[HelmRelease], target: StackSide, source: str) -> St
         if hit is not None:
             taken.add((hit.namespace, hit.name))
             out[name] = release_side(hit, name)
-    return StackSide(f"live cluster ({source})", out)
+    others = [release_side(r, r.name) for r in releases if (r.namespace, r.name) not in taken]
+    return StackSide(f"live cluster ({source})", out, others=others)
+
+
+def ownership_reasons(name: str, old: StackSide, new: StackSide) -> list[Reason]:
+    """Objects the target component installs that another release owns on the source
+    side: Helm refuses to take them (invalid ownership metadata), unless that release is
+    upgraded first and drops them (then the order of the steps matters)."""
+    side = new.components.get(name)
+    if side is None or not side.objects:
+        return []
+    mine = set(index(side.objects, side.namespace))
+    out: list[Reason] = []
+    owners = [(n, s) for n, s in old.components.items() if n != name] + [
+        (None, s) for s in old.others
+    ]
+    for owner_name, owner in owners:
+        if not owner.objects:
+            continue
+        clash = sorted(mine & set(index(owner.objects, owner.namespace)))
+        if not clash:
+            continue
+        later = new.components.get(owner_name) if owner_name else None
+        still = (
+            later is not None
+            and later.objects is not None
+            and (set(clash) & set(index(later.objects, later.namespace)))
+        )
+        where = f"release {owner.namespace}/{owner.release}"
+        first = label(clash[0])
+        if owner_name and later is not None and later.objects is not None and not still:
+            out.append(
+                Reason(
+                    OWNED,
+                    MANUAL,
+                    f"{len(clash)} object(s) move here from {where} (first: {first}): "
+                    f"{owner_name} must be upgraded first, or Helm refuses to take them",
+                    (f"upgrade {owner_name} before {name}",),
+                )
+            )
+        else:
+            out.append(
+                Reason(
+                    OWNED,
+                    BLOCKED,
+                    f"{len(clash)} object(s) are owned by {where} (first: {first}): Helm "
+                    "refuses to install them into another release",
+                    (f"remove them from {where} first (uninstall it, or upgrade it without them)",),
+                )
+            )
+    return out
 
 
 # --------------------------------------------------------------------------- gpuStack
@@ -384,6 +440,7 @@ def check(old: StackSide, new: StackSide, *, drain_planned: bool = False) -> Upg
             )
         elif a is not None and b is not None:
             reasons = compare_component(a, b)
+        reasons += ownership_reasons(name, old, new)
         if name == GPU_OPERATOR and stack is not None:
             reasons.append(stack)
         verdict = worst(r.verdict for r in reasons)

@@ -247,3 +247,37 @@ def test_uninstall_steps_quote_what_they_name() -> None:
     (reason,) = u.compare_component(old, new)
     assert reason.kind == u.RELEASE_RENAMED
     assert reason.steps[0].startswith("helm uninstall 'rel;id' -n 'team a' ")
+
+
+def test_objects_another_release_owns_block_the_install() -> None:
+    """The same chart installed earlier by hand as another chart name (so not matched as
+    this component): every object the target would install is owned by that release."""
+    (rel,) = records_of(
+        [helm_secret("legacy", chart="legacy-dra", manifest=rendered_manifest("v0.4.1"))], "t"
+    )
+    target = _target("v0.4.1")
+    live = svc.live_side([rel], target, "test")
+    assert live.components == {} and [s.release for s in live.others] == ["legacy"]
+    (row,) = svc.check(live, target).components
+    assert row.verdict == u.BLOCKED
+    (owned,) = [r for r in row.reasons if r.kind == svc.OWNED]
+    assert "owned by release nvidia-dra-driver/legacy" in owned.message
+
+
+def _sides(**by_component: list[dict[str, Any]]) -> dict[str, u.Side]:
+    return {
+        name: u.Side(name, name, "ns", name, "1.0.0", {}, objs)
+        for name, objs in by_component.items()
+    }
+
+
+def test_an_object_moving_between_components_needs_the_owner_upgraded_first() -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "shared"}}
+    old = svc.StackSide("old", _sides(a=[cm], b=[]))
+    moved = svc.StackSide("new", _sides(a=[], b=[cm]))
+    rows = {c.name: c for c in svc.check(old, moved).components}
+    (reason,) = [r for r in rows["b"].reasons if r.kind == svc.OWNED]
+    assert reason.verdict == u.MANUAL and reason.steps == ("upgrade a before b",)
+    both = svc.StackSide("new", _sides(a=[cm], b=[cm]))
+    rows = {c.name: c for c in svc.check(old, both).components}
+    assert rows["b"].verdict == u.BLOCKED
