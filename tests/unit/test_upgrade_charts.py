@@ -12,7 +12,9 @@ Sources (tests/data/upstream_charts, provenance in its README and each PROVENANC
   that drops ``spec.numNodes`` applies the removal the CRD's own description announces
   ("The numNodes parameter is deprecated and will be removed in the next API version"); the
   stored-version and conversion edits are of the kind upstream CRDs make, not taken from a
-  published version.
+  published version. For a served version removed, the derived copy is the OLD side (its
+  CRD also serves a v1alpha1) and the real 0.5.0-dev tree the new one;
+- cert-manager v1.20.2 (its templated CRDs, with ``crds.keep`` on and off).
 """
 
 from __future__ import annotations
@@ -267,3 +269,26 @@ def test_crds_dropped_from_cert_manager_are_kept_or_deleted(verifier: Verifier) 
     deleted = [r for r in got if r.kind == u.DELETED]
     assert deleted and {r.verdict for r in deleted} == {u.BLOCKED}
     assert any("every custom resource of it" in r.message for r in deleted)
+
+
+def test_crd_served_version_removed(tmp_path: Path) -> None:
+    """The old side is a derived copy whose ComputeDomain CRD also serves v1alpha1 (not
+    stored); the new side is the real 0.5.0-dev tree, which serves v1beta1 only."""
+    import yaml
+
+    target = tmp_path / f"{DRA}-0.4.9-alpha"
+    shutil.copytree(DRA_NEW, target)
+    chart_yaml = target / "Chart.yaml"
+    chart_yaml.write_text(
+        chart_yaml.read_text().replace('version: "0.5.0-dev"', 'version: "0.4.9-alpha"')
+    )
+    crd = yaml.safe_load((target / CRD_FILE).read_text())
+    alpha = {"name": "v1alpha1", "served": True, "storage": False,
+             "schema": {"openAPIV3Schema": {"type": "object"}}}  # fmt: skip
+    crd["spec"]["versions"].insert(0, alpha)
+    (target / CRD_FILE).write_text(yaml.safe_dump(crd))
+    got = reasons(Verifier([tmp_path, UPSTREAM_CHARTS]), comp("0.4.9-alpha"), comp("0.5.0-dev"))
+    removed = [r for r in got if r.kind == u.CRD_VERSION_REMOVED]
+    assert len(removed) == 1 and removed[0].verdict == u.MANUAL
+    assert "computedomains.resource.nvidia.com: served version v1alpha1" in removed[0].message
+    assert (u.CRD_NOT_UPGRADED, u.MANUAL) in kinds(got)
