@@ -218,9 +218,17 @@ def run(args: Any) -> int:
 
         raise invalid("--charts needs --verify or --upgrade-from")
     if args.upgrade_from:
-        from aicr_tui.commands.upgrade_check import add_upgrading
+        from aicr_tui.commands.verify import chart_dirs
+        from core.services.upgrade import upgrading_for_plan
 
-        verdict = add_upgrading(plan, args, options)
+        verdict = upgrading_for_plan(
+            plan,
+            Path(args.upgrade_from),
+            args.recipe,
+            charts=chart_dirs(args.charts),
+            pull_timeout=args.pull_timeout,
+            options=options,
+        )
         done(f"UPGRADING.md: {verdict} (aicr-tui upgrade-check gives the same verdicts)")
     result = bundle.write(plan, Path(args.output), force=args.force, report=report)
     done(

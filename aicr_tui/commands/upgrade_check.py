@@ -86,79 +86,26 @@ def register(sub: Any) -> None:
     )
 
 
-def _options(args: argparse.Namespace, service: str) -> Any:
-    from core.services.bundle import AKS_KEYED_TOLERATION, options_from_flags
-
-    tolerations = list(args.accelerated_node_toleration)
-    if not tolerations and service == "aks":
-        tolerations = [AKS_KEYED_TOLERATION]
-    return options_from_flags(accelerated_node_toleration=tolerations)
-
-
-def _target(args: argparse.Namespace, verifier: Any) -> Any:
-    from core.foundation.errors import invalid
+def run(args: argparse.Namespace) -> int:
+    from aicr_tui.commands.verify import chart_dirs
     from core.services import upgrade
 
     criteria = {f: getattr(args, f) for f in ("service", "accelerator", "os", "intent", "platform")}
-    stated = any(criteria.values()) or args.profile
-    if args.target and stated:
-        raise invalid("--to and criteria flags both given", "name the target one way")
-    if args.target:
-        from core.recipe.loading import load_recipe
-
-        path = Path(args.target)
-        if not path.is_file():
-            raise invalid(f"--to {args.target}: not a file", "expected a recipe file")
-        recipe = load_recipe(str(path))
-        return upgrade.recipe_side(
-            recipe, str(path), verifier, _options(args, recipe.criteria.service)
-        )
-    if not stated:
-        raise invalid("no target: pass --to RECIPE or criteria (--service, --accelerator, …)")
-    from core.services.capture import qualify_selection
-
-    result = qualify_selection(criteria, args.profile, None, nodes=None)
-    for note in result.notes:
-        info(note)
-    verdict = result.verdict
-    if verdict.error is not None:
-        raise verdict.error
-    assert verdict.recipe is not None
-    label = verdict.criteria.label() + (f" {args.profile}" if args.profile else "")
-    return upgrade.recipe_side(
-        verdict.recipe, label, verifier, _options(args, verdict.recipe.criteria.service)
+    request = upgrade.CheckRequest(
+        source=Path(args.source) if args.source else None,
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        target=Path(args.target) if args.target else None,
+        criteria=criteria,
+        profile=args.profile,
+        charts=chart_dirs(args.charts),
+        pull_timeout=args.pull_timeout,
+        tolerations=list(args.accelerated_node_toleration),
+        drain_planned=args.drain_planned,
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    from aicr_tui.commands.verify import chart_dirs
-    from core.foundation.errors import invalid
-    from core.services import upgrade
-    from core.verify.api import chart_verifier
-
-    if bool(args.source) == bool(args.kubeconfig):
-        raise invalid(
-            "name the installed side once: --from RECIPE|BUNDLE_DIR or -k KUBECONFIG",
-            "both given" if args.source else "neither given",
-        )
-    if args.context and not args.kubeconfig:
-        raise invalid("--context needs -k KUBECONFIG")
-    if args.pull_timeout <= 0:
-        raise invalid(
-            f"--pull-timeout {args.pull_timeout:g}: expected a positive number of seconds"
-        )
-    verifier = chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
-    if args.source and not Path(args.source).exists():
-        raise invalid(f"--from {args.source}: no such file or directory")
-    target = _target(args, verifier)
-    if args.kubeconfig:
-        from core.live.helm_releases import read_releases
-
-        releases, where = read_releases(args.kubeconfig, args.context)
-        old = upgrade.live_side(releases, target, where)
-    else:
-        old = upgrade.source_side(Path(args.source), verifier, _options(args, target.service))
-    report = upgrade.check(old, target, drain_planned=args.drain_planned)
+    report = upgrade.upgrade_check(request)
+    for note in request.notes:
+        info(note)
     if args.output == "json":
         from core.foundation.yamlio import dump_json
 
@@ -169,21 +116,3 @@ def run(args: argparse.Namespace) -> int:
         text = report.render_table()
     emit(text if text.endswith("\n") else text + "\n", args.write)
     return report.exit_code
-
-
-def add_upgrading(plan: Any, args: argparse.Namespace, options: Any) -> str:
-    """``bundle --upgrade-from``: the check from that side to the plan, written into the
-    plan as UPGRADING.md; returns the overall verdict."""
-    from aicr_tui.commands.verify import chart_dirs
-    from core.foundation.errors import invalid
-    from core.services import upgrade
-    from core.verify.api import chart_verifier
-
-    source = Path(args.upgrade_from)
-    if not source.exists():
-        raise invalid(f"--upgrade-from {args.upgrade_from}: no such file or directory")
-    verifier = chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
-    target = upgrade.plan_side(plan, args.recipe, verifier)
-    report = upgrade.check(upgrade.source_side(source, verifier, options), target)
-    upgrade.add_upgrading(plan, report)
-    return report.verdict

@@ -495,3 +495,109 @@ def add_upgrading(bundle_plan: BundlePlan, report: UpgradeReport) -> None:
     files["checksums.txt"] = render.checksums(files).encode()
     bundle_plan.files.clear()
     bundle_plan.files.update(files)
+
+
+# --------------------------------------------------------------------------- the one call per action
+@dataclass
+class CheckRequest:
+    """What ``upgrade-check`` is asked (the CLI's flags; the wizard would fill the same)."""
+
+    source: Path | None = None
+    """A recipe file or a bundle directory (else ``kubeconfig``)."""
+    kubeconfig: str | None = None
+    context: str | None = None
+    target: Path | None = None
+    """The target recipe file (else ``criteria`` and ``profile``)."""
+    criteria: dict[str, str | None] = field(default_factory=dict)
+    profile: str | None = None
+    charts: list[Path] = field(default_factory=list)
+    pull_timeout: float = 60.0
+    tolerations: list[str] = field(default_factory=list)
+    """Accelerated-node tolerations for planning a recipe side (AKS default: keyed)."""
+    drain_planned: bool = False
+    notes: list[str] = field(default_factory=list)
+    """Filled: what qualification derived (the CLI prints them with -v)."""
+
+
+def _options(tolerations: list[str], service: str) -> BundleOptions:
+    from core.services.bundle import AKS_KEYED_TOLERATION, options_from_flags
+
+    given = list(tolerations) or ([AKS_KEYED_TOLERATION] if service == "aks" else [])
+    return options_from_flags(accelerated_node_toleration=given)
+
+
+def _target_side(req: CheckRequest, verifier: Verifier) -> StackSide:
+    stated = any(req.criteria.values()) or bool(req.profile)
+    if req.target is not None and stated:
+        raise invalid("--to and criteria flags both given", "name the target one way")
+    if req.target is not None:
+        from core.recipe.loading import load_recipe
+
+        if not req.target.is_file():
+            raise invalid(f"--to {req.target}: not a file", "expected a recipe file")
+        recipe = load_recipe(str(req.target))
+        options = _options(req.tolerations, recipe.criteria.service)
+        return recipe_side(recipe, str(req.target), verifier, options)
+    if not stated:
+        raise invalid("no target: pass --to RECIPE or criteria (--service, --accelerator, …)")
+    from core.services.capture import qualify_selection
+
+    result = qualify_selection(req.criteria, req.profile, None, nodes=None)
+    req.notes += list(result.notes)
+    verdict = result.verdict
+    if verdict.error is not None:
+        raise verdict.error
+    if verdict.recipe is None:
+        raise invalid("the criteria resolve to no recipe")
+    label = verdict.criteria.label() + (f" {req.profile}" if req.profile else "")
+    options = _options(req.tolerations, verdict.recipe.criteria.service)
+    return recipe_side(verdict.recipe, label, verifier, options)
+
+
+def upgrade_check(req: CheckRequest) -> UpgradeReport:
+    """``aicr-tui upgrade-check``: both sides read and rendered, then compared."""
+    from core.verify.api import chart_verifier
+
+    if (req.source is None) == (req.kubeconfig is None):
+        raise invalid(
+            "name the installed side once: --from RECIPE|BUNDLE_DIR or -k KUBECONFIG",
+            "both given" if req.source is not None else "neither given",
+        )
+    if req.context and not req.kubeconfig:
+        raise invalid("--context needs -k KUBECONFIG")
+    if not req.pull_timeout > 0:
+        raise invalid(f"--pull-timeout {req.pull_timeout:g}: expected a positive number of seconds")
+    if req.source is not None and not req.source.exists():
+        raise invalid(f"--from {req.source}: no such file or directory")
+    verifier = chart_verifier(req.charts, pull_timeout=req.pull_timeout)
+    target = _target_side(req, verifier)
+    if req.kubeconfig is not None:
+        from core.live.helm_releases import read_releases
+
+        releases, where = read_releases(req.kubeconfig, req.context)
+        old = live_side(releases, target, where)
+    else:
+        assert req.source is not None
+        old = source_side(req.source, verifier, _options(req.tolerations, target.service))
+    return check(old, target, drain_planned=req.drain_planned)
+
+
+def upgrading_for_plan(
+    bundle_plan: BundlePlan,
+    source: Path,
+    label: str,
+    *,
+    charts: list[Path],
+    pull_timeout: float,
+    options: BundleOptions | None,
+) -> str:
+    """``bundle --upgrade-from``: the check from ``source`` to the plan, written into the
+    plan as UPGRADING.md; returns the overall verdict."""
+    from core.verify.api import chart_verifier
+
+    if not source.exists():
+        raise invalid(f"--upgrade-from {source}: no such file or directory")
+    verifier = chart_verifier(charts, pull_timeout=pull_timeout)
+    report = check(source_side(source, verifier, options), plan_side(bundle_plan, label, verifier))
+    add_upgrading(bundle_plan, report)
+    return report.verdict
