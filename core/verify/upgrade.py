@@ -341,6 +341,46 @@ def _blocked_field(key: tuple[str, str, str, str], path: str, old: Any, new: Any
     )
 
 
+def _service(key: tuple[str, str, str, str], a: dict[str, Any], b: dict[str, Any]) -> list[Reason]:
+    """A Service's address and type, as the 1.34 API server treats an update: a stated
+    clusterIP may not change (an unset one keeps what was allocated, "None" included); a
+    type change is accepted, the server allocating or releasing what the new type needs."""
+    out: list[Reason] = []
+    ip_a, ip_b = a.get("clusterIP"), b.get("clusterIP")
+    type_a, type_b = a.get("type") or "ClusterIP", b.get("type") or "ClusterIP"
+    if ip_b not in (None, "") and not _same(ip_a, ip_b) and type_b != "ExternalName":
+        # from an unset (allocated) address too: it is refused unless the server happened
+        # to allocate exactly this one
+        out.append(_blocked_field(key, "spec.clusterIP", ip_a, ip_b))
+    elif ip_a == "None" and ip_b in (None, "") and type_b != "ExternalName":
+        out.append(
+            Reason(
+                IMMUTABLE,
+                MANUAL,
+                f"{label(key)}: clusterIP None is no longer stated, but the server keeps it: "
+                "the Service stays headless",
+                (f"delete {label(key)} before the upgrade if it must get a cluster IP",),
+            )
+        )
+    if type_a != type_b:
+        what = {
+            "ExternalName": "its cluster IP is released",
+            "NodePort": "node ports are allocated",
+            "LoadBalancer": "node ports and a load balancer are allocated",
+        }.get(type_b, "node ports or a load balancer are released")
+        if type_a == "ExternalName":
+            what = "a cluster IP is allocated"
+        out.append(
+            Reason(
+                IMMUTABLE,
+                MANUAL,
+                f"{label(key)}: spec.type changes from {type_a} to {type_b}; the server "
+                f"accepts it and {what} (clients of the old address must follow)",
+            )
+        )
+    return out
+
+
 def compare_immutable(
     key: tuple[str, str, str, str], old: dict[str, Any], new: dict[str, Any]
 ) -> list[Reason]:
@@ -357,26 +397,7 @@ def compare_immutable(
     if kind == "Job" and not _same(a.get("template"), b.get("template")):
         out.append(_blocked_field(key, "spec.template", a.get("template"), b.get("template")))
     if kind == "Service":
-        ip_a, ip_b = a.get("clusterIP"), b.get("clusterIP")
-        # An unset clusterIP keeps the allocated one; a stated one must stay the same.
-        if ip_b is not None and ip_b != "" and not _same(ip_a, ip_b):
-            out.append(_blocked_field(key, "spec.clusterIP", ip_a, ip_b))
-        elif ip_a == "None" and ip_b in (None, ""):
-            out.append(_blocked_field(key, "spec.clusterIP", ip_a, ip_b))
-        type_a, type_b = a.get("type") or "ClusterIP", b.get("type") or "ClusterIP"
-        if type_a != type_b:
-            if "ExternalName" in (type_a, type_b):
-                out.append(_blocked_field(key, "spec.type", type_a, type_b))
-            else:
-                out.append(
-                    Reason(
-                        IMMUTABLE,
-                        MANUAL,
-                        f"{label(key)}: spec.type changes from {type_a} to {type_b}; the "
-                        "server accepts it, but node ports or a load balancer are allocated "
-                        "or released (clients of the old address must follow)",
-                    )
-                )
+        out += _service(key, a, b)
     return out
 
 

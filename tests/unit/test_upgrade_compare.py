@@ -158,11 +158,15 @@ def test_service_cluster_ip_and_type() -> None:
     assert kinds(u.compare_immutable(key, old, nodeport)) == [(u.IMMUTABLE, u.MANUAL)]
     external = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
                 "spec": {"type": "ExternalName", "externalName": "x.example"}}  # fmt: skip
-    got = u.compare_immutable(key, old, external)
-    assert (u.IMMUTABLE, u.BLOCKED) in kinds(got)
+    # the 1.34 server drops an unchanged cluster IP when the type becomes ExternalName
+    assert kinds(u.compare_immutable(key, unset, external)) == [(u.IMMUTABLE, u.MANUAL)]
+    assert "cluster IP is released" in u.compare_immutable(key, unset, external)[0].message
     headless = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
                 "spec": {"clusterIP": "None"}}  # fmt: skip
-    assert kinds(u.compare_immutable(key, headless, unset)) == [(u.IMMUTABLE, u.BLOCKED)]
+    # an unset clusterIP keeps "None": accepted, still headless
+    got = u.compare_immutable(key, headless, unset)
+    assert kinds(got) == [(u.IMMUTABLE, u.MANUAL)] and "stays headless" in got[0].message
+    assert kinds(u.compare_immutable(key, headless, old)) == [(u.IMMUTABLE, u.BLOCKED)]
 
 
 # ------------------------------------------------------------------------ identity
