@@ -398,6 +398,12 @@ def compare_immutable(
         out.append(_blocked_field(key, "spec.template", a.get("template"), b.get("template")))
     if kind == "Service":
         out += _service(key, a, b)
+    if kind in ("ConfigMap", "Secret") and old.get("immutable") is True:
+        for path in ("data", "binaryData", "stringData"):
+            if not _same(old.get(path), new.get(path)):
+                out.append(_blocked_field(key, path, old.get(path), new.get(path)))
+        if new.get("immutable") is not True:
+            out.append(_blocked_field(key, "immutable", True, new.get("immutable")))
     return out
 
 

@@ -169,6 +169,19 @@ def test_service_cluster_ip_and_type() -> None:
     assert kinds(u.compare_immutable(key, headless, old)) == [(u.IMMUTABLE, u.BLOCKED)]
 
 
+def test_an_immutable_configmap_cannot_change_its_data() -> None:
+    old = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"},
+           "immutable": True, "data": {"a": "1"}}  # fmt: skip
+    new = copy.deepcopy(old)
+    new["data"]["a"] = "2"
+    key = u.key_of(old, "gpu")
+    got = u.compare_immutable(key, old, new)
+    assert kinds(got) == [(u.IMMUTABLE, u.BLOCKED)] and "ConfigMap gpu/cfg: data" in got[0].message
+    assert u.compare_immutable(key, old, copy.deepcopy(old)) == []
+    mutable = {**old, "immutable": False}
+    assert u.compare_immutable(key, mutable, new) == []
+
+
 # ------------------------------------------------------------------------ identity
 def test_renamed_object_is_delete_and_create_with_what_it_drops() -> None:
     old, new = deployment("ctl"), deployment("controller")
