@@ -241,3 +241,16 @@ def test_a_bundle_built_for_an_upgrade_carries_upgrading_md(
                "--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule")  # fmt: skip
     one_line_exit_2(proc, "--upgrade-from", "none.yaml")
     assert not (tmp_path / "b2").exists()
+
+
+def test_the_documented_exit_codes_are_the_ones_returned() -> None:
+    from core.services.upgrade import EXIT_CODES
+
+    doc = (REPO / "docs" / "upgrade-check.md").read_text()
+    assert EXIT_CODES == {"safe": 0, "manual": 10, "unknown": 11, "blocked": 12}
+    for code in EXIT_CODES.values():
+        assert f"\n| {code} |" in doc
+    helptext = run("upgrade-check", "--help").stdout
+    assert "Exit 0 all safe, 10 manual, 11 unknown, 12 blocked, 2 bad input" in " ".join(
+        helptext.split()
+    )
