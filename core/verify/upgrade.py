@@ -614,8 +614,10 @@ def _leaves(values: Any, prefix: Path_ = ()) -> list[Path_]:
 
 
 def ignored_values(old: Side, new: Side) -> list[Reason]:
-    """Values the new side sets that the new chart does not define (Helm ignores them),
-    said more strongly when the old chart did read them (renamed or removed upstream)."""
+    """Values the new side sets that the new chart does not define (Helm ignores them) and
+    the old chart did read (renamed or removed upstream). A value neither chart defines
+    is no change of the upgrade (``verify`` reports it); when the old chart is not known,
+    every value the new chart ignores is named."""
     if new.defaults is None:
         return []
     out: list[Reason] = []
@@ -631,6 +633,8 @@ def ignored_values(old: Side, new: Side) -> list[Reason]:
         seen.add(top)
         dotted = ".".join(top)
         was = old.defaults is not None and _defined(top, old.defaults, old.raw_values)
+        if old.defaults is not None and not was:
+            continue
         if was:
             message = (
                 f"value {dotted} was read by chart {old.chart} {old.version} and is not "
