@@ -166,9 +166,10 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--upgrade-from",
-        metavar="SOURCE",
-        help="the deployed bundle (directory) or its recipe: write UPGRADING.md with each "
-        "component's upgrade-check verdict and the steps in order",
+        metavar="RECIPE|BUNDLE_DIR",
+        default=None,
+        help="what the cluster runs now: write UPGRADING.md (the upgrade-check verdicts and "
+        "the steps in order) into the bundle; charts from --charts",
     )
     add_chart_flags(parser)
 
@@ -233,16 +234,20 @@ def run(args: Any) -> int:
     elif args.charts and not (args.vendor_charts or args.upgrade_from):
         from core.foundation.errors import invalid
 
-        raise invalid("--charts needs --verify or --vendor-charts")
+        raise invalid("--charts needs --verify, --vendor-charts or --upgrade-from")
     if args.upgrade_from:
         from aicr_tui.commands.verify import chart_dirs
-        from core.services.upgrade import compare_sides, side, with_upgrade_notes
-        from core.verify.api import plan_input
+        from core.services.upgrade import upgrading_for_plan
 
-        old_input, old_recipe = side(args.upgrade_from, "--upgrade-from")
-        checker = bundle.chart_verifier(chart_dirs(args.charts), pull_timeout=args.pull_timeout)
-        verdicts = compare_sides(old_input, old_recipe, plan_input(plan), plan.recipe, checker)
-        plan = with_upgrade_notes(plan, verdicts, args.upgrade_from)
+        verdict = upgrading_for_plan(
+            plan,
+            Path(args.upgrade_from),
+            args.recipe,
+            charts=chart_dirs(args.charts),
+            pull_timeout=args.pull_timeout,
+            options=options,
+        )
+        done(f"UPGRADING.md: {verdict} (aicr-tui upgrade-check gives the same verdicts)")
     result = bundle.write(plan, Path(args.output), force=args.force, report=report)
     done(
         f"wrote {len(result.files)} files to {result.out_dir} "

@@ -1,126 +1,118 @@
-"""``aicr-tui upgrade-check (--from (BUNDLE_DIR | recipe.yaml) | -k KUBECONFIG) --to (recipe.yaml | BUNDLE_DIR)``.
+"""``aicr-tui upgrade-check --from (RECIPE | BUNDLE_DIR | -k KUBECONFIG) --to (RECIPE |
+criteria flags)``: each component's verdict (safe, manual, blocked, unknown) with its
+reasons, from the objects both sides' charts render (the verify engine, offline).
 
-With ``-k`` the current side is what is installed: each release of the target's charts as
-Helm recorded it (chart version, values and the rendered manifest), nothing re-rendered.
-
-Each component gets ``safe``, ``manual``, ``blocked`` or ``unknown`` with its reasons, from
-the objects both sides render offline (``--charts`` directories, else each chart pulled):
-CRD versions and fields, immutable fields, objects that move or go away, the chart's major
-version, and a ``gpuStack`` change (blocked, with the drain plan written out).
-
-Exit codes (the worst verdict): 0 every component safe, 11 manual steps needed, 12 unknown
-(a side could not be rendered: never reported safe), 13 blocked; 2 for bad input.
+Exit codes: 0 every component safe, 10 some manual (none worse), 11 some unknown (none
+blocked), 12 some blocked; 2 bad input (and the structured error codes of every command).
+``-o markdown`` is the ``UPGRADING.md`` of the upgrade: the verdicts and the steps in order.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
-from aicr_tui.commands._common import add_chart_flags, emit
-from core.foundation.textsafe import safe_line
-
-if TYPE_CHECKING:
-    from core.services.upgrade import UpgradeReport
-
-EXIT_CODES = {"safe": 0, "manual": 11, "unknown": 12, "blocked": 13}
+from aicr_tui.commands._common import add_chart_flags, emit, info
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "upgrade-check",
-        help="each component's upgrade verdict (safe/manual/blocked/unknown) from rendered objects",
+        help="say per component whether an upgrade is safe, manual, blocked or unknown",
         description=(
-            "Render both sides' charts offline and compare the objects. Exit 0 safe, 11 "
-            "manual, 12 unknown, 13 blocked, 2 bad input."
+            "Render both sides' charts with their values and compare the objects: CRD "
+            "versions and stored fields, immutable fields, renamed or moved objects and "
+            "releases, the gpuStack driver ownership, chart major versions and values the new "
+            "chart ignores. Exit 0 all safe, 10 manual, 11 unknown, 12 blocked, 2 bad input."
         ),
     )
-    parser.add_argument(
-        "--from", dest="from_", metavar="SOURCE", help="current bundle dir or recipe"
+    src = parser.add_argument_group("from (one of)")
+    src.add_argument(
+        "--from",
+        dest="source",
+        metavar="RECIPE|BUNDLE_DIR",
+        default=None,
+        help="the installed side: a recipe file or a directory written by aicr-tui bundle",
     )
-    parser.add_argument(
+    src.add_argument(
         "-k",
         "--kubeconfig",
-        metavar="K",
-        help="instead of --from: the releases installed on this cluster (Helm's release records)",
+        metavar="FILE",
+        default=None,
+        help="the installed side: the live cluster's Helm releases (read-only)",
     )
-    parser.add_argument("--context", metavar="C", help="kubeconfig context (with -k)")
-    parser.add_argument("--to", required=True, metavar="SOURCE", help="target recipe or bundle dir")
+    src.add_argument("--context", metavar="NAME", default=None, help="kubeconfig context (-k)")
+    dst = parser.add_argument_group("to (a recipe file, or criteria)")
+    dst.add_argument("--to", dest="target", metavar="RECIPE", default=None, help="target recipe")
+    for flag, metavar in (
+        ("--service", "S"),
+        ("--accelerator", "A"),
+        ("--os", "OS"),
+        ("--intent", "I"),
+        ("--platform", "P"),
+    ):
+        dst.add_argument(flag, metavar=metavar, default=None, help=f"target criteria: {flag[2:]}")
+    dst.add_argument(
+        "--profile",
+        metavar="NAME=VALUE",
+        default=None,
+        help="target gpuStack selection, e.g. gpuStack=operator-managed",
+    )
     parser.add_argument(
-        "-o", "--format", choices=("table", "json"), default="table", help="output format"
+        "--accelerated-node-toleration",
+        action="append",
+        default=[],
+        metavar="KEY[=VALUE]:EFFECT",
+        help="as for bundle, when a side is planned from a recipe (AKS default: "
+        "nvidia.com/gpu:NoSchedule)",
+    )
+    parser.add_argument(
+        "--drain-planned",
+        action="store_true",
+        help="a gpuStack driver ownership change is drained by the written plan: manual, "
+        "not blocked",
     )
     add_chart_flags(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=("table", "json", "markdown"),
+        default="table",
+        help="table (default), json, or markdown (UPGRADING.md)",
+    )
+    parser.add_argument(
+        "--write", metavar="FILE", default=None, help="write the output here (default: stdout)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from aicr_tui.commands.verify import chart_dirs
-    from core.foundation.errors import invalid
-    from core.services.upgrade import upgrade_check
+    from core.services import upgrade
 
-    if args.pull_timeout <= 0:
-        raise invalid(
-            f"--pull-timeout {args.pull_timeout:g}: expected a positive number of seconds"
-        )
-    live = bool(args.kubeconfig or args.context)
-    if live == bool(args.from_):
-        raise invalid("pass --from SOURCE or -k KUBECONFIG (the live cluster), one of them")
-    report = upgrade_check(
-        None if live else args.from_,
-        args.to,
-        charts=chart_dirs(args.charts),
-        pull_timeout=args.pull_timeout,
+    criteria = {f: getattr(args, f) for f in ("service", "accelerator", "os", "intent", "platform")}
+    request = upgrade.CheckRequest(
+        source=Path(args.source) if args.source else None,
         kubeconfig=args.kubeconfig,
         context=args.context,
+        target=Path(args.target) if args.target else None,
+        criteria=criteria,
+        profile=args.profile,
+        charts=chart_dirs(args.charts),
+        pull_timeout=args.pull_timeout,
+        tolerations=list(args.accelerated_node_toleration),
+        drain_planned=args.drain_planned,
     )
-    if args.format == "json":
+    report = upgrade.upgrade_check(request)
+    for note in request.notes:
+        info(note)
+    if args.output == "json":
         from core.foundation.yamlio import dump_json
 
-        emit(dump_json(report_document(report)), None)
+        text = dump_json(report.to_json())
+    elif args.output == "markdown":
+        text = report.render_markdown()
     else:
-        emit(format_report(report), None)
-    return EXIT_CODES[report.verdict]
-
-
-def report_document(report: UpgradeReport) -> dict[str, Any]:
-    return {
-        "verdict": report.verdict,
-        "from": {"selection": report.from_selection},
-        "to": {"selection": report.to_selection},
-        "components": [
-            {
-                "component": c.component,
-                "from": c.from_version,
-                "to": c.to_version,
-                "verdict": c.verdict,
-                "reasons": [{"verdict": r.verdict, "text": r.text} for r in c.reasons],
-            }
-            for c in report.components
-        ],
-        "drainPlan": list(report.drain_plan),
-    }
-
-
-def format_report(report: UpgradeReport) -> str:
-    rows = [
-        (c.verdict.upper(), c.component, c.from_version or "-", c.to_version or "-")
-        for c in report.components
-    ]
-    headers = ("VERDICT", "COMPONENT", "FROM", "TO")
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
-    ]
-    lines = ["  ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip()]
-    for c, row in zip(report.components, rows, strict=True):
-        lines.append("  ".join(safe_line(v).ljust(widths[i]) for i, v in enumerate(row)).rstrip())
-        for r in c.reasons:
-            if r.verdict != "safe" or len(c.reasons) == 1:
-                lines.append(f"    {r.verdict}: {safe_line(r.text)}")
-    if report.drain_plan:
-        lines.append("")
-        lines.append(
-            f"drain plan ({safe_line(report.from_selection)} -> {safe_line(report.to_selection)}):"
-        )
-        lines += [f"  {i}. {safe_line(step)}" for i, step in enumerate(report.drain_plan, 1)]
-    lines.append("")
-    lines.append(f"result: {report.verdict}")
-    return "\n".join(lines) + "\n"
+        text = report.render_table()
+    emit(text if text.endswith("\n") else text + "\n", args.write)
+    return report.exit_code

@@ -1,149 +1,208 @@
 """The Helm releases installed on a cluster, read from Helm's own release records.
 
-Helm 3 and 4 keep each release revision in a Secret labelled ``owner=helm``; the deployed
-revision also carries ``status=deployed``. Its ``release`` data is the release as JSON,
-gzip-compressed and base64-encoded (then base64-encoded again by the API, as all Secret
-data). The record holds the chart's name and version, the user's values (``config``), the
-chart's defaults, its files (``crds/`` among them) and the rendered ``manifest``: what
-``upgrade-check --from -k`` compares with the target, with nothing re-rendered.
+Helm 3 stores each revision of a release as a Secret of type ``helm.sh/release.v1``
+(labels ``owner=helm``, ``name``, ``status``, ``version``) whose ``data.release`` is the
+release as JSON, gzipped and base64-encoded (and base64-encoded once more by the API, as
+every Secret value). One paged ``list`` of those Secrets across namespaces (read-only:
+RBAC ``list`` on ``secrets``), the newest revision of each release kept.
 
-Reading secrets needs ``list`` on ``secrets`` in every namespace. The records are decoded
-within bounds: a compressed record that expands past :data:`MAX_RELEASE_BYTES` is refused.
+Each release gives its name, namespace, status, chart name and version, the values the
+user supplied (``config``), the rendered manifest (what is installed, hooks excluded) and
+the chart's ``crds/`` files (Helm keeps them in ``chart.files``).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import gzip
-import io
 import json
+import zlib
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.foundation.errors import AicrError, ErrorCode
-from core.foundation.record import Record, field
-from core.live.kube import DEFAULT_TIMEOUT_S, _api_error, _decode, _transport_errors, api_client
+from core.foundation.limits import MAX_API_RESPONSE_BYTES, value_bound_violation
 
-LABELS = "owner=helm,status=deployed"
-MAX_RELEASE_BYTES = 32 * 1_048_576
-PAGE = 100
+RELEASE_SECRET_TYPE = "helm.sh/release.v1"
+PAGE_SIZE = 20  # release records carry the whole chart: a page stays far below the wire cap
+MAX_RELEASE_BYTES = 4 * MAX_API_RESPONSE_BYTES
+MAX_PAGES = 200
 
 
-class HelmRelease(Record, frozen=True):
+@dataclass
+class HelmRelease:
     name: str
     namespace: str
     revision: int
+    status: str
     chart: str
     version: str
-    values: dict[str, Any] = field(default_factory=dict)
-    """The user's values (Helm's ``config``)."""
-    defaults: dict[str, Any] = field(default_factory=dict)
-    """The chart's own values.yaml."""
-    manifest: str = ""
+    values: dict[str, Any]
+    manifest: str
     crds: list[str] = field(default_factory=list)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    """The chart's own values.yaml (``chart.values``)."""
 
 
-def _refused(where: str, problem: str) -> AicrError:
-    return AicrError(
-        ErrorCode.SERVICE_UNAVAILABLE, f"the Helm release record {where} is unreadable: {problem}"
-    )
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _bad(where: str, problem: str) -> AicrError:
+    return AicrError(ErrorCode.SERVICE_UNAVAILABLE, f"the Helm release record {where} {problem}")
 
 
 def decode_release(data: str, where: str) -> dict[str, Any]:
-    """The release JSON of a Secret's ``release`` data (as the API returns it)."""
+    """``data.release`` of a release Secret as the API returns it -> the release JSON."""
     try:
         inner = base64.b64decode(data, validate=True)
-        raw = base64.b64decode(inner, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise _refused(where, f"not base64 ({exc})") from None
-    if raw[:2] == b"\x1f\x8b":
+        packed = base64.b64decode(inner, validate=True)
+    except (binascii.Error, ValueError):
+        raise _bad(where, "is not base64 text") from None
+    if packed[:2] == b"\x1f\x8b":
+        unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-                raw = stream.read(MAX_RELEASE_BYTES + 1)
-        except (OSError, EOFError) as exc:
-            raise _refused(where, f"not gzip ({exc})") from None
-        if len(raw) > MAX_RELEASE_BYTES:
-            raise _refused(where, f"it expands past {MAX_RELEASE_BYTES} bytes")
+            text = unzip.decompress(packed, MAX_RELEASE_BYTES)
+        except zlib.error:
+            raise _bad(where, "is not valid gzip") from None
+        if unzip.unconsumed_tail:
+            raise _bad(where, f"is larger than {MAX_RELEASE_BYTES} bytes uncompressed")
+    else:
+        text = packed  # Helm reads an uncompressed record too
     try:
-        doc = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise _refused(where, f"not JSON ({type(exc).__name__})") from None
-    if not isinstance(doc, dict):
-        raise _refused(where, "not a JSON object")
-    return doc
+        body = json.loads(text)
+    except (ValueError, RecursionError):
+        raise _bad(where, "is not JSON") from None
+    if not isinstance(body, dict):
+        raise _bad(where, "is not a JSON object")
+    reason = value_bound_violation(body)
+    if reason is not None:
+        raise _bad(where, f"has JSON {reason}")
+    return body
 
 
-def release_of(doc: dict[str, Any], where: str) -> HelmRelease:
-    chart = doc.get("chart") if isinstance(doc.get("chart"), dict) else {}
-    assert isinstance(chart, dict)
-    meta = chart.get("metadata") if isinstance(chart.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
-    crds: list[str] = []
-    for f in chart.get("files") or []:
-        if isinstance(f, dict) and str(f.get("name", "")).startswith("crds/"):
-            try:
-                crds.append(base64.b64decode(str(f.get("data", ""))).decode("utf-8"))
-            except (binascii.Error, ValueError) as exc:
-                raise _refused(
-                    where, f"crds file {f.get('name')} is not base64 text ({exc})"
-                ) from None
-    values = doc.get("config")
-    defaults = chart.get("values")
-    manifest = doc.get("manifest")
+def _crd_files(chart: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    files = chart.get("files")
+    if not isinstance(files, list):
+        return out
+    for item in files:
+        if not isinstance(item, dict):
+            continue
+        name = str(item.get("name") or "")
+        if not name.startswith("crds/") or not name.endswith((".yaml", ".yml", ".json")):
+            continue
+        try:
+            out.append(base64.b64decode(str(item.get("data") or "")).decode("utf-8"))
+        except (binascii.Error, ValueError):
+            continue
+    return out
+
+
+def release_of(body: dict[str, Any], where: str) -> HelmRelease:
+    """The fields of one decoded release record (every one type-checked)."""
+    chart = _map(body.get("chart"))
+    meta = _map(chart.get("metadata"))
+    info = _map(body.get("info"))
+    config = body.get("config")
+    from core.foundation.names import NAMESPACE, RELEASE_NAME, shown
+
+    name = body.get("name")
+    if not isinstance(name, str) or not name:
+        raise _bad(where, "has no release name")
+    if not RELEASE_NAME.test(name):
+        raise _bad(where, f"names release {shown(name)}, not a valid Helm release name")
+    namespace = str(body.get("namespace") or "")
+    if namespace and not NAMESPACE.test(namespace):
+        raise _bad(where, f"names namespace {shown(namespace)}, not a valid namespace")
+    try:
+        revision = int(body.get("version") or 0)
+    except (TypeError, ValueError):
+        revision = 0
     return HelmRelease(
-        name=str(doc.get("name", "")),
-        namespace=str(doc.get("namespace", "")),
-        revision=int(doc.get("version") or 0),
-        chart=str(meta.get("name", "")),
-        version=str(meta.get("version", "")),
-        values=values if isinstance(values, dict) else {},
-        defaults=defaults if isinstance(defaults, dict) else {},
-        manifest=manifest if isinstance(manifest, str) else "",
-        crds=crds,
+        name=name,
+        namespace=namespace,
+        revision=revision,
+        status=str(info.get("status") or "unknown"),
+        chart=str(meta.get("name") or ""),
+        version=str(meta.get("version") or ""),
+        values=config if isinstance(config, dict) else {},
+        manifest=str(body.get("manifest") or ""),
+        crds=_crd_files(chart),
+        defaults=_map(chart.get("values")),
     )
 
 
-def read_releases(
-    kubeconfig: str | None, context: str | None, *, timeout: float = DEFAULT_TIMEOUT_S
-) -> list[HelmRelease]:
-    """Every deployed release on the cluster (the newest deployed revision of each)."""
-    from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
-    from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
+def newest(releases: list[HelmRelease]) -> list[HelmRelease]:
+    """The newest revision of each (namespace, name), in name order."""
+    best: dict[tuple[str, str], HelmRelease] = {}
+    for rel in releases:
+        key = (rel.namespace, rel.name)
+        if key not in best or rel.revision > best[key].revision:
+            best[key] = rel
+    return [best[k] for k in sorted(best)]
 
-    api, source = api_client(kubeconfig, context)
-    core = client.CoreV1Api(api)
-    what = "list the Helm release records (secrets labelled owner=helm)"
-    found: dict[tuple[str, str], HelmRelease] = {}
-    token = ""
-    for _page in range(10_000):
-        try:
-            response = core.list_secret_for_all_namespaces(
-                label_selector=LABELS,
-                limit=PAGE,
-                _continue=token or None,
-                _preload_content=False,
-                _request_timeout=(timeout, timeout),
-            )
-            body = _decode(response, "the list of Helm release secrets")
-        except (ApiException, *_transport_errors()) as exc:
-            raise _api_error(exc, what, "list on secrets", source, timeout) from None
-        for item in body.get("items") or []:
-            if not isinstance(item, dict):
-                continue
-            meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
-            assert isinstance(meta, dict)
-            where = f"{meta.get('namespace', '?')}/{meta.get('name', '?')}"
-            data = item.get("data") if isinstance(item.get("data"), dict) else {}
-            assert isinstance(data, dict)
-            if not isinstance(data.get("release"), str):
-                continue
-            rel = release_of(decode_release(data["release"], where), where)
-            key = (rel.namespace, rel.name)
-            if key not in found or found[key].revision < rel.revision:
-                found[key] = rel
-        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-        assert isinstance(meta, dict)
-        token = str(meta.get("continue") or "")
-        if not token:
-            break
-    return [found[k] for k in sorted(found)]
+
+def records_of(items: list[Any], what: str) -> list[HelmRelease]:
+    """Release records from a list of Secrets (as the API returns them)."""
+    out: list[HelmRelease] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or item.get("type") != RELEASE_SECRET_TYPE:
+            continue
+        meta = _map(item.get("metadata"))
+        where = f"{meta.get('namespace', '?')}/{meta.get('name', f'items[{index}]')}"
+        data = _map(item.get("data"))
+        raw = data.get("release")
+        if not isinstance(raw, str):
+            raise _bad(f"{where} ({what})", "has no data.release")
+        out.append(release_of(decode_release(raw, where), where))
+    return out
+
+
+def read_releases(
+    kubeconfig: str | None, context: str | None, *, timeout: float = 15.0
+) -> tuple[list[HelmRelease], str]:
+    """Every release's newest revision on the cluster, and where the configuration came from."""
+    from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
+
+    from core.live.kube import _api_error, _decode, _transport_errors, api_client
+    from core.live.progress import page_cap, positive_timeout
+
+    seconds = positive_timeout(timeout, "Kubernetes")
+    api, source = api_client(kubeconfig, context, exec_timeout=seconds)
+    what = "GET /api/v1/secrets (type helm.sh/release.v1)"
+    found: list[HelmRelease] = []
+    try:
+        core_api = client.CoreV1Api(api)
+        token: str | None = None
+        page = 0
+        while True:
+            page += 1
+            page_cap(page, MAX_PAGES, f"the Kubernetes API kept answering {what} with a next page")
+            kwargs: dict[str, Any] = {
+                "limit": PAGE_SIZE,
+                "field_selector": f"type={RELEASE_SECRET_TYPE}",
+                "label_selector": "owner=helm",
+            }
+            if token:
+                kwargs["_continue"] = token
+            try:
+                response = core_api.list_secret_for_all_namespaces(
+                    _preload_content=False, _request_timeout=(seconds, seconds), **kwargs
+                )
+                body = _decode(response, what)
+            except _transport_errors() as exc:
+                raise _api_error(
+                    exc, "list Helm release Secrets", 'list on "secrets"', source, seconds
+                ) from exc
+            items = body.get("items")
+            if not isinstance(items, list):
+                raise _bad(what, "answered without an items list")
+            found += records_of(items, what)
+            meta = _map(body.get("metadata"))
+            token = str(meta.get("continue") or "") or None
+            if not token:
+                break
+    finally:
+        api.close()
+    return newest(found), source

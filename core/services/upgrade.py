@@ -1,356 +1,603 @@
-"""``upgrade-check``: each component's verdict for moving from one bundle to another, from
-the objects both sides render (offline, Helm's own engine) and compared by
-:mod:`core.bundler.upgrade`.
+"""``upgrade-check``: each component's verdict for moving from what is installed (a recipe,
+a written bundle, or a live cluster's Helm releases) to a target recipe.
 
-``--from`` is a bundle directory or a recipe file, ``--to`` a recipe file (or a bundle
-directory); a recipe is planned as ``aicr-tui bundle`` plans it with default options.
-A component whose chart cannot be rendered on either side is ``unknown``. A change of the
-``gpuStack`` selection moves GPU driver ownership between the cloud and the GPU Operator:
-it is ``blocked`` until the nodes are drained, and the plan is written out.
+Both sides are rendered offline by the verify engine (:mod:`core.verify.upgrade` compares
+the objects); a live side is read from Helm's release records (its manifest is what is
+installed, so no old chart is needed). The driver ownership (``gpuStack``) is compared
+across the whole stack and reported on ``gpu-operator``.
+
+Exit codes (worst component wins, blocked over unknown over manual): 0 all safe,
+10 manual, 11 unknown, 12 blocked; 2 bad input, as every command.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.bundler.upgrade import (
-    BLOCKED,
-    MANUAL,
-    RANK,
-    SAFE,
-    UNKNOWN,
-    ComponentVerdict,
-    compare_crds,
-    compare_objects,
-    compare_versions,
-)
+from core.bundler.shell import words
 from core.foundation.errors import invalid
-from core.foundation.record import Record, field
+from core.verify.model import _clean
+from core.verify.upgrade import (
+    ADDED,
+    BLOCKED,
+    GPU_STACK,
+    MANUAL,
+    REMOVED,
+    SAFE,
+    SEVERITY,
+    UNKNOWN,
+    Reason,
+    Side,
+    compare_component,
+    index,
+    label,
+    parse_objects,
+    rendered_side,
+    worst,
+)
+
+if TYPE_CHECKING:
+    from core.bundler.model import BundlePlan
+    from core.documents.recipe_result import RecipeResult
+    from core.live.helm_releases import HelmRelease
+    from core.services.bundle import BundleOptions
+    from core.verify.analysis import Verifier
+
+EXIT_CODES = {SAFE: 0, MANUAL: 10, UNKNOWN: 11, BLOCKED: 12}
+GPU_OPERATOR = "gpu-operator"
+OWNED = "object-owned-by-another-release"
 
 
-class UpgradeReport(Record):
+@dataclass
+class StackSide:
+    """Everything one side installs."""
+
+    label: str
+    components: dict[str, Side]
+    gpu_stack: str = ""
+    """The recipe's gpuStack selection ("" when the side has no recipe)."""
+    service: str = ""
+    others: list[Side] = field(default_factory=list)
+    """Live releases that are none of the target's components (their objects still
+    belong to them)."""
+
+
+@dataclass
+class ComponentVerdict:
+    name: str
+    verdict: str
+    from_version: str
+    to_version: str
+    reasons: list[Reason]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "component": _clean(self.name),
+            "verdict": self.verdict,
+            "from": _clean(self.from_version),
+            "to": _clean(self.to_version),
+            "reasons": [
+                {
+                    "kind": r.kind,
+                    "verdict": r.verdict,
+                    "message": _clean(r.message),
+                    "steps": [_clean(s) for s in r.steps],
+                }
+                for r in self.reasons
+            ],
+        }
+
+
+@dataclass
+class UpgradeReport:
+    source: str
+    target: str
     components: list[ComponentVerdict] = field(default_factory=list)
-    from_selection: str = ""
-    to_selection: str = ""
-    drain_plan: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
-        verdicts = [c.verdict for c in self.components] or [SAFE]
-        return max(verdicts, key=RANK.__getitem__)
+        return worst(c.verdict for c in self.components)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "UpgradeCheck",
+            "apiVersion": "aicr-tui/v1",
+            "from": _clean(self.source),
+            "to": _clean(self.target),
+            "verdict": self.verdict,
+            "exitCode": self.exit_code,
+            "components": [c.to_json() for c in self.components],
+        }
+
+    def render_table(self) -> str:
+        rows = [
+            (c.name, c.verdict.upper(), c.from_version or "-", c.to_version or "-")
+            for c in self.components
+        ]
+        heads = ("COMPONENT", "VERDICT", "FROM", "TO")
+        widths = [max([len(h)] + [len(_clean(r[i])) for r in rows]) for i, h in enumerate(heads)]
+        lines = [f"upgrade check: {_clean(self.source)} -> {_clean(self.target)}", ""]
+        lines.append("  ".join(h.ljust(widths[i]) for i, h in enumerate(heads)).rstrip())
+        for c, row in zip(self.components, rows, strict=True):
+            lines.append("  ".join(_clean(v).ljust(widths[i]) for i, v in enumerate(row)).rstrip())
+            for r in c.reasons:
+                if r.verdict != SAFE:  # safe notes (unchanged, installed fresh): -o json
+                    lines.append(f"    {r.verdict}: {_clean(r.message)}")
+        lines.append("")
+        counts = {v: sum(1 for c in self.components if c.verdict == v) for v in EXIT_CODES}
+        summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        lines.append(f"result: {self.verdict.upper()} ({summary or 'no components'})")
+        return "\n".join(lines) + "\n"
+
+    def render_markdown(self) -> str:
+        """UPGRADING.md: the verdicts, then the steps in order (blocked and manual first)."""
+        out = [
+            "# Upgrading",
+            "",
+            f"From `{_md(self.source)}` to `{_md(self.target)}`: **{self.verdict}** "
+            f"(`aicr-tui upgrade-check` exit {self.exit_code}).",
+            "",
+            "| Component | Verdict | From | To |",
+            "|---|---|---|---|",
+        ]
+        for c in self.components:
+            out.append(
+                f"| {_md(c.name)} | {c.verdict} | {_md(c.from_version) or '-'} | "
+                f"{_md(c.to_version) or '-'} |"
+            )
+        out += ["", "## Steps, in order", ""]
+        n = 0
+        ordered = sorted(self.components, key=lambda c: -SEVERITY[c.verdict])
+        for c in ordered:
+            todo = [r for r in c.reasons if r.verdict != SAFE]
+            if not todo:
+                continue
+            out.append(f"### {_md(c.name)} ({c.verdict})")
+            out.append("")
+            for r in todo:
+                out.append(f"- {r.verdict}: {_md(r.message)}")
+                for step in r.steps:
+                    n += 1
+                    out.append(f"  {n}. {_md(step)}")
+            out.append("")
+        n += 1
+        out.append(
+            f"{n}. Run the bundle's `deploy.sh` (helm upgrade --install per component, in order), "
+            "then `aicr-tui validate`."
+        )
+        if any(c.verdict == UNKNOWN for c in self.components):
+            out += [
+                "",
+                "Unknown verdicts: the inputs could not tell (see each reason). Provide the "
+                "missing chart sources (`--charts DIR`) and run the check again before upgrading.",
+            ]
+        return "\n".join(out) + "\n"
 
 
-def side(source: str, what: str) -> tuple[Any, Any]:
-    """(VerifyInput, RecipeResult) of a bundle directory or a recipe file."""
+def _md(text: str) -> str:
+    return _clean(text).replace("|", "\\|").replace("`", "'")
+
+
+# --------------------------------------------------------------------------- the sides
+def _side_of_input(data: Any, verifier: Verifier) -> dict[str, Side]:
+    return {comp.name: rendered_side(comp, verifier) for comp in data.components}
+
+
+def _profile(recipe: RecipeResult) -> str:
+    prof = recipe.metadata.selectedProfile
+    return prof.value if prof is not None and prof.name == "gpuStack" else ""
+
+
+def recipe_side(
+    recipe: RecipeResult, label: str, verifier: Verifier, options: BundleOptions | None
+) -> StackSide:
+    from core.bundler.api import refusal
+    from core.services.bundle import plan
+    from core.verify.api import plan_input
+
+    bundle_plan = plan(recipe, options)
+    if bundle_plan.errors:
+        raise refusal(bundle_plan.errors)
+    return StackSide(
+        label,
+        _side_of_input(plan_input(bundle_plan), verifier),
+        _profile(recipe),
+        recipe.criteria.service,
+    )
+
+
+def recipe_file_side(
+    path: str, verifier: Verifier, options: BundleOptions | None = None
+) -> StackSide:
     from core.recipe.loading import load_recipe
-    from core.services.mirror import recipe_input
+
+    return recipe_side(load_recipe(path), path, verifier, options)
+
+
+def bundle_side(path: Path, verifier: Verifier) -> StackSide:
+    from core.recipe.loading import load_recipe
     from core.verify.api import bundle_input
 
-    path = Path(source)
-    if path.is_dir():
-        return bundle_input(path), load_recipe(str(path / "recipe.yaml"))
-    if path.is_file():
-        return recipe_input(path), load_recipe(str(path))
-    raise invalid(f"{what} {source}: no such bundle directory or recipe file")
+    data = bundle_input(path)
+    recipe = load_recipe(str(path / "recipe.yaml"))
+    return StackSide(
+        str(path), _side_of_input(data, verifier), _profile(recipe), recipe.criteria.service
+    )
 
 
-def live_side(
-    kubeconfig: str | None, context: str | None, new_input: Any
-) -> tuple[Any, dict[str, Any]]:
-    """The installed releases of the target's components (by release name, or by chart
-    for a renamed one) as the old side: a VerifyInput and each release's objects as Helm
-    recorded them. Releases of other charts are not ours to judge and are left out."""
-    from core.live.helm_releases import read_releases
-    from core.verify.analysis import _documents_of
-    from core.verify.model import VerifyComponent, VerifyInput
-    from core.verify.objects import RenderedStep
+def release_side(rel: HelmRelease, component: str) -> Side:
+    """A live release as one side: its manifest is what is installed."""
+    side = Side(
+        component=component,
+        release=rel.name,
+        namespace=rel.namespace,
+        chart=rel.chart,
+        version=rel.version,
+        values=rel.values,
+        objects=None,
+        defaults=rel.defaults or None,
+    )
+    if rel.status != "deployed":
+        side.unknown = f"release {rel.namespace}/{rel.name} is {rel.status}, not deployed"
+        return side
+    got = parse_objects([(rel.manifest, f"release {rel.name} manifest")])
+    crds = parse_objects([(t, f"release {rel.name} crds/") for t in rel.crds])
+    if isinstance(got, str) or isinstance(crds, str):
+        side.unknown = got if isinstance(got, str) else str(crds)
+        return side
+    side.objects, side.crds = got, crds
+    return side
 
-    names = {c.name for c in new_input.components}
-    charts = {c.chart.rsplit("/", 1)[-1] for c in new_input.components if c.source}
-    comps: list[Any] = []
-    rendered: dict[str, Any] = {}
-    for rel in read_releases(kubeconfig, context):
-        if rel.name not in names and rel.chart not in charts:
-            continue
-        if rel.name in rendered:
-            continue  # one release name in two namespaces: the first (sorted) is compared
-        step = RenderedStep(rel.name)
-        texts = [(rel.manifest, f"release {rel.namespace}/{rel.name}")]
-        texts += [(t, f"release {rel.namespace}/{rel.name} crds/") for t in rel.crds]
-        for i, docs in enumerate(_documents_of(texts)):
-            if isinstance(docs, ValueError):
-                step.problem = step.problem or str(docs)
-            elif i == 0:
-                step.objects += docs
-            else:
-                step.crds += [d for d in docs if d.get("kind") == "CustomResourceDefinition"]
-        rendered[rel.name] = step
-        merged = _coalesce(rel.defaults, rel.values)
-        comps.append(
-            VerifyComponent(
-                rel.name, "(cluster)", rel.namespace, rel.chart, "", rel.version, merged, {}
+
+def live_side(releases: list[HelmRelease], target: StackSide, source: str) -> StackSide:
+    """The releases that are the target's components: by release name, else by chart name
+    (a release installed under another name is a rename). Other releases are not ours."""
+    out: dict[str, Side] = {}
+    taken: set[tuple[str, str]] = set()
+    for name, side in target.components.items():
+        hit = next((r for r in releases if r.name == name), None)
+        if hit is None:
+            wanted = {side.chart, side.chart_name, name} - {""}
+            hit = next(
+                (r for r in releases if r.chart in wanted and (r.namespace, r.name) not in taken),
+                None,
             )
-        )
-    return VerifyInput(comps, ""), rendered
+        if hit is not None:
+            taken.add((hit.namespace, hit.name))
+            out[name] = release_side(hit, name)
+    others = [release_side(r, r.name) for r in releases if (r.namespace, r.name) not in taken]
+    return StackSide(f"live cluster ({source})", out, others=others)
 
 
-def _coalesce(defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    out = dict(defaults)
-    for key, value in values.items():
-        base = out.get(key)
-        out[key] = (
-            _coalesce(base, value) if isinstance(base, dict) and isinstance(value, dict) else value
+def ownership_reasons(name: str, old: StackSide, new: StackSide) -> list[Reason]:
+    """Objects the target component installs that another release owns on the source
+    side: Helm refuses to take them (invalid ownership metadata), unless that release is
+    upgraded first and drops them (then the order of the steps matters)."""
+    side = new.components.get(name)
+    if side is None or not side.objects:
+        return []
+    mine = set(index(side.objects, side.namespace))
+    out: list[Reason] = []
+    owners = [(n, s) for n, s in old.components.items() if n != name] + [
+        (None, s) for s in old.others
+    ]
+    for owner_name, owner in owners:
+        if not owner.objects:
+            continue
+        clash = sorted(mine & set(index(owner.objects, owner.namespace)))
+        if not clash:
+            continue
+        later = new.components.get(owner_name) if owner_name else None
+        still = (
+            later is not None
+            and later.objects is not None
+            and (set(clash) & set(index(later.objects, later.namespace)))
         )
+        where = f"release {owner.namespace}/{owner.release}"
+        first = label(clash[0])
+        if owner_name and later is not None and later.objects is not None and not still:
+            out.append(
+                Reason(
+                    OWNED,
+                    MANUAL,
+                    f"{len(clash)} object(s) move here from {where} (first: {first}): "
+                    f"{owner_name} must be upgraded first, or Helm refuses to take them",
+                    (f"upgrade {owner_name} before {name}",),
+                )
+            )
+        else:
+            out.append(
+                Reason(
+                    OWNED,
+                    BLOCKED,
+                    f"{len(clash)} object(s) are owned by {where} (first: {first}): Helm "
+                    "refuses to install them into another release",
+                    (f"remove them from {where} first (uninstall it, or upgrade it without them)",),
+                )
+            )
     return out
 
 
-def _driver_enabled(values: Any) -> bool | None:
-    driver = values.get("driver") if isinstance(values, dict) else None
-    enabled = driver.get("enabled") if isinstance(driver, dict) else None
-    return enabled if isinstance(enabled, bool) else None
+# --------------------------------------------------------------------------- gpuStack
+def _get(tree: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(tree, dict) or part not in tree:
+            return None
+        tree = tree[part]
+    return tree
 
 
-def _live_driver_owner(
-    report: UpgradeReport, old_input: Any, new_input: Any, new_recipe: Any
-) -> None:
-    """From a live cluster the selection is not recorded: driver ownership is read from the
-    installed GPU Operator's values (driver.enabled) and compared with the target's."""
-    old = {c.name: c for c in old_input.components}.get("gpu-operator")
-    new = {c.name: c for c in new_input.components}.get("gpu-operator")
-    if old is None or new is None:
-        return
-    before, after = _driver_enabled(old.values), _driver_enabled(new.values)
-    if before is None or after is None or before == after:
-        return
-    owner = {True: "the GPU Operator", False: "the cloud"}
-    report.from_selection = f"driver owned by {owner[before]} (installed)"
-    report.to_selection = _selection(new_recipe) or f"driver owned by {owner[after]}"
-    plan_target = "operator-managed" if after else "managed"
-    report.drain_plan = drain_plan(new_recipe.criteria.service, report.from_selection, plan_target)
-    for verdict in report.components:
-        if verdict.component == "gpu-operator":
-            verdict.add(
-                BLOCKED,
-                f"GPU driver ownership moves from {owner[before]} to {owner[after]} "
-                "(driver.enabled): blocked until the GPU nodes are drained (the drain plan below)",
-            )
+def driver_owner(stack: StackSide) -> str:
+    """``operator`` when gpu-operator installs the driver, ``cloud`` when the node image
+    does, ``""`` when the side cannot tell (gpu-operator absent or its values unknown)."""
+    side = stack.components.get(GPU_OPERATOR)
+    if side is None:
+        return ""
+    value = _get(side.values, ("driver", "enabled"))
+    if value is None:
+        value = _get(side.defaults, ("driver", "enabled"))
+    if value is None:
+        return ""
+    return "operator" if value is True or str(value).lower() == "true" else "cloud"
 
 
-def _selection(recipe: Any) -> str:
-    p = recipe.metadata.selectedProfile
-    return f"{p.name}={p.value}" if p is not None else ""
-
-
-def drain_plan(service: str, before: str, after: str) -> list[str]:
-    """The steps that move GPU driver ownership safely, in order."""
-    to_operator = after.endswith("operator-managed")
-    if service == "aks":
-        pools = (
-            "recreate the GPU node pools with --gpu-driver none (the GPU Operator installs the driver)"
-            if to_operator
-            else "recreate the GPU node pools with the AKS driver-only install (not "
-            "--enable-managed-gpu; AKS installs the driver)"
-        )
-    elif service == "oke":
-        pools = (
-            "remove the NvidiaGpuPlugin cluster add-on (the GPU Operator takes over)"
-            if to_operator
-            else "install the NvidiaGpuPlugin cluster add-on and wait until it is ACTIVE"
-        )
-    else:
-        pools = "move the GPU nodes to the new driver owner"
-    return [
-        "cordon every GPU node: kubectl cordon -l nvidia.com/gpu.present=true",
-        "drain the GPU workloads: kubectl drain -l nvidia.com/gpu.present=true "
-        "--ignore-daemonsets --delete-emptydir-data",
-        f"{pools}, then recapture and requalify ({after})",
-        "apply the new bundle (deploy.sh, or the upgraded releases)",
-        "uncordon the GPU nodes and run aicr-tui validate",
+def drain_plan(source: str, target: str, service: str) -> tuple[str, ...]:
+    """The steps that move GPU driver ownership, written out in order."""
+    gpu_nodes = "-l nvidia.com/gpu.present=true"
+    pool = {
+        "aks": "an AKS GPU node pool created with --gpu-driver {mode}",
+        "oke": "an OKE node pool on an image {image}",
+    }.get(service, "a GPU node pool {image}")
+    steps = [
+        f"kubectl cordon {gpu_nodes} (stop new GPU work on every GPU node)",
+        f"kubectl drain {gpu_nodes} --ignore-daemonsets --delete-emptydir-data (move or "
+        "end the running GPU workloads)",
     ]
-
-
-def upgrade_check(
-    from_source: str | None,
-    to_source: str,
-    *,
-    charts: Sequence[Path] = (),
-    pull_timeout: float | None = None,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-) -> UpgradeReport:
-    """``from_source`` (a bundle or recipe), or with None the live cluster's releases."""
-    from core.services.bundle import chart_verifier
-
-    old = side(from_source, "--from") if from_source is not None else None
-    new_input, new_recipe = side(to_source, "--to")
-    verifier = chart_verifier(charts, pull_timeout=pull_timeout)
-    if old is None:
-        old_input, rendered = live_side(kubeconfig, context, new_input)
-        return compare_sides(
-            old_input, None, new_input, new_recipe, verifier, old_rendered=rendered
-        )
-    return compare_sides(old[0], old[1], new_input, new_recipe, verifier)
-
-
-def compare_sides(
-    old_input: Any,
-    old_recipe: Any,
-    new_input: Any,
-    new_recipe: Any,
-    verifier: Any,
-    *,
-    old_rendered: dict[str, Any] | None = None,
-) -> UpgradeReport:
-    """The verdicts for moving from the old side to the new (VerifyInput and recipe each).
-    ``old_rendered`` (a live cluster): the old objects as installed, by component; the old
-    side is then not rendered, and its recipe is None."""
-    from core.verify.objects import rendered_step
-
-    report = UpgradeReport(
-        from_selection=_selection(old_recipe) if old_recipe is not None else "",
-        to_selection=_selection(new_recipe),
-    )
-    old_by = {c.name: c for c in old_input.components}
-    new_by = {c.name: c for c in new_input.components}
-    order = [c.name for c in new_input.components] + [n for n in old_by if n not in new_by]
-    for name in order:
-        a, b = old_by.get(name), new_by.get(name)
-        verdict = ComponentVerdict(name, a.version if a else "", b.version if b else "")
-        report.components.append(verdict)
-        if a is None:
-            verdict.add(SAFE, "new in the target: installed fresh")
-            continue
-        if b is None:
-            verdict.add(
-                MANUAL,
-                "not in the target: an upgrade leaves it installed; remove it with the old "
-                "bundle's undeploy step",
-            )
-            continue
-        compare_versions(verdict)
-        if a.source and b.source and a.source != b.source:
-            verdict.add(MANUAL, f"chart source changes from {a.source} to {b.source}")
-        before = old_rendered[name] if old_rendered is not None else rendered_step(verifier, a)
-        after = rendered_step(verifier, b)
-        for side, step in (("current", before), ("target", after)):
-            if step.problem:
-                verdict.add(UNKNOWN, f"the {side} chart could not be rendered: {step.problem}")
-        if before.problem or after.problem:
-            continue
-        crds_a = before.crds + [
-            o for o in before.objects if o.get("kind") == "CustomResourceDefinition"
+    if target == "cloud":
+        steps += [
+            "upgrade gpu-operator from the bundle (driver.enabled=false: the operator removes "
+            "its driver DaemonSet)",
+            "replace the GPU nodes with "
+            + pool.format(mode="Install", image="that ships the NVIDIA driver"),
         ]
-        crds_b = after.crds + [
-            o for o in after.objects if o.get("kind") == "CustomResourceDefinition"
-        ]
-        compare_crds(verdict, crds_a, crds_b)
-        compare_objects(verdict, before.objects, after.objects)
-    _renamed_releases(report, old_by, new_by)
-    if old_rendered is None:
-        _value_findings(report, verifier, old_input, new_input)
     else:
-        _live_driver_owner(report, old_input, new_input, new_recipe)
-        return report
-    if report.from_selection != report.to_selection:
-        service = new_recipe.criteria.service
-        report.drain_plan = drain_plan(service, report.from_selection, report.to_selection)
-        profile = new_recipe.metadata.selectedProfile or old_recipe.metadata.selectedProfile
-        owned = sorted(profile.ownedPaths) if profile is not None else ["gpu-operator"]
-        for verdict in report.components:
-            if verdict.component in owned:
-                verdict.add(
-                    BLOCKED,
-                    f"{report.from_selection or '(no profile)'} -> "
-                    f"{report.to_selection or '(no profile)'} moves GPU driver ownership: "
-                    "blocked until the GPU nodes are drained (the drain plan below)",
+        steps += [
+            "replace the GPU nodes with "
+            + pool.format(mode="None", image="without the NVIDIA driver"),
+            "upgrade gpu-operator from the bundle (driver.enabled=true) and wait for "
+            "nvidia-driver-daemonset to be ready on every GPU node",
+        ]
+    steps += [
+        f"kubectl uncordon {gpu_nodes}",
+        "aicr-tui validate the cluster against the target recipe",
+    ]
+    return tuple(steps)
+
+
+def gpu_stack_reason(old: StackSide, new: StackSide, *, drain_planned: bool) -> Reason | None:
+    a, b = driver_owner(old), driver_owner(new)
+    if not a or not b:
+        if old.gpu_stack and new.gpu_stack and old.gpu_stack != new.gpu_stack:
+            return Reason(
+                GPU_STACK,
+                UNKNOWN,
+                f"gpuStack changes from {old.gpu_stack} to {new.gpu_stack}, and the driver "
+                "owner of one side cannot be read (gpu-operator values unknown)",
+            )
+        return None
+    if a == b:
+        return None
+    what = f"{old.gpu_stack} -> {new.gpu_stack}: " if old.gpu_stack and new.gpu_stack else ""
+    message = (
+        f"gpuStack {what}the GPU driver moves from the {a} to the {b}; every GPU node "
+        "loses its driver while the other owner takes over"
+    )
+    if drain_planned:
+        return Reason(GPU_STACK, MANUAL, message + " (drain plan acknowledged)",
+                      drain_plan(a, b, new.service or old.service))  # fmt: skip
+    return Reason(
+        GPU_STACK,
+        BLOCKED,
+        message + "; blocked without a drain plan (follow the steps, then pass --drain-planned)",
+        drain_plan(a, b, new.service or old.service),
+    )
+
+
+# --------------------------------------------------------------------------- the check
+def check(old: StackSide, new: StackSide, *, drain_planned: bool = False) -> UpgradeReport:
+    report = UpgradeReport(old.label, new.label)
+    stack = gpu_stack_reason(old, new, drain_planned=drain_planned)
+    names = list(new.components) + [n for n in old.components if n not in new.components]
+    for name in names:
+        a, b = old.components.get(name), new.components.get(name)
+        reasons: list[Reason] = []
+        if a is None and b is not None:
+            reasons.append(
+                Reason(
+                    ADDED, SAFE, f"not installed on the source side: installed fresh ({b.version})"
                 )
+            )
+            if b.unknown:
+                reasons.append(Reason("not-known", UNKNOWN, f"target side: {b.unknown}"))
+        elif b is None and a is not None:
+            reasons.append(
+                Reason(
+                    REMOVED,
+                    MANUAL,
+                    f"the target does not install {name}: release {a.namespace}/{a.release} "
+                    "stays installed until it is uninstalled",
+                    (
+                        f"helm uninstall {words(a.release)} -n {words(a.namespace)} once "
+                        "nothing depends on it",
+                    ),
+                )
+            )
+        elif a is not None and b is not None:
+            reasons = compare_component(a, b)
+        reasons += ownership_reasons(name, old, new)
+        if name == GPU_OPERATOR and stack is not None:
+            reasons.append(stack)
+        verdict = worst(r.verdict for r in reasons)
+        report.components.append(
+            ComponentVerdict(
+                name,
+                verdict,
+                a.version if a else "",
+                b.version if b else "",
+                reasons,
+            )
+        )
+    if stack is not None and GPU_OPERATOR not in names:
+        report.components.append(ComponentVerdict(GPU_OPERATOR, stack.verdict, "", "", [stack]))
     return report
 
 
-def _renamed_releases(
-    report: UpgradeReport, old_by: dict[str, Any], new_by: dict[str, Any]
-) -> None:
-    """A chart that leaves under one release name and arrives under another is a rename:
-    Helm installs the new release beside the old one (delete and create)."""
-    gone = {c.chart.rsplit("/", 1)[-1]: n for n, c in old_by.items() if n not in new_by and c.chart}
-    for name, comp in new_by.items():
-        before = gone.get(comp.chart.rsplit("/", 1)[-1]) if name not in old_by else None
-        if before is None:
-            continue
-        for verdict in report.components:
-            if verdict.component == name:
-                verdict.add(
-                    MANUAL,
-                    f"release renamed from {before}: Helm installs {name} beside {before}, "
-                    f"whose objects stay until {before} is uninstalled (objects both claim "
-                    "collide)",
-                )
+# --------------------------------------------------------------------------- a bundle's UPGRADING.md
+UPGRADING = "UPGRADING.md"
 
 
-def _value_findings(report: UpgradeReport, verifier: Any, old_input: Any, new_input: Any) -> None:
-    """What ``verify`` finds in the target values that it did not find in the current ones:
-    a value the new chart ignores (manual) or one its values.schema.json refuses (blocked:
-    Helm refuses the upgrade)."""
-    from core.verify.model import SCHEMA, UNDEFINED_VALUE
+def plan_side(bundle_plan: BundlePlan, label: str, verifier: Verifier) -> StackSide:
+    """The side a bundle plan installs (the values its files hold)."""
+    from core.verify.api import plan_input
 
-    before = verifier.verify(old_input)
-    after = verifier.verify(new_input)
-    seen = {(f.component, f.kind, f.path or f.message) for f in before.findings}
-    by = {v.component: v for v in report.components}
-    for f in after.findings:
-        verdict = by.get(f.component)
-        if verdict is None or (f.component, f.kind, f.path or f.message) in seen:
-            continue
-        if f.kind == UNDEFINED_VALUE:
-            verdict.add(MANUAL, f"a value the target chart ignores: {f.message}")
-        elif f.kind == SCHEMA:
-            verdict.add(
-                BLOCKED, f"the target values fail the chart's schema (Helm refuses): {f.message}"
-            )
+    recipe = bundle_plan.recipe
+    return StackSide(
+        label,
+        _side_of_input(plan_input(bundle_plan), verifier),
+        _profile(recipe),
+        recipe.criteria.service,
+    )
 
 
-def upgrading_markdown(report: UpgradeReport, source: str) -> str:
-    """``UPGRADING.md`` of a bundle built with ``--upgrade-from``: the verdicts, then the
-    steps in order (what blocks first, the drain plan, manual steps, the upgrade itself)."""
-    lines = [
-        "# Upgrading to this bundle",
-        "",
-        f"Checked against `{source}` with `aicr-tui upgrade-check` (rendered objects, offline). "
-        f"Overall verdict: **{report.verdict}**.",
-        "",
-        "| component | from | to | verdict |",
-        "|---|---|---|---|",
-    ]
-    for c in report.components:
-        lines.append(
-            f"| `{c.component}` | {c.from_version or '-'} | {c.to_version or '-'} | {c.verdict} |"
-        )
-    steps: list[str] = []
-    for wanted in (BLOCKED, UNKNOWN):
-        for c in report.components:
-            for r in c.reasons:
-                if r.verdict == wanted and "drain plan" not in r.text:
-                    steps.append(f"resolve ({wanted}) `{c.component}`: {r.text}")
-    steps += report.drain_plan[:3]
-    for c in report.components:
-        for r in c.reasons:
-            if r.verdict == MANUAL:
-                steps.append(f"`{c.component}` (manual): {r.text}")
-    steps.append("run `./deploy.sh` (every release is `helm upgrade --install`)")
-    steps += report.drain_plan[4:] or ["run `aicr-tui validate` against the upgraded cluster"]
-    lines += ["", "## Steps, in order", ""]
-    lines += [f"{i}. {step}" for i, step in enumerate(steps, 1)]
-    return "\n".join(lines) + "\n"
+def source_side(path: Path, verifier: Verifier, options: BundleOptions | None = None) -> StackSide:
+    """``--from`` / ``--upgrade-from``: a bundle directory, else a recipe file."""
+    if path.is_dir():
+        return bundle_side(path, verifier)
+    if not path.is_file():
+        raise invalid(f"{path}: no such file or directory", "expected a recipe file or a bundle")
+    return recipe_file_side(str(path), verifier, options)
 
 
-def with_upgrade_notes(bundle_plan: Any, report: UpgradeReport, source: str) -> Any:
-    """``bundle_plan`` carrying ``UPGRADING.md``, with ``checksums.txt`` covering it."""
+def add_upgrading(bundle_plan: BundlePlan, report: UpgradeReport) -> None:
+    """Put ``UPGRADING.md`` (the verdicts and the steps in order) into the plan's files,
+    with ``checksums.txt`` recomputed to cover it."""
     from core.bundler import render
 
-    files = {k: v for k, v in bundle_plan.files.items() if k != "checksums.txt"}
-    files["UPGRADING.md"] = upgrading_markdown(report, source).encode("utf-8")
+    files = dict(bundle_plan.files)
+    files.pop("checksums.txt", None)
+    files[UPGRADING] = report.render_markdown().encode("utf-8")
     files["checksums.txt"] = render.checksums(files).encode()
-    bundle_plan.files = dict(sorted(files.items()))
-    return bundle_plan
+    bundle_plan.files.clear()
+    bundle_plan.files.update(files)
+
+
+# --------------------------------------------------------------------------- the one call per action
+@dataclass
+class CheckRequest:
+    """What ``upgrade-check`` is asked (the CLI's flags; the wizard would fill the same)."""
+
+    source: Path | None = None
+    """A recipe file or a bundle directory (else ``kubeconfig``)."""
+    kubeconfig: str | None = None
+    context: str | None = None
+    target: Path | None = None
+    """The target recipe file (else ``criteria`` and ``profile``)."""
+    criteria: dict[str, str | None] = field(default_factory=dict)
+    profile: str | None = None
+    charts: list[Path] = field(default_factory=list)
+    pull_timeout: float = 60.0
+    tolerations: list[str] = field(default_factory=list)
+    """Accelerated-node tolerations for planning a recipe side (AKS default: keyed)."""
+    drain_planned: bool = False
+    notes: list[str] = field(default_factory=list)
+    """Filled: what qualification derived (the CLI prints them with -v)."""
+
+
+def _options(tolerations: list[str], service: str) -> BundleOptions:
+    from core.services.bundle import AKS_KEYED_TOLERATION, options_from_flags
+
+    given = list(tolerations) or ([AKS_KEYED_TOLERATION] if service == "aks" else [])
+    return options_from_flags(accelerated_node_toleration=given)
+
+
+def _target_side(req: CheckRequest, verifier: Verifier) -> StackSide:
+    stated = any(req.criteria.values()) or bool(req.profile)
+    if req.target is not None and stated:
+        raise invalid("--to and criteria flags both given", "name the target one way")
+    if req.target is not None:
+        from core.recipe.loading import load_recipe
+
+        if not req.target.is_file():
+            raise invalid(f"--to {req.target}: not a file", "expected a recipe file")
+        recipe = load_recipe(str(req.target))
+        options = _options(req.tolerations, recipe.criteria.service)
+        return recipe_side(recipe, str(req.target), verifier, options)
+    if not stated:
+        raise invalid("no target: pass --to RECIPE or criteria (--service, --accelerator, …)")
+    from core.services.capture import qualify_selection
+
+    result = qualify_selection(req.criteria, req.profile, None, nodes=None)
+    req.notes += list(result.notes)
+    verdict = result.verdict
+    if verdict.error is not None:
+        raise verdict.error
+    if verdict.recipe is None:
+        raise invalid("the criteria resolve to no recipe")
+    label = verdict.criteria.label() + (f" {req.profile}" if req.profile else "")
+    options = _options(req.tolerations, verdict.recipe.criteria.service)
+    return recipe_side(verdict.recipe, label, verifier, options)
+
+
+def upgrade_check(req: CheckRequest) -> UpgradeReport:
+    """``aicr-tui upgrade-check``: both sides read and rendered, then compared."""
+    from core.verify.api import chart_verifier
+
+    if (req.source is None) == (req.kubeconfig is None):
+        raise invalid(
+            "name the installed side once: --from RECIPE|BUNDLE_DIR or -k KUBECONFIG",
+            "both given" if req.source is not None else "neither given",
+        )
+    if req.context and not req.kubeconfig:
+        raise invalid("--context needs -k KUBECONFIG")
+    if not req.pull_timeout > 0:
+        raise invalid(f"--pull-timeout {req.pull_timeout:g}: expected a positive number of seconds")
+    if req.source is not None and not req.source.exists():
+        raise invalid(f"--from {req.source}: no such file or directory")
+    verifier = chart_verifier(req.charts, pull_timeout=req.pull_timeout)
+    target = _target_side(req, verifier)
+    if req.kubeconfig is not None:
+        from core.live.helm_releases import read_releases
+
+        releases, where = read_releases(req.kubeconfig, req.context)
+        old = live_side(releases, target, where)
+    else:
+        assert req.source is not None
+        old = source_side(req.source, verifier, _options(req.tolerations, target.service))
+    return check(old, target, drain_planned=req.drain_planned)
+
+
+def upgrading_for_plan(
+    bundle_plan: BundlePlan,
+    source: Path,
+    label: str,
+    *,
+    charts: list[Path],
+    pull_timeout: float,
+    options: BundleOptions | None,
+) -> str:
+    """``bundle --upgrade-from``: the check from ``source`` to the plan, written into the
+    plan as UPGRADING.md; returns the overall verdict."""
+    from core.verify.api import chart_verifier
+
+    if not source.exists():
+        raise invalid(f"--upgrade-from {source}: no such file or directory")
+    verifier = chart_verifier(charts, pull_timeout=pull_timeout)
+    report = check(source_side(source, verifier, options), plan_side(bundle_plan, label, verifier))
+    add_upgrading(bundle_plan, report)
+    return report.verdict
