@@ -782,7 +782,11 @@ def test_aks_dynamo_gates_and_conformance() -> None:
 def test_oke_gb200_training_has_the_nvls_gate() -> None:
     """Issue 33: upstream gates GB200 NVL72 training on OKE with the NVLS all-reduce
     (>= 500 GB/s) and leaves NET off OKE; every GB200 training leaf inherits it."""
-    for leaf in ("gb200-oke-training", "gb200-oke-ubuntu-training", "gb200-oke-ubuntu-training-kubeflow"):
+    for leaf in (
+        "gb200-oke-training",
+        "gb200-oke-ubuntu-training",
+        "gb200-oke-ubuntu-training-kubeflow",
+    ):
         checks, constraints = _phase(leaf, "performance")
         assert checks == ["nccl-all-reduce-bw-nvls"], leaf
         assert constraints == {"nccl-all-reduce-bw-nvls": ">= 500"}, leaf
