@@ -550,10 +550,11 @@ def test_family_constraints() -> None:
         )
 
     assert floor("aks") == ">= 1.34"
-    # Issue 33: upstream's OKE floors (oke-ol 1.28, intents 1.30, GB200 training 1.34,
-    # GB200 inference 1.32.4) replace issue 13's single 1.32 family floor.
-    assert floor("oke-ol") == ">= 1.28"
-    assert floor("oke-ol-training") == ">= 1.30"
+    # Issue 33: upstream's OKE floors (GB200 training 1.34, GB200 inference 1.32.4), never
+    # below issue 13's 1.32 (the DRA driver chart's kubeVersion; upstream says 1.28 / 1.30).
+    assert floor("oke-ol") == ">= 1.32"
+    assert floor("oke-ol-training") == ">= 1.32"
+    assert floor("a100-oke-ubuntu-training") == ">= 1.32"
     assert floor("gb200-oke-training") == ">= 1.34"
     assert floor("gb200-oke-ubuntu-training") == ">= 1.34"
     assert floor("gb200-oke-ubuntu-inference") == ">= 1.32.4"
