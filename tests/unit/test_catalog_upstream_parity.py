@@ -38,9 +38,8 @@ NOT_PORTED = {
 }
 
 # Components upstream deploys that this catalog does not (yet) ship, and the ones it ships
-# instead: kgateway stands where upstream moved to agentgateway; kube-prometheus-stack still
-# carries its CRDs (no prometheus-operator-crds); no k8s-ephemeral-storage-metrics.
-MISSING_EVERYWHERE = {"prometheus-operator-crds", "k8s-ephemeral-storage-metrics"}
+# instead: kgateway stands where upstream moved to agentgateway.
+MISSING_EVERYWHERE: set[str] = set()
 GATEWAY_UPSTREAM = {"agentgateway", "agentgateway-crds"}
 GATEWAY_HERE = {"kgateway", "kgateway-crds"}
 # The OKE brief keeps network-operator on every OKE recipe (host MOFED, no OFED driver, no

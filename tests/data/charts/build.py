@@ -32,7 +32,8 @@ DEST = HERE / "archives"
 
 
 class Source(NamedTuple):
-    tree: str  # a directory under --shared, or "local:<dir>" under tests/data/charts
+    tree: str  # a directory under --shared, "local:<dir>" under tests/data/charts, or
+    # "upstream:<dir>" under tests/data/upstream_charts
     repository: str  # the upstream repository URL the registry pins
     chart: str  # the chart name the bundle installs
     version: str  # the catalog pin
@@ -84,12 +85,27 @@ SOURCES: dict[str, Source] = {
     "kgateway": Source(
         "local:kgateway-v2.0.0-main", "oci://cr.kgateway.dev/kgateway-dev/charts", "kgateway", "v2.0.0"
     ),
+    # Issue 33: in every bundle; trees under tests/data/upstream_charts (PROVENANCE-new.md).
+    "prometheus-operator-crds": Source(
+        "upstream:prometheus-operator-crds-28.0.1",
+        "https://prometheus-community.github.io/helm-charts",
+        "prometheus-operator-crds",
+        "28.0.1",
+    ),
+    "k8s-ephemeral-storage-metrics": Source(
+        "upstream:k8s-ephemeral-storage-metrics-1.19.2",
+        "https://jmcgrath207.github.io/k8s-ephemeral-storage-metrics/chart",
+        "k8s-ephemeral-storage-metrics",
+        "1.19.2",
+    ),
 }  # fmt: skip
 
 
 def _tree(src: Source, shared: Path) -> Path:
     if src.tree.startswith("local:"):
         return HERE / src.tree.removeprefix("local:")
+    if src.tree.startswith("upstream:"):
+        return REPO / "tests" / "data" / "upstream_charts" / src.tree.removeprefix("upstream:")
     return shared / src.tree
 
 
