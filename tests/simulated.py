@@ -547,13 +547,14 @@ class SimulatedCluster:
                     "endpoints": [{"addresses": ["10.244.1.17"], "conditions": {"ready": True}}],
                 },
             )
-        if recipe.has_enabled("kgateway"):
-            ns = next(c.namespace for c in recipe.components if c.name == "kgateway")
+        if recipe.has_enabled("agentgateway"):
+            ns = next(c.namespace for c in recipe.components if c.name == "agentgateway")
             for crd in (
                 "gatewayclasses.gateway.networking.k8s.io",
                 "gateways.gateway.networking.k8s.io",
                 "httproutes.gateway.networking.k8s.io",
-                "gatewayparameters.gateway.kgateway.dev",
+                "inferencepools.inference.networking.k8s.io",
+                "agentgatewayparameters.agentgateway.dev",
             ):
                 self._crd(crd)
             accepted = {"type": "Accepted", "status": "True", "reason": "Accepted"}
@@ -562,7 +563,7 @@ class SimulatedCluster:
                 "v1",
                 "gatewayclasses",
                 "",
-                {"metadata": {"name": "kgateway"}, "status": {"conditions": [accepted]}},
+                {"metadata": {"name": "agentgateway"}, "status": {"conditions": [accepted]}},
             )
             programmed = {
                 "type": "Programmed",
@@ -576,7 +577,7 @@ class SimulatedCluster:
                 ns,
                 {
                     "metadata": {"name": "inference-gateway"},
-                    "spec": {"gatewayClassName": "kgateway", "listeners": [{"name": "http"}]},
+                    "spec": {"gatewayClassName": "agentgateway", "listeners": [{"name": "http"}]},
                     "status": {
                         "conditions": [programmed],
                         "addresses": [{"type": "IPAddress", "value": "10.0.0.42"}],

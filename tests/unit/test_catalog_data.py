@@ -34,8 +34,10 @@ THE_MANIFESTS = (
     "components/gpu-operator/manifests/nvidia-toolkit-hardening-aks.yaml",
     "components/network-operator/manifests/nvidia-peermem-reloader.yaml",
     "components/nodewright-customizations/manifests/tuning.yaml",
-    "components/kgateway/manifests/inference-gateway.yaml",
-    "components/kgateway-crds/manifests/gateway-api-crds.yaml",
+    # Issue 33: the inference gateway is agentgateway, as upstream.
+    "components/agentgateway/manifests/inference-gateway.yaml",
+    "components/agentgateway-crds/manifests/gateway-api-crds.yaml",
+    "components/agentgateway-crds/manifests/inference-extension-crds.yaml",
     # Issue 13: the chart stopped rendering the NicClusterPolicy in 24.10.
     "components/network-operator/manifests/nic-cluster-policy-aks.yaml",
 )

@@ -76,14 +76,12 @@ SOURCES: dict[str, Source] = {
     "kai-scheduler": Source(
         "kai-scheduler-v0.16.8", "oci://ghcr.io/kai-scheduler/kai-scheduler", "kai-scheduler", "v0.16.8"
     ),
-    "kgateway-crds": Source(
-        "local:kgateway-crds-v2.0.0-main",
-        "oci://cr.kgateway.dev/kgateway-dev/charts",
-        "kgateway-crds",
-        "v2.0.0",
+    # Issue 33: agentgateway replaces kgateway (upstream's inference gateway).
+    "agentgateway-crds": Source(
+        "upstream:agentgateway-crds-v1.3.1", "oci://cr.agentgateway.dev/charts", "agentgateway-crds", "v1.3.1"
     ),
-    "kgateway": Source(
-        "local:kgateway-v2.0.0-main", "oci://cr.kgateway.dev/kgateway-dev/charts", "kgateway", "v2.0.0"
+    "agentgateway": Source(
+        "upstream:agentgateway-v1.3.1", "oci://cr.agentgateway.dev/charts", "agentgateway", "v1.3.1"
     ),
     # Issue 33: in every bundle; trees under tests/data/upstream_charts (PROVENANCE-new.md).
     "prometheus-operator-crds": Source(
