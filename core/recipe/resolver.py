@@ -390,7 +390,9 @@ def published_leaves(catalog: Catalog) -> list[str]:
 
 
 def nearest_leaves(catalog: Catalog, criteria: Criteria, limit: int = 3) -> list[str]:
-    """The published leaves agreeing with the most stated dimensions (service first)."""
+    """The published leaves agreeing with the most stated dimensions: the service weighs
+    most, then accelerator and intent, then OS and platform; a leaf is marked down for each
+    dimension it pins that the query leaves open. Ties go by name."""
     stated = criteria.stated()
     scored: list[tuple[int, str]] = []
     for name in published_leaves(catalog):
@@ -398,7 +400,7 @@ def nearest_leaves(catalog: Catalog, criteria: Criteria, limit: int = 3) -> list
         if c is None:
             continue
         score = sum(
-            (4 if d == "service" else 2 if d == "accelerator" else 1)
+            (4 if d == "service" else 2 if d in ("accelerator", "intent") else 1)
             for d, v in stated.items()
             if c.value(d) == v
         ) - sum(1 for d in DIMENSIONS if d not in stated and c.value(d) not in (ANY, ""))

@@ -252,3 +252,32 @@ def test_every_other_combination_is_refused() -> None:
         assert combo in accepted, f"{crit} resolves {recipe.metadata.appliedOverlays[-1]}"
     assert len(served) == len(set(published()) - NOT_PORTED)
     assert refused, "the cross product has unpublished combinations"
+
+
+@pytest.mark.parametrize(
+    ("crit", "nearest"),
+    [
+        (
+            {"service": "aks", "accelerator": "gb200", "os": "ubuntu", "intent": "training"},
+            "a100-aks-ubuntu-training, h100-aks-ubuntu-training, a100-aks-training",
+        ),
+        (
+            {"service": "oke", "accelerator": "h100", "os": "ubuntu", "intent": "inference"},
+            "gb200-oke-ubuntu-inference, gb200-oke-inference, gb200-oke-ubuntu-inference-dynamo",
+        ),
+        (
+            {"service": "oke", "accelerator": "gb200", "os": "ol", "intent": "training",
+             "platform": "kubeflow"},
+            "gb200-oke-training, gb200-oke-ubuntu-training-kubeflow, gb200-oke-ubuntu-training",
+        ),
+    ],
+)  # fmt: skip
+def test_an_unpublished_combination_is_refused_naming_the_nearest_leaves(
+    crit: dict[str, str], nearest: str
+) -> None:
+    """Item 2: no unvalidated recipe by default; one line says what is published nearby."""
+    with pytest.raises(AicrError) as info:
+        ours(crit)
+    line = info.value.render()
+    assert info.value.exit_code == 2 and "\n" not in line
+    assert line.endswith(f"; nearest published leaves: {nearest}"), line
