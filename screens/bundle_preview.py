@@ -397,6 +397,7 @@ class BundlePreviewScreen(Screen[Path | None]):
                     node.remove_children()
                     for path in manifests:
                         node.add_leaf(escape_markup(path), data=("manifest", component.name, path))
+                node.allow_expand = bool(manifests)
                 node.set_label(_component_label(component, plan))
             return
         tree.clear()
@@ -410,6 +411,8 @@ class BundlePreviewScreen(Screen[Path | None]):
             )
             for path in sorted(component.manifests):
                 node.add_leaf(escape_markup(path), data=("manifest", component.name, path))
+            # No expand arrow where there is nothing to expand: the name keeps the columns.
+            node.allow_expand = bool(component.manifests)
         for name, reason in skipped_now:
             tree.root.add_leaf(
                 Text(safe_text(f"– {name} (skipped)"), style="dim"), data=("skipped", name, reason)

@@ -78,6 +78,9 @@ class Scenario:
     unhealthy: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
     missing_groups: set[str] = field(default_factory=set)
     image_pull_failure: set[str] = field(default_factory=set)
+    # NCCL_DEBUG=INFO transport lines the launcher prints before the table (the NVLS / NET
+    # markers the transport-variant checks assert); empty for the plain check's scenarios.
+    nccl_transport_log: str = ""
     busy_nodes: set[str] = field(default_factory=set)  # pods pinned here never start
     # conformance capabilities (each knob turns one check to a failure or an unmeasurable)
     dcgm_metrics: tuple[str, ...] = (
@@ -382,6 +385,8 @@ class SimulatedCluster:
             },
             ("nvidia.com", "v1alpha1"): {"dynamographdeployments", "dynamocomponentdeployments"},
             ("nvidia.com", "v1"): {"clusterpolicies"},
+            # nvidia-dra-driver-gpu's compute domains (every recipe ships the DRA driver)
+            ("resource.nvidia.com", "v1beta1"): {"computedomains"},
         }
         if not recipe.has_enabled("kubeflow-trainer"):
             # Trainer serves its API only where the recipe installs it.
@@ -542,13 +547,14 @@ class SimulatedCluster:
                     "endpoints": [{"addresses": ["10.244.1.17"], "conditions": {"ready": True}}],
                 },
             )
-        if recipe.has_enabled("kgateway"):
-            ns = next(c.namespace for c in recipe.components if c.name == "kgateway")
+        if recipe.has_enabled("agentgateway"):
+            ns = next(c.namespace for c in recipe.components if c.name == "agentgateway")
             for crd in (
                 "gatewayclasses.gateway.networking.k8s.io",
                 "gateways.gateway.networking.k8s.io",
                 "httproutes.gateway.networking.k8s.io",
-                "gatewayparameters.gateway.kgateway.dev",
+                "inferencepools.inference.networking.k8s.io",
+                "agentgatewayparameters.agentgateway.dev",
             ):
                 self._crd(crd)
             accepted = {"type": "Accepted", "status": "True", "reason": "Accepted"}
@@ -557,7 +563,7 @@ class SimulatedCluster:
                 "v1",
                 "gatewayclasses",
                 "",
-                {"metadata": {"name": "kgateway"}, "status": {"conditions": [accepted]}},
+                {"metadata": {"name": "agentgateway"}, "status": {"conditions": [accepted]}},
             )
             programmed = {
                 "type": "Programmed",
@@ -571,7 +577,7 @@ class SimulatedCluster:
                 ns,
                 {
                     "metadata": {"name": "inference-gateway"},
-                    "spec": {"gatewayClassName": "kgateway", "listeners": [{"name": "http"}]},
+                    "spec": {"gatewayClassName": "agentgateway", "listeners": [{"name": "http"}]},
                     "status": {
                         "conditions": [programmed],
                         "addresses": [{"type": "IPAddress", "value": "10.0.0.42"}],
@@ -815,7 +821,9 @@ class SimulatedCluster:
                 placed = "" if self.s.gang_split and members >= 1 else "aks-system-0"
                 self._add_pod(ns, name, placed, labels, 6.0, "gang member scheduled\n", "alpine")
             elif container["name"] == "launcher":
-                logs = nccl_all_reduce_output(self.nodes, self.s.nccl_busbw, self.s.profile)
+                logs = self.s.nccl_transport_log + nccl_all_reduce_output(
+                    self.nodes, self.s.nccl_busbw, self.s.profile
+                )
                 self._add_pod(
                     ns,
                     name,
@@ -846,7 +854,9 @@ class SimulatedCluster:
         elif kind == "TrainJob":
             launcher = f"{name}-launcher-0-0-{hashlib.sha256(name.encode()).hexdigest()[:5]}"
             image = self._runtime_image(ns)
-            logs = nccl_all_reduce_output(self.nodes, self.s.nccl_busbw, self.s.profile)
+            logs = self.s.nccl_transport_log + nccl_all_reduce_output(
+                self.nodes, self.s.nccl_busbw, self.s.profile
+            )
             self._add_pod(
                 ns,
                 launcher,

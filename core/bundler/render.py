@@ -453,7 +453,7 @@ def operational_notes(state: BundleState, components: list[ComponentPlan]) -> li
                 "--set gpuoperator:gdrcopy.enabled=true enables it (not a profile-owned path)."
             )
     perf = state.recipe.validation.phase("performance") if state.recipe.validation else None
-    if perf is not None and perf.checks and "nccl-all-reduce-bw" in perf.checks:
+    if perf is not None and any(c.startswith("nccl-all-reduce-bw") for c in perf.checks or []):
         notes.append(
             "NCCL benchmark image: the performance phase pulls the nccl-tests image from "
             "public.ecr.aws, a cross-cloud pull. Private or egress-restricted clusters must allow "

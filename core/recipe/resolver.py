@@ -307,7 +307,15 @@ class CoverageError(AicrError):
 
 def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str]) -> None:
     """Every stated dimension must be carried by an applied overlay (ancestors count)."""
-    applied_overlays = [catalog.overlay(n) for n in applied if n != "base"]
+    # Only overlays of a service carry a dimension: the independent ones (service
+    # any, e.g. monitoring-hpa and the accelerator wildcards h100-any, gb200-any)
+    # join every matching query, so counting them would serve an accelerator on a
+    # service for which no leaf is published.
+    applied_overlays = [
+        o
+        for o in (catalog.overlay(n) for n in applied if n != "base")
+        if o.criteria is not None and o.criteria.service not in (ANY, "")
+    ]
     stated = criteria.stated()
     uncovered: list[str] = []
     uncovered_dims: list[str] = []
@@ -321,6 +329,7 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
                     o.criteria.value(dim)
                     for o in catalog.overlays.values()
                     if o.criteria is not None
+                    and o.criteria.service not in (ANY, "")
                     and o.criteria.value(dim) not in (ANY, "")
                     and overlay_matches(
                         o.criteria, criteria.model_copy(update={dim: o.criteria.value(dim)})
@@ -361,10 +370,43 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
                 tuple(uncovered_dims),
             )
     if uncovered:
+        nearest = nearest_leaves(catalog, criteria)
         raise CoverageError(
-            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}",
+            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}"
+            + (f"; nearest published leaves: {', '.join(nearest)}" if nearest else ""),
             tuple(uncovered_dims),
         )
+
+
+def published_leaves(catalog: Catalog) -> list[str]:
+    """Overlays naming a service and an accelerator: each is a recipe the catalog serves."""
+    return sorted(
+        o.name
+        for o in catalog.overlays.values()
+        if o.criteria is not None
+        and o.criteria.service not in (ANY, "")
+        and o.criteria.accelerator not in (ANY, "")
+    )
+
+
+def nearest_leaves(catalog: Catalog, criteria: Criteria, limit: int = 3) -> list[str]:
+    """The published leaves agreeing with the most stated dimensions: the service weighs
+    most, then accelerator and intent, then OS and platform; a leaf is marked down for each
+    dimension it pins that the query leaves open. Ties go by name."""
+    stated = criteria.stated()
+    scored: list[tuple[int, str]] = []
+    for name in published_leaves(catalog):
+        c = catalog.overlay(name).criteria
+        if c is None:
+            continue
+        score = sum(
+            (4 if d == "service" else 2 if d in ("accelerator", "intent") else 1)
+            for d, v in stated.items()
+            if c.value(d) == v
+        ) - sum(1 for d in DIMENSIONS if d not in stated and c.value(d) not in (ANY, ""))
+        if score > 0:
+            scored.append((-score, name))
+    return [name for _, name in sorted(scored)[:limit]]
 
 
 def _missing_dimensions(
@@ -595,6 +637,8 @@ __all__ = [
     "MergedSpec",
     "apply_registry_defaults",
     "check_coverage",
+    "nearest_leaves",
+    "published_leaves",
     "deployment_order",
     "find_candidates",
     "finalize",

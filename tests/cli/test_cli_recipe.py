@@ -186,7 +186,8 @@ def test_criteria_come_from_the_snapshot_when_flags_leave_them_out(cli) -> None:
     )
     assert "criteria from the snapshot: service=oke, accelerator=gb200, os=ol" in noted.stderr
     assert noted.stdout == proc.stdout
-    assert "gb200-oke-ol-training" in proc.stdout
+    # Issue 33: upstream's name for the OKE GB200 Oracle Linux training leaf
+    assert "- gb200-oke-training" in proc.stdout and "gb200-oke-ol-training" not in proc.stdout
     # a flag beats the fingerprint, and the snapshot still only verifies the selection
     refused = cli(
         "recipe",

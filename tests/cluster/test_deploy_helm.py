@@ -49,13 +49,6 @@ GPU_TOLERATION = ["--accelerated-node-toleration", "nvidia.com/gpu=present:NoSch
 # of nodewright-chart-v0.15.1 and of the v0.20.0 values; "true" will enable the webhook setup
 # in the operator controller), so the bundle turns it off; nothing else is changed.
 NO_WEBHOOKS = ["--set", "nodewright:webhook.enable=false"]
-# The kgateway chart vendored as a stand-in for v2.0.0 (tests/data/charts/kgateway-v2.0.0-main,
-# a main-branch tag of 2025-02) renders its GatewayParameters with `replicas: {{
-# .Values.replicaCount }}`, a top-level key its values.yaml does not define (it has
-# controller.replicaCount), so the real API server refused the release: "spec.kube.deployment.
-# replicas in body must be of type integer: null". That is the stand-in tree's own template
-# bug, not the bundle's: the inference cases give the key the template reads.
-KGATEWAY_STAND_IN = ["--set", "kgateway:replicaCount=1"]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +68,7 @@ CASES: list[Any] = [
     pytest.param(
         ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "inference",
          "--profile", "gpuStack=operator-managed"],
-        [*GPU_TOLERATION, *NO_WEBHOOKS, *KGATEWAY_STAND_IN],
+        [*GPU_TOLERATION, *NO_WEBHOOKS],
         "aks-h100-none.yaml",
         None,
         id="aks-h100-inference-operator-managed",
@@ -90,7 +83,7 @@ CASES: list[Any] = [
     pytest.param(
         ["--service", "oke", "--accelerator", "gb200", "--os", "ol", "--intent", "inference",
          "--profile", "gpuStack=operator-managed"],
-        [*GPU_TOLERATION, *NO_WEBHOOKS, *KGATEWAY_STAND_IN],
+        [*GPU_TOLERATION, *NO_WEBHOOKS],
         "oke-gb200-absent.yaml",
         None,
         id="oke-gb200-inference-operator-managed",

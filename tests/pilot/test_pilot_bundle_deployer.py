@@ -40,10 +40,10 @@ async def test_deployer_is_picked_previewed_and_written(aks_recipe, tmp_path) ->
         assert "project: gpu" in screen.files_text.split("# --- app-of-apps.yaml ---")[1]
         assert "deployer argocd" in _render(screen, "#bundle-banner")
         # the component's values are found in this layout's folder (cert-manager is step
-        # 002 since it follows kube-prometheus-stack, issue 13)
+        # 003 since it follows nfd and prometheus-operator-crds, issue 33)
         assert (
             screen.values_text
-            and "002-cert-manager" in screen.plan.component("cert-manager").folder
+            and "003-cert-manager" in screen.plan.component("cert-manager").folder
         )
 
         # --dynamic is refused under argocd and accepted once argocd-helm is picked

@@ -170,10 +170,13 @@ async def test_selects_requalify_on_every_change(tmp_path):
         await settle(pilot)
         assert app.state.criteria["service"] == "oke"
         assert app.state.profile_value is None
-        # an AKS capture has no OKE add-on reading: fails closed under the OKE default
+        # Issue 33: OKE publishes no H100 leaf, so the AKS capture's h100/ubuntu selection
+        # on OKE is refused, naming the published OKE leaves nearest to it
         assert not app.state.verdict.ok
-        assert "K8s.oke-addons.nvidia-gpu-plugin" in app.state.last_error
-        assert app.state.verdict.profile_default == "oci-managed"
+        assert "nearest published leaves: " in app.state.last_error
+        assert "-oke-" in app.state.last_error.split("nearest published leaves: ")[1]
+        # refused before any OKE overlay applies, so no gpuStack declaration is in play
+        assert app.state.verdict.profile_default is None
 
 
 async def test_no_capture_criteria_only_then_live_validation(tmp_path, monkeypatch):

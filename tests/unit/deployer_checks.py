@@ -17,6 +17,15 @@ import kubernetes_validate
 import yaml
 
 CRDS = Path(__file__).resolve().parents[1] / "data" / "crds"
+# CRDs a bundle's chart installs for the custom resources its own manifests create
+# (issue 33: the AgentgatewayParameters of the inference gateway), from the vendored chart.
+CHART_CRDS = (
+    Path(__file__).resolve().parents[1]
+    / "data"
+    / "upstream_charts"
+    / "agentgateway-crds-v1.3.1"
+    / "templates"
+)
 K8S_VERSION = "1.34.0"
 KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -39,6 +48,16 @@ def crd_validators() -> dict[tuple[str, str], jsonschema.protocols.Validator]:
             cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
             out[(f"{group}/{version['name']}", kind)] = cls(schema)
     return out
+
+
+@cache
+def chart_crd_validators() -> dict[tuple[str, str], Any]:
+    """Validators of the CRDs the agentgateway-crds chart installs (its templates are plain
+    CRD documents), for the custom resources the gateway's manifest creates."""
+    crds = [
+        yaml.safe_load(p.read_text()) for p in sorted(CHART_CRDS.glob("agentgateway.dev_*.yaml"))
+    ]
+    return validators_of(crds)
 
 
 def crd_kinds() -> set[tuple[str, str]]:
@@ -77,7 +96,11 @@ def validate_document(
     assert isinstance(name, str) and SUBDOMAIN.match(name) and len(name) <= 253, (
         f"{where}: metadata.name {name!r} is not a DNS-1123 subdomain"
     )
-    validator = crd_validators().get((api, kind)) or (bundled or {}).get((api, kind))
+    validator = (
+        crd_validators().get((api, kind))
+        or (bundled or {}).get((api, kind))
+        or chart_crd_validators().get((api, kind))
+    )
     if validator is not None:
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
         assert not errors, f"{where}: {kind} fails its CRD schema: " + "; ".join(

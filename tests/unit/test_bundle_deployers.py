@@ -28,7 +28,7 @@ RECIPES = ("aks-azure", "aks-operator", "oke-oci", "aks-inference")
 
 @cache
 def _recipe(name: str):
-    """The demo recipes, plus AKS H100 inference (kgateway, Gateway API CRDs and a Gateway)."""
+    """The demo recipes, plus AKS H100 inference (agentgateway, Gateway API CRDs and a Gateway)."""
     if name != "aks-inference":
         return demo_recipe(name)
     from core.documents.criteria import parse_criteria

@@ -34,8 +34,10 @@ THE_MANIFESTS = (
     "components/gpu-operator/manifests/nvidia-toolkit-hardening-aks.yaml",
     "components/network-operator/manifests/nvidia-peermem-reloader.yaml",
     "components/nodewright-customizations/manifests/tuning.yaml",
-    "components/kgateway/manifests/inference-gateway.yaml",
-    "components/kgateway-crds/manifests/gateway-api-crds.yaml",
+    # Issue 33: the inference gateway is agentgateway, as upstream.
+    "components/agentgateway/manifests/inference-gateway.yaml",
+    "components/agentgateway-crds/manifests/gateway-api-crds.yaml",
+    "components/agentgateway-crds/manifests/inference-extension-crds.yaml",
     # Issue 13: the chart stopped rendering the NicClusterPolicy in 24.10.
     "components/network-operator/manifests/nic-cluster-policy-aks.yaml",
 )
@@ -202,7 +204,8 @@ def test_overlay_and_mixin_headers() -> None:
             assert doc["spec"].get("criteria"), (
                 f"{where}: an overlay without criteria never matches"
             )
-    assert {n for n, d in overlays().items() if "profile" in d["spec"]} == {"aks", "oke"}
+    # Issue 33: the OKE family root is upstream's oke-ol (it holds the gpuStack profile).
+    assert {n for n, d in overlays().items() if "profile" in d["spec"]} == {"aks", "oke-ol"}
     for name, doc in mixins().items():
         where = f"mixins/{name}.yaml"
         assert doc["kind"] == "RecipeMixin" and doc["apiVersion"] == AUTHORING, where
@@ -227,13 +230,18 @@ def test_inheritance_reaches_base_and_mixins_exist() -> None:
 
 
 def test_overlay_names_follow_their_criteria() -> None:
-    """A leaf named {accel}-{service}-{os}-{intent}[-{platform}] must match exactly that."""
+    """A leaf named {accel}-{service}-{os}-{intent}[-{platform}] must match exactly that.
+
+    Issue 33: upstream names its OKE Oracle Linux leaves without the OS
+    (gb200-oke-training carries os: ol), and the catalog keeps upstream's names."""
     for name in leaves():
         crit = overlays()[name]["spec"]["criteria"]
         if name == "monitoring-hpa":
             assert crit == {"intent": "any"}
             continue
-        parts = [crit.get(f) for f in ("accelerator", "service", "os", "intent", "platform")]
+        os_part = None if (crit.get("service"), crit.get("os")) == ("oke", "ol") else crit.get("os")
+        parts = [crit.get("accelerator"), crit.get("service"), os_part]
+        parts += [crit.get(f) for f in ("intent", "platform")]
         assert name == "-".join(p for p in parts if p), f"overlays/{name}.yaml criteria {crit}"
 
 
@@ -244,6 +252,11 @@ def test_children_narrow_their_parents_criteria() -> None:
             continue
         mine, theirs = doc["spec"]["criteria"], overlays()[parent]["spec"]["criteria"]
         for field, value in theirs.items():
+            # Issue 33: upstream's OKE Ubuntu leaves sit under the Oracle Linux
+            # leaf of their accelerator (gb200-oke-ubuntu-training under
+            # gb200-oke-training): the one narrowing allowed to change a value.
+            if (field, value, mine.get(field)) == ("os", "ol", "ubuntu"):
+                continue
             assert mine.get(field) == value, f"overlays/{name}.yaml drops {field}={value}"
 
 
@@ -397,12 +410,17 @@ def _generation_constraints(leaf: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("snapshot", "prefix"),
-    [("aks-h100-install.yaml", "h100-aks-ubuntu-"), ("oke-gb200-active.yaml", "gb200-oke-ol-")],
+    [("aks-h100-install.yaml", "h100-aks-ubuntu-"), ("oke-gb200-active.yaml", "gb200-oke-ol")],
 )
 def test_sample_snapshots_satisfy_the_matching_leaves(snapshot: str, prefix: str) -> None:
     snap = _sample(snapshot)
-    matched = [leaf for leaf in leaves() if leaf.startswith(prefix)]
-    assert len(matched) == 4, matched  # training, inference, and one platform leaf each
+    if prefix == "gb200-oke-ol":
+        # Issue 33: the Oracle Linux GB200 leaves are upstream's gb200-oke-{intent}
+        # (no OL kubeflow/dynamo leaf is published).
+        matched = [leaf for leaf in ("gb200-oke-training", "gb200-oke-inference")]
+    else:
+        matched = [leaf for leaf in leaves() if leaf.startswith(prefix)]
+        assert len(matched) == 4, matched  # training, inference, and one platform leaf each
     for leaf in matched:
         for c in _generation_constraints(leaf):
             result = evaluate_constraint(c["name"], str(c["value"]), snap)
@@ -428,7 +446,7 @@ def test_a_1_33_cluster_fails_the_aks_leaf_floor() -> None:
 
 
 def test_profile_declarations_are_well_formed_and_total() -> None:
-    for name in ("aks", "oke"):
+    for name in ("aks", "oke-ol"):
         profile = overlays()[name]["spec"]["profile"]
         assert profile["name"] == "gpuStack"
         assert profile["default"] in profile["values"]
@@ -486,9 +504,9 @@ OKE_TABLE = {
 
 
 def test_oke_profile_matches_the_oke_table() -> None:
-    profile = overlays()["oke"]["spec"]["profile"]
+    profile = overlays()["oke-ol"]["spec"]["profile"]
     assert profile["default"] == "oci-managed"
-    table = profile_table("oke")
+    table = profile_table("oke-ol")
     assert table["oci-managed"] == {k: v[0] for k, v in OKE_TABLE.items()}
     assert table["operator-managed"] == {k: v[1] for k, v in OKE_TABLE.items()}
     oci, op = profile["values"]["oci-managed"], profile["values"]["operator-managed"]
@@ -504,7 +522,7 @@ def test_oke_profile_matches_the_oke_table() -> None:
 
 def test_profile_components_are_in_every_composition_and_enabled() -> None:
     """The profile may not reference a component some leaf lacks or disables."""
-    for family in ("aks", "oke"):
+    for family in ("aks", "oke-ol"):
         owned = {
             ref["name"]
             for ref in overlays()[family]["spec"]["profile"]["values"][
@@ -534,9 +552,14 @@ def test_family_constraints() -> None:
         )
 
     assert floor("aks") == ">= 1.34"
-    # Issue 13: the DRA driver chart every OKE recipe ships requires >= 1.32.
-    assert floor("oke") == ">= 1.32"
-    assert floor("gb200-oke-ol-training") == ">= 1.34"
+    # Issue 33: upstream's OKE floors (GB200 training 1.34, GB200 inference 1.32.4), never
+    # below issue 13's 1.32 (the DRA driver chart's kubeVersion; upstream says 1.28 / 1.30).
+    assert floor("oke-ol") == ">= 1.32"
+    assert floor("oke-ol-training") == ">= 1.32"
+    assert floor("a100-oke-ubuntu-training") == ">= 1.32"
+    assert floor("gb200-oke-training") == ">= 1.34"
+    assert floor("gb200-oke-ubuntu-training") == ">= 1.34"
+    assert floor("gb200-oke-ubuntu-inference") == ">= 1.32.4"
     for leaf in leaves():
         if "aks" in chain(leaf) and leaf != "monitoring-hpa":
             assert floor(leaf) == ">= 1.34", leaf
@@ -591,7 +614,7 @@ def test_network_operator_oke_deploys_no_ofed_driver() -> None:
     dead = {"deployCR", "ofedDriver", "rdmaSharedDevicePlugin", "nvIpam", "secondaryNetwork"}
     for rel in ("values-oke.yaml", "values-aks.yaml", "values.yaml"):
         assert not dead & set(values_file(f"components/network-operator/{rel}")), rel
-    oke = {r["name"]: r for r in component_refs(overlays()["oke"])}
+    oke = {r["name"]: r for r in component_refs(overlays()["oke-ol"])}
     assert not oke["network-operator"].get("manifestFiles")
     policy = _load(RECIPES / NIC_POLICY)
     assert policy["kind"] == "NicClusterPolicy"
@@ -631,7 +654,7 @@ def test_tuning_is_off_on_every_aks_accelerator_overlay() -> None:
             assert ref["overrides"]["tuningEnabled"] is False, name
             assert ref["manifestFiles"] == [THE_MANIFESTS[2]], name
             assert "nodewright-operator" in ref["dependencyRefs"], name
-    assert found == 6  # h100, gb200, b200 x training, inference
+    assert found == 3  # h100 x training, inference; a100 training (issue 33: b200/gb200 removed)
 
 
 def test_registry_validation_wiring() -> None:
@@ -720,13 +743,22 @@ TRAINING_CONFORMANCE = [
 ]
 
 
+GPU_OPERATOR_FLOOR = {"h100": ">= v24.6.0", "a100": ">= v24.6.0", "l40s": ">= v24.6.0"}
+GPU_OPERATOR_FLOOR["gb200"] = ">= v25.10.0"
+
+
 def test_every_leaf_has_the_deployment_phase() -> None:
+    """Issue 33: the deployment phase comes from the accelerator wildcard overlay
+    ({accel}-any, as upstream), which joins every query for that accelerator; the
+    GB200 floor is upstream's v25.10.0."""
     for leaf in leaves():
         if leaf == "monitoring-hpa":
             continue
-        checks, constraints = _phase(leaf, "deployment")
+        accel = overlays()[leaf]["spec"]["criteria"]["accelerator"]
+        assert not _phase(leaf, "deployment")[1], f"{leaf}: the floor belongs to {accel}-any"
+        checks, constraints = _phase(f"{accel}-any", "deployment")
         assert checks == DEPLOYMENT_CHECKS, leaf
-        assert constraints == {"Deployment.gpu-operator.version": ">= v24.6.0"}, leaf
+        assert constraints == {"Deployment.gpu-operator.version": GPU_OPERATOR_FLOOR[accel]}, leaf
 
 
 def test_aks_training_gates_and_conformance() -> None:
@@ -750,23 +782,40 @@ def test_aks_dynamo_gates_and_conformance() -> None:
     assert set(conf) == set(AKS_CONFORMANCE + TRAINING_CONFORMANCE + ["inference-gateway"])
 
 
-def test_oke_gb200_training_has_an_nccl_floor() -> None:
-    checks, constraints = _phase("gb200-oke-ol-training", "performance")
-    assert checks == ["nccl-all-reduce-bw"]
-    assert parse_expression(constraints["nccl-all-reduce-bw"]).op.value == ">="
+def test_oke_gb200_training_has_the_nvls_gate() -> None:
+    """Issue 33: upstream gates GB200 NVL72 training on OKE with the NVLS all-reduce
+    (>= 500 GB/s) and leaves NET off OKE; every GB200 training leaf inherits it."""
+    for leaf in (
+        "gb200-oke-training",
+        "gb200-oke-ubuntu-training",
+        "gb200-oke-ubuntu-training-kubeflow",
+    ):
+        checks, constraints = _phase(leaf, "performance")
+        assert checks == ["nccl-all-reduce-bw-nvls"], leaf
+        assert constraints == {"nccl-all-reduce-bw-nvls": ">= 500"}, leaf
+        assert parse_expression(constraints["nccl-all-reduce-bw-nvls"]).op.value == ">="
 
 
 def test_required_leaves_exist() -> None:
+    """Issue 33: exactly upstream's AKS/OKE leaves (the unpublished AKS B200/GB200,
+    OKE H100/B200 and OKE GB200 OL kubeflow/dynamo leaves are gone)."""
     want = {
-        f"{acc}-aks-ubuntu-{suffix}"
-        for acc in ("h100", "gb200", "b200")
+        f"h100-aks-ubuntu-{suffix}"
         for suffix in ("training", "inference", "training-kubeflow", "inference-dynamo")
     }
-    want |= {"gb200-oke-ol-training", "gb200-oke-ol-inference"}
-    want |= {f"{acc}-oke-ubuntu-{i}" for acc in ("h100", "b200") for i in ("training", "inference")}
-    assert want <= set(leaves())
-    for intermediate in ("aks-training", "aks-inference", "oke-training", "oke-inference"):
+    want |= {"a100-aks-ubuntu-training", "a100-aks-ubuntu-training-kubeflow"}
+    want |= {"gb200-oke-training", "gb200-oke-inference", "a100-oke-training"}
+    want |= {"l40s-oke-training", "l40s-oke-inference"}
+    want |= {
+        f"gb200-oke-ubuntu-{suffix}"
+        for suffix in ("training", "inference", "training-kubeflow", "inference-dynamo")
+    }
+    want |= {"a100-oke-ubuntu-training", "a100-oke-ubuntu-training-kubeflow"}
+    assert set(leaves()) - {"monitoring-hpa"} == want
+    for intermediate in ("aks-training", "aks-inference", "oke-ol-training", "oke-ol-inference"):
         assert intermediate in overlays()
+    for removed in ("b200", "gb200-aks", "h100-oke", "gb200-oke-ol-"):
+        assert not [n for n in overlays() if n.startswith(removed)], removed
 
 
 @pytest.mark.skipif(

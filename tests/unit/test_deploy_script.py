@@ -145,7 +145,7 @@ def test_a_failing_command_is_retried_with_backoff_and_succeeds(bundle, stubs) -
     assert _upgrades(stubs.calls()).count("gpu-operator") == 3
     assert "RETRY 1/3 in 0s" in proc.stderr and "RETRY 2/3 in 0s" in proc.stderr
     assert "RETRY 3/3" not in proc.stderr
-    assert "[007] gpu-operator: installed" in proc.stdout
+    assert "[009] gpu-operator: installed" in proc.stdout
 
 
 def test_retry_delay_doubles(bundle, stubs) -> None:
@@ -161,8 +161,8 @@ def test_retries_exhausted_stop_the_deploy_with_a_resume_hint(bundle, stubs) -> 
     assert proc.returncode == 1
     assert _upgrades(stubs.calls())[-2:] == ["network-operator", "network-operator"]
     assert "nodewright-operator" not in _upgrades(stubs.calls())
-    assert "[004] network-operator: FAILED (exit 1)" in proc.stdout
-    assert "resume with:" in proc.stderr and "--from 004" in proc.stderr
+    assert "[006] network-operator: FAILED (exit 1)" in proc.stdout
+    assert "resume with:" in proc.stderr and "--from 006" in proc.stderr
 
 
 def test_a_timeout_is_reported(bundle, stubs) -> None:
@@ -173,7 +173,7 @@ def test_a_timeout_is_reported(bundle, stubs) -> None:
         "TIMEOUT: no result within 1s" in proc.stderr
         and "-- nfd node-feature-discovery" in proc.stderr
     )
-    assert "[003] nfd: FAILED (timed out)" in proc.stdout
+    assert "[001] nfd: FAILED (timed out)" in proc.stdout
     assert "network-operator" not in _upgrades(stubs.calls())
 
 
@@ -182,7 +182,7 @@ def test_the_crd_race_is_waited_out_before_the_custom_resource(bundle, stubs) ->
     nodewright-customizations is applied only once discovery serves the kind."""
     stubs.rule("kubectl", "get --raw /apis/skyhook.nvidia.com/v1alpha1", "serve", 3)
     stubs.rule(
-        "kubectl", "apply -f 006-nodewright-customizations/manifests/tuning.yaml", "needs-served"
+        "kubectl", "apply -f 008-nodewright-customizations/manifests/tuning.yaml", "needs-served"
     )
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
@@ -193,7 +193,7 @@ def test_the_crd_race_is_waited_out_before_the_custom_resource(bundle, stubs) ->
         if c[1:3] == ["get", "--raw"] and "skyhook.nvidia.com" in c[3]
     ]
     apply = next(
-        i for i, c in enumerate(calls) if "006-nodewright-customizations/manifests/tuning.yaml" in c
+        i for i, c in enumerate(calls) if "008-nodewright-customizations/manifests/tuning.yaml" in c
     )
     assert len(polls) == 4 and polls[-1] < apply
     assert proc.stderr.count("CRD not Established yet") == 3
@@ -204,30 +204,30 @@ def test_a_crd_that_never_establishes_times_out(bundle, stubs) -> None:
     proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_TIMEOUT="1")
     assert proc.returncode == 1
     assert "TIMEOUT: kind Skyhook (skyhook.nvidia.com/v1alpha1) not served within 1s" in proc.stderr
-    assert "[006] nodewright-customizations: FAILED (timed out)" in proc.stdout
+    assert "[008] nodewright-customizations: FAILED (timed out)" in proc.stdout
     assert not any("tuning.yaml" in " ".join(c) for c in stubs.calls())
 
 
 def test_best_effort_finishes_and_reports_failures_with_a_nonzero_exit(bundle, stubs) -> None:
     stubs.rule("helm", "-- nfd ", "fail", 99)
-    stubs.rule("kubectl", "apply -f 007-gpu-operator/manifests", "fail", 99)
+    stubs.rule("kubectl", "apply -f 009-gpu-operator/manifests", "fail", 99)
     proc = stubs.run(bundle / "deploy.sh", "--best-effort", AICR_DEPLOY_RETRIES="1")
     assert proc.returncode == 1
     assert _upgrades(stubs.calls())[-1] == "prometheus-adapter"  # carried on to the end
-    assert "[003] nfd: FAILED (exit 1)" in proc.stdout
-    assert "[007] gpu-operator: FAILED (exit 1)" in proc.stdout
-    assert "[011] prometheus-adapter: installed" in proc.stdout
-    assert "2 step(s) failed: 003 007" in proc.stderr
+    assert "[001] nfd: FAILED (exit 1)" in proc.stdout
+    assert "[009] gpu-operator: FAILED (exit 1)" in proc.stdout
+    assert "[013] prometheus-adapter: installed" in proc.stdout
+    assert "2 step(s) failed: 001 009" in proc.stderr
     assert "bundle deployed" not in proc.stdout
 
 
 def test_resume_from_a_step(bundle, stubs) -> None:
-    proc = stubs.run(bundle / "deploy.sh", "--from", "007")
+    proc = stubs.run(bundle / "deploy.sh", "--from", "009")
     assert proc.returncode == 0, proc.stderr
     assert _upgrades(stubs.calls()) == [
         "gpu-operator", "kai-scheduler", "nvidia-dra-driver-gpu", "nvsentinel", "prometheus-adapter",
     ]  # fmt: skip
-    assert "[002] cert-manager: skipped (--from 007)" in proc.stdout
+    assert "[003] cert-manager: skipped (--from 009)" in proc.stdout
     for bad in ("999", "abc", "7x"):
         proc = stubs.run(bundle / "deploy.sh", f"--from={bad}")
         assert proc.returncode == 2 and "is not a step of this bundle" in proc.stderr
@@ -242,7 +242,7 @@ def test_dry_run_prints_every_command_and_runs_none(bundle, stubs) -> None:
     assert len(ups) == sum(c.has_chart for c in _bundle_plan().components)
     assert "+ kubectl get --raw /apis/skyhook.nvidia.com/v1alpha1" in printed
     assert "+ kubectl create -f -" in printed
-    assert "[002] cert-manager: dry run" in proc.stdout
+    assert "[003] cert-manager: dry run" in proc.stdout
 
 
 def test_the_namespace_of_a_manifest_only_step_goes_in_as_a_document(bundle, stubs) -> None:
@@ -278,7 +278,7 @@ def test_an_existing_namespace_is_used_as_it_is_and_kept_by_undeploy(
     stubs.rule("kubectl", "create -f -", "fail-with", "AlreadyExists")
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
-    assert "[001] kube-prometheus-stack: installed" in proc.stdout
+    assert "[004] kube-prometheus-stack: installed" in proc.stdout
     labels = tmp_path / "label"
     labels.write_text("namespace/ours")
     (tmp_path / "monitoring").write_text("namespace/monitoring")
@@ -347,12 +347,12 @@ def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
     removed = [c[-1] for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]
     charted = [c.name for c in _bundle_plan().components if c.has_chart]
     assert removed == list(reversed(charted))
-    assert "[007] gpu-operator: FAILED (exit 1)" in proc.stdout
-    assert "[002] cert-manager: removed" in proc.stdout
-    resumed = stubs.run(bundle / "undeploy.sh", "--from", "002")
+    assert "[009] gpu-operator: FAILED (exit 1)" in proc.stdout
+    assert "[003] cert-manager: removed" in proc.stdout
+    resumed = stubs.run(bundle / "undeploy.sh", "--from", "003")
     assert resumed.returncode == 0, resumed.stderr
-    assert "[011] prometheus-adapter: skipped (--from 002)" in resumed.stdout
-    assert "[002] cert-manager: removed" in resumed.stdout
+    assert "[013] prometheus-adapter: skipped (--from 003)" in resumed.stdout
+    assert "[003] cert-manager: removed" in resumed.stdout
 
 
 def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
@@ -419,7 +419,8 @@ def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
         json.loads(ln)["metadata"]["name"] for ln in deleted.splitlines() if '"Namespace"' in ln
     ]
     assert sorted(namespaces) == sorted({c.namespace for c in comps})
-    assert namespaces.index("monitoring") == len(namespaces) - 1  # kube-prometheus-stack, 001
+    # the last releases undeploy removes: prometheus-operator-crds (002, monitoring), nfd (001)
+    assert namespaces[-2:] == ["monitoring", "node-feature-discovery"]
 
 
 def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:

@@ -168,9 +168,10 @@ def test_data_layer_rejects_symlinks_and_nodes(tmp_path: Path) -> None:
 
 def test_shipped_catalog_loads_and_has_the_promised_overlays() -> None:
     cat = load_catalog()
-    for name in ("aks", "oke", "monitoring-hpa"):
+    # Issue 33: the OKE family root is upstream's oke-ol.
+    for name in ("aks", "oke-ol", "monitoring-hpa", "h100-any", "gb200-any"):
         assert name in cat.overlays
     assert cat.overlays["aks"].spec.profile is not None
-    assert cat.overlays["oke"].spec.profile is not None
+    assert cat.overlays["oke-ol"].spec.profile is not None
     for alias in ("gpuoperator", "dradriver", "networkoperator", "nodewrightcustomizations"):
         assert cat.registry.find(alias) is not None, alias

@@ -383,7 +383,12 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
     del doc["spec"]["profile"]
     (copy / "overlays" / "aks.yaml").write_text(json.dumps(doc))
     profiled, legacy = load_catalog(), load_catalog(copy)
-    for leaf in ("h100-aks-ubuntu-training", "gb200-aks-ubuntu-inference-dynamo"):
+    # Issue 33: gb200-aks-* is unpublished and removed; a100 and the dynamo leaf stand in.
+    for leaf in (
+        "h100-aks-ubuntu-training",
+        "a100-aks-ubuntu-training-kubeflow",
+        "h100-aks-ubuntu-inference-dynamo",
+    ):
         c = profiled.overlays[leaf].criteria
         assert c is not None
         crit = overlay_criteria(c)

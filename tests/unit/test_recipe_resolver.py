@@ -69,9 +69,25 @@ def test_independent_overlays_co_match_in_specificity_order(tmp_path: Path) -> N
             overlay("zz-any", criteria={"intent": "any"}),
         ],
     )
+    r = resolve(cat, crit(service="oke"))
+    # specificity: zz-any 0, then svc (1); gb200-any does not match
+    assert r.metadata.appliedOverlays == ["base", "zz-any", "svc"]
+    # Issue 33: a service-less wildcard joins the query but never carries a dimension
+    # by itself: gb200 is served only where an overlay of the service names it.
+    with pytest.raises(AicrError, match='accelerator "gb200"'):
+        resolve(cat, crit(service="oke", accelerator="gb200"))
+    cat = build(
+        tmp_path / "2",
+        overlays=[
+            overlay("svc", criteria={"service": "oke"}),
+            overlay("gb200-svc", criteria={"service": "oke", "accelerator": "gb200"}, base="svc"),
+            overlay("gb200-any", criteria={"accelerator": "gb200"}),
+            overlay("zz-any", criteria={"intent": "any"}),
+        ],
+    )
     r = resolve(cat, crit(service="oke", accelerator="gb200"))
-    # specificity: zz-any 0, then gb200-any and svc (1 each; ties by name)
-    assert r.metadata.appliedOverlays == ["base", "zz-any", "gb200-any", "svc"]
+    # specificity: zz-any 0, gb200-any 1, then the service chain
+    assert r.metadata.appliedOverlays == ["base", "zz-any", "gb200-any", "svc", "gb200-svc"]
 
 
 def test_inheritance_cycle_and_unknown_parent_rejected(tmp_path: Path) -> None:

@@ -199,7 +199,8 @@ def test_ai_service_metrics_pass_fail_and_not_measured() -> None:
 def test_inference_gateway_passes_on_the_inference_recipe() -> None:
     out, events, _ = check(cap.inference_gateway, "inference-gateway", recipe=INFERENCE)
     assert out.status == "passed", out.message
-    assert "Gateway kgateway-system/inference-gateway: Programmed=True (Programmed)" in lines(
+    # Issue 33: agentgateway (upstream's inference gateway) in its namespace
+    assert "Gateway agentgateway-system/inference-gateway: Programmed=True (Programmed)" in lines(
         events
     )
 
@@ -237,7 +238,7 @@ def test_inference_gateway_fails_when_not_programmed_or_open_but_required_scoped
 
 def test_inference_gateway_is_not_measured_without_a_gateway_in_the_recipe() -> None:
     out, _, _ = check(cap.inference_gateway, "inference-gateway", recipe=TRAINING)
-    assert out.status == "not measured" and "no gateway component (kgateway)" in out.message
+    assert out.status == "not measured" and "no gateway component (agentgateway)" in out.message
 
 
 # -- pod-autoscaling -------------------------------------------------------------------

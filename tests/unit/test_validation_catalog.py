@@ -25,7 +25,12 @@ DECLARED = {
         "gpu-operator-version",
         "check-nvidia-smi",
     ],
-    "performance": ["nccl-all-reduce-bw", "inference-perf"],
+    "performance": [
+        "nccl-all-reduce-bw",
+        "inference-perf",
+        "nccl-all-reduce-bw-nvls",
+        "nccl-all-reduce-bw-net",
+    ],
     "conformance": [
         "platform-health",
         "gpu-operator-health",

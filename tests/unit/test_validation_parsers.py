@@ -6,7 +6,12 @@ import pytest
 
 from core.foundation.errors import AicrError
 from core.validation.parsers.inference import extract_report, parse_report
-from core.validation.parsers.nccl import format_size, parse_all_reduce, parse_size
+from core.validation.parsers.nccl import (
+    format_size,
+    parse_all_reduce,
+    parse_size,
+    transport_problem,
+)
 from core.validation.parsers.nvidia_smi import parse_query_csv, parse_table
 from tests.conftest import TEST_DATA
 
@@ -110,3 +115,49 @@ def test_aiperf_units_and_garbage() -> None:
     assert parse_report(doc).ttft_p99_ms == pytest.approx(500.0)
     with pytest.raises(AicrError, match="not valid JSON"):
         parse_report("===AIPERF-RESULT===\nnot json\n===AIPERF-RESULT===")
+
+
+# -- issue 33: real runs and the transport markers of the -nvls / -net variants ---------
+
+
+def test_gb200_nvl72_rack_run_parses_to_its_published_figures() -> None:
+    result = parse_all_reduce(read("nccl_all_reduce_gb200_nvl72_rack.txt"))
+    assert len(result.rows) == 5
+    row = result.largest
+    assert row is not None and row.size_bytes == 8 * 1024**3
+    assert row.busbw == pytest.approx(834.57) and row.inplace_busbw == pytest.approx(846.82)
+    assert result.avg_busbw == pytest.approx(745.53) and result.out_of_bounds == 0
+    # >= 500 (upstream's NVLS gate) holds for this rack
+    assert row.busbw >= 500
+    # no NCCL_DEBUG=INFO in that run: bandwidth alone does not prove NVLS carried it
+    assert not result.nvls_available and not result.nvls_comm
+    assert "NVLS multicast support is available" in (transport_problem(result, "nvls") or "")
+
+
+def test_two_node_h100_network_run_parses_to_its_published_figures() -> None:
+    result = parse_all_reduce(read("nccl_all_reduce_2x8_h100_a3mega.txt"))
+    assert len(result.rows) == 31
+    row = result.largest
+    assert row is not None and row.size_bytes == 8589934592
+    assert row.busbw == pytest.approx(338.82)
+    assert result.avg_busbw == pytest.approx(70.742)
+    assert "no 'NCCL INFO Using network <plugin>' line" in (transport_problem(result, "net") or "")
+    assert transport_problem(result, "") is None
+
+
+def test_transport_markers_prove_each_variant() -> None:
+    markers = read("nccl_transport_markers.txt")
+    table = read("nccl_all_reduce_gb200_nvl72_rack.txt")
+    result = parse_all_reduce(markers + table)
+    assert result.network == "AWS"  # the first token of "AWS Libfabric", as upstream reads it
+    assert result.nvls_available and result.nvls_comm
+    assert transport_problem(result, "nvls") is None
+    assert transport_problem(result, "net") is None
+    assert result.largest is not None and result.largest.busbw == pytest.approx(834.57)
+    # available but never built: NVLS did not carry the collective
+    only_available = "\n".join(ln for ln in markers.splitlines() if "NVLS comm" not in ln)
+    problem = transport_problem(parse_all_reduce(only_available), "nvls")
+    assert problem is not None and "built no NVLS communicator" in problem
+    # the Socket fallback is not a NET transport
+    socket = parse_all_reduce(read("nccl_all_reduce_failed.txt"))
+    assert "fell back to 'Using network Socket'" in (transport_problem(socket, "net") or "")

@@ -23,9 +23,9 @@ from core.validation.events import (
     RunStarted,
 )
 from core.validation.executor import NodeInfo
-from core.validation.recipe_view import RecipeView
+from core.validation.recipe_view import PhaseSpec, RecipeConstraint, RecipeView
 from core.validation.runner import RunResult, run_validation, select_phases
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, TEST_DATA
 from tests.simulated import (
     Scenario,
     SimulatedCluster,
@@ -143,7 +143,9 @@ def test_no_cluster_skips_every_catalog_check_and_never_builds_an_executor() -> 
     # issue 33: reported skipped (upstream's word) with the reason in the message
     assert result.exit_code == 0
     skipped = [e for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
-    assert len(skipped) == 17  # every catalog entry of every phase, declared or not
+    assert (
+        len(skipped) == 19
+    )  # every catalog entry of every phase, declared or not (17 + the NVLS/NET variants, issue 33)
     assert all(
         e.status == "not measured"
         and e.message == "skipped - no-cluster mode (offline dry run: nothing was measured)"
@@ -529,3 +531,65 @@ def test_fail_fast_skips_later_phases_after_a_failing_one() -> None:
         "not run: --fail-fast stopped after a previous phase failed",
     )
     assert result.exit_code == 8
+
+
+# -- issue 33: the GB200 NVL72 transport variants ---------------------------------------
+
+NVLS_MARKERS = TEST_DATA / "validation" / "nccl_transport_markers.txt"
+
+
+def _nvls_recipe(accelerator: str = "gb200") -> RecipeView:
+    """The training recipe re-aimed at GB200 with upstream's OKE performance block."""
+    gate = PhaseSpec(
+        checks=("nccl-all-reduce-bw-nvls",),
+        constraints=(RecipeConstraint("nccl-all-reduce-bw-nvls", ">= 500"),),
+    )
+    return replace(
+        RECIPE,
+        criteria={**RECIPE.criteria, "service": "oke", "accelerator": accelerator},
+        phases={**RECIPE.phases, "performance": gate},
+    )
+
+
+def _gb200_scenario(markers: bool = True) -> Scenario:
+    scenario = aks_nd96_scenario()
+    scenario.nccl_busbw = 834.57  # the NVL72 rack figure of tests/data/validation
+    if markers:
+        text = NVLS_MARKERS.read_text(encoding="utf-8")
+        scenario.nccl_transport_log = "".join(
+            ln + "\n" for ln in text.splitlines() if "NVLS" in ln or "MNNVL" in ln
+        )
+    return scenario
+
+
+def test_nvls_gate_passes_only_when_the_log_proves_nvls() -> None:
+    result, events, cluster = run(_gb200_scenario(), recipe=_nvls_recipe(), phases=("performance",))
+    nvls = finished(events)["nccl-all-reduce-bw-nvls"]
+    assert nvls.status == "passed" and result.exit_code == 0, nvls.message
+    bw = measurements(events, "nccl-all-reduce-bw-nvls")[-1]
+    assert (bw.value, bw.threshold, bw.verdict) == (pytest.approx(834.57), ">= 500", "passed")
+    # the IMEX channel comes from a ComputeDomain every worker claims, and both are cleaned up
+    kinds = [(kind, name) for _, kind, name in cluster.created]
+    assert ("ComputeDomain", "aicr-validation/aicr-nccl-nvls") in kinds
+    assert ("ComputeDomain", "aicr-validation/aicr-nccl-nvls") in [
+        (k, n) for _, k, n in cluster.deleted
+    ]
+    # the same bandwidth without the NVLS markers is a failure, never a pass
+    _, events, _ = run(
+        _gb200_scenario(markers=False), recipe=_nvls_recipe(), phases=("performance",)
+    )
+    nvls = finished(events)["nccl-all-reduce-bw-nvls"]
+    assert nvls.status == "failed"
+    assert "NVLS multicast support is available" in nvls.message
+
+
+def test_nvls_gate_that_cannot_run_is_not_measured() -> None:
+    scenario = _gb200_scenario()
+    scenario.missing_groups = {"resource.nvidia.com"}
+    result, events, cluster = run(scenario, recipe=_nvls_recipe(), phases=("performance",))
+    nvls = finished(events)["nccl-all-reduce-bw-nvls"]
+    assert nvls.status == "not measured" and "ComputeDomain" in nvls.message
+    assert result.exit_code == 8 and not any(k == "Pod" for _, k, _ in cluster.created)
+    _, events, _ = run(_gb200_scenario(), recipe=_nvls_recipe("h100"), phases=("performance",))
+    nvls = finished(events)["nccl-all-reduce-bw-nvls"]
+    assert nvls.status == "not measured" and "GB200 NVL72 IMEX domain" in nvls.message

@@ -227,7 +227,8 @@ def test_core_troubleshooting_imports_no_ui():
             "gpuStack=azure-managed",
             None,
         ),
-        ({"service": "oke", "accelerator": "gb200", "intent": "training"}, None, None),
+        # Issue 33: every upstream OKE leaf names its OS (gb200-oke-training is Oracle Linux)
+        ({"service": "oke", "accelerator": "gb200", "os": "ol", "intent": "training"}, None, None),
     ],
 )
 def test_the_recipe_view_diagnoses_as_the_whole_recipe_does(criteria, profile, snapshot):

@@ -59,14 +59,18 @@ def chart_dirs() -> list[Path]:
 
 
 def _profile_values(service: str) -> list[str]:
-    """The gpuStack values the service's family overlay declares."""
+    """The gpuStack values the service's family overlay declares (``aks``; ``oke-ol``, the
+    OKE root every OKE leaf inherits since issue 33)."""
     from core.recipe.catalog import load_catalog
 
-    overlay = load_catalog().overlays.get(service)
-    prof = getattr(getattr(overlay, "spec", None), "profile", None)
-    if prof is None or getattr(prof, "name", "") != "gpuStack":
-        return []
-    return sorted(prof.values)
+    for overlay in load_catalog().overlays.values():
+        crit = overlay.criteria
+        prof = overlay.spec.profile
+        if crit is None or crit.service != service or prof is None:
+            continue
+        if getattr(prof, "name", "") == "gpuStack":
+            return sorted(prof.values)
+    return []
 
 
 def cases() -> list[tuple[Case, Any]]:

@@ -84,7 +84,10 @@ def test_type_mismatch_against_the_chart_default() -> None:
 def test_cert_manager_servicemonitor_needs_the_prometheus_crds_first() -> None:
     p = bundle()
     order = [c.name for c in p.components]
-    assert order.index("kube-prometheus-stack") < order.index("cert-manager")
+    # Issue 33: the CRDs come from prometheus-operator-crds (upstream's split), so
+    # cert-manager waits for the CRD release only, not for the whole stack.
+    assert order.index("prometheus-operator-crds") < order.index("cert-manager")
+    assert order.index("cert-manager") < order.index("kube-prometheus-stack")
     data = plan_input(p)
     assert verifier().verify(data).findings == []
     # The order the catalog had before: cert-manager first, so its ServiceMonitor has no CRD.

@@ -365,13 +365,16 @@ def ai_service_metrics(ctx: CheckContext) -> CheckOutcome:
 # -- inference-gateway -------------------------------------------------------------------
 
 GATEWAY_GROUP, GATEWAY_VERSION = "gateway.networking.k8s.io", "v1"
-GATEWAY_CLASS = "kgateway"
+# agentgateway, as upstream's inference-gateway check (issue 33: upstream moved off kgateway)
+GATEWAY_COMPONENT = "agentgateway"
+GATEWAY_CLASS = "agentgateway"
 GATEWAY_NAME = "inference-gateway"
 GATEWAY_CRDS = (
     "gatewayclasses.gateway.networking.k8s.io",
     "gateways.gateway.networking.k8s.io",
     "httproutes.gateway.networking.k8s.io",
-    "gatewayparameters.gateway.kgateway.dev",
+    "inferencepools.inference.networking.k8s.io",
+    "agentgatewayparameters.agentgateway.dev",
 )
 OPEN_RANGES = ("0.0.0.0/0", "::/0")
 
@@ -381,17 +384,17 @@ def _truthy(value: str | None) -> bool:
 
 
 def inference_gateway(ctx: CheckContext) -> CheckOutcome:
-    """GatewayClass kgateway Accepted, Gateway inference-gateway Programmed, CRDs present."""
-    if not ctx.recipe.has_enabled("kgateway"):
+    """GatewayClass agentgateway Accepted, Gateway inference-gateway Programmed, CRDs present."""
+    if not ctx.recipe.has_enabled(GATEWAY_COMPONENT):
         return not_measured(
-            "the recipe declares inference-gateway but no gateway component (kgateway); "
-            "regenerate the recipe so its inference layer adds kgateway and kgateway-crds"
+            "the recipe declares inference-gateway but no gateway component (agentgateway); "
+            "regenerate the recipe so its inference layer adds agentgateway and agentgateway-crds"
         )
-    ns = ctx.component_namespace("kgateway", "kgateway-system")
+    ns = ctx.component_namespace(GATEWAY_COMPONENT, "agentgateway-system")
     issues = [f"missing CRD {c}" for c in GATEWAY_CRDS if not _crd_present(ctx, c)]
     deployments = ctx.executor.list_workloads("Deployment", ns)
     if not deployments:
-        issues.append(f"no kgateway controller Deployment in namespace {ns}")
+        issues.append(f"no agentgateway controller Deployment in namespace {ns}")
     issues += _deployments_health(ctx, deployments)
     cls = ctx.executor.get_object(GATEWAY_GROUP, GATEWAY_VERSION, "gatewayclasses", GATEWAY_CLASS)
     _expect_condition(ctx, issues, cls, f"GatewayClass {GATEWAY_CLASS}", "Accepted")

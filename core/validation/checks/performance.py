@@ -29,7 +29,7 @@ from core.validation.checks.base import (
 )
 from core.validation.executor import NodeInfo, PodOutcome, first_pod
 from core.validation.parsers.inference import SENTINEL, parse_report
-from core.validation.parsers.nccl import format_size, parse_all_reduce
+from core.validation.parsers.nccl import format_size, parse_all_reduce, transport_problem
 
 TRAINER_GROUP, TRAINER_VERSION = "trainer.kubeflow.org", "v1alpha1"
 DYNAMO_GROUP, DYNAMO_VERSION = "nvidia.com", "v1alpha1"
@@ -194,16 +194,64 @@ def _nccl_sizing(
     return gpus, limits, sweep
 
 
+# The transport each variant pins (upstream's -net / -nvls checks): NVLS turns multi-node
+# NVLink SHARP on and takes no network plugin (the all-reduce stays inside the NVL72 IMEX
+# domain); NET turns NVLS and MNNVL off so the collective crosses the RDMA fabric.
+VARIANT_FLAGS = {
+    "": "",
+    "nvls": "-x NCCL_NVLS_ENABLE=1 -x NCCL_NET_PLUGIN=none ",
+    "net": "-x NCCL_NVLS_ENABLE=0 -x NCCL_MNNVL_ENABLE=0 ",
+}
+VARIANT_OF = {
+    "nccl-all-reduce-bw": "",
+    "nccl-all-reduce-bw-nvls": "nvls",
+    "nccl-all-reduce-bw-net": "net",
+}
+COMPUTE_DOMAIN_GROUP, COMPUTE_DOMAIN_VERSION = "resource.nvidia.com", "v1beta1"
+IMEX_CLAIM_TEMPLATE = "aicr-nccl-imex"
+IMEX_CLAIM = "imex-channel"
+
+
+def _variant(ctx: CheckContext) -> str:
+    return VARIANT_OF.get(ctx.name, "")
+
+
+def compute_domain(ctx: CheckContext, nodes: list[NodeInfo]) -> dict[str, Any]:
+    """The DRA ComputeDomain whose channel claim template gives every worker an IMEX channel
+    (/dev/nvidia-caps-imex-channels): without it MNNVL is detected but unusable."""
+    return {
+        "apiVersion": f"{COMPUTE_DOMAIN_GROUP}/{COMPUTE_DOMAIN_VERSION}",
+        "kind": "ComputeDomain",
+        "__plural__": "computedomains",
+        "metadata": {"name": "aicr-nccl-nvls", "namespace": ctx.namespace, "labels": ctx.labels()},
+        "spec": {
+            "numNodes": len(nodes),
+            "channel": {"resourceClaimTemplate": {"name": IMEX_CLAIM_TEMPLATE}},
+        },
+    }
+
+
+def _claim_imex(pod_spec: dict[str, Any]) -> None:
+    """Give a worker pod spec the ComputeDomain's IMEX channel (NVLS variant)."""
+    pod_spec["resourceClaims"] = [
+        {"name": IMEX_CLAIM, "resourceClaimTemplateName": IMEX_CLAIM_TEMPLATE}
+    ]
+    for c in pod_spec["containers"]:
+        c.setdefault("resources", {})["claims"] = [{"name": IMEX_CLAIM}]
+
+
 def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list[dict[str, Any]]:
     gpus, limits, (min_b, max_b) = _nccl_sizing(ctx, nodes)
     labels = ctx.labels()
+    variant = _variant(ctx)
     launcher_cmd = (
         f"mpirun --allow-run-as-root -np {gpus * len(nodes)} --bind-to none "
         "-x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
-        f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
+        + VARIANT_FLAGS[variant]
+        + f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
     )
     node_names = [n.name for n in nodes]
-    runtime = {
+    runtime: dict[str, Any] = {
         "apiVersion": f"{TRAINER_GROUP}/{TRAINER_VERSION}",
         "kind": "TrainingRuntime",
         "__plural__": "trainingruntimes",
@@ -301,6 +349,10 @@ def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list
             }
         },
     }
+    if variant == "nvls":
+        jobs = runtime["spec"]["template"]["spec"]["replicatedJobs"]
+        _claim_imex(jobs[1]["template"]["spec"]["template"]["spec"])
+        return [compute_domain(ctx, nodes), runtime, trainjob]
     return [runtime, trainjob]
 
 
@@ -410,7 +462,8 @@ def nccl_pod_manifests(
         "--hostfile /tmp/hostfile "
         f'--mca plm_rsh_args "-p {NCCL_SSH_PORT} -o StrictHostKeyChecking=no" --bind-to none '
         "-x PATH -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
-        f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
+        + VARIANT_FLAGS[_variant(ctx)]
+        + f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
     )
     launcher = {
         "apiVersion": "v1",
@@ -433,6 +486,10 @@ def nccl_pod_manifests(
             ],
         },
     }
+    if _variant(ctx) == "nvls":
+        for pod in pods:
+            _claim_imex(pod["spec"])
+        return [compute_domain(ctx, nodes), secret, service, *pods, launcher]
     return [secret, service, *pods, launcher]
 
 
@@ -447,11 +504,31 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
     na = small_sku_reason(nodes)
     if na is not None:
         ctx.log(f"NCCL All Reduce bandwidth: {na}")
-        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not applicable", note=na)
+        ctx.measure(ctx.name, None, "GB/s", gate.value, "not applicable", note=na)
         return not_applicable(f"full-node NCCL floor {gate.value} GB/s {na}")
+    variant = _variant(ctx)
+    if variant == "nvls":
+        # NVLS across nodes exists only inside an NVL72 IMEX domain, and its IMEX channel
+        # comes from the DRA driver's ComputeDomain: without either it cannot run.
+        accel = ctx.recipe.criteria.get("accelerator", "")
+        if accel != "gb200":
+            why = "NVLS all-reduce needs a GB200 NVL72 IMEX domain; the recipe is for " + (
+                accel or "any accelerator"
+            )
+            ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured", note=why)
+            return not_measured(why)
+        served_cd = ctx.executor.served_resources(COMPUTE_DOMAIN_GROUP, COMPUTE_DOMAIN_VERSION)
+        if served_cd is None or "computedomains" not in served_cd:
+            why = (
+                f"the cluster does not serve {COMPUTE_DOMAIN_GROUP}/{COMPUTE_DOMAIN_VERSION} "
+                "ComputeDomain (nvidia-dra-driver-gpu compute domains), so no IMEX channel can "
+                "be claimed for NVLS"
+            )
+            ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured", note=why)
+            return not_measured(why)
     if len(nodes) < 2:
         ctx.measure(
-            "nccl-all-reduce-bw",
+            ctx.name,
             None,
             "GB/s",
             gate.value,
@@ -463,7 +540,7 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
     trainer = served is not None and {"trainjobs", "trainingruntimes"} <= served
     if not trainer and ctx.recipe.has_enabled("kubeflow-trainer"):
         why = f"Kubeflow Trainer ({TRAINER_GROUP}/{TRAINER_VERSION} TrainJob) is not installed"
-        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured", note=why)
+        ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured", note=why)
         return failed(f"[NOT_FOUND] {why} although the recipe declares kubeflow-trainer")
     image = ctx.environ.get("AICR_NCCL_RUNTIME_IMAGE", "").strip() or ctx.entry.image
     gpus = nodes[0].gpu_count
@@ -499,20 +576,20 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
             created.append(m)
         launcher = _wait_for_named_pod(ctx, selector, 300.0)
         if launcher is None:
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured")
+            ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured")
             return not_measured("NCCL launcher pod did not appear within 5m")
         # NCCL_DEBUG=INFO from every rank precedes the table: read well past 1000 lines.
         follower = LogFollower(ctx, launcher, NCCL_LOG_LINES, "[launcher] ")
         status = _watch_pod(ctx, launcher, follower)
         pull = _pull_failure(status)
         if pull:
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured", note=pull)
+            ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured", note=pull)
             return not_measured(
                 f"NCCL benchmark image {image} could not be pulled ({pull}); allow egress to the "
                 "registry or mirror the image and point the catalog entry at it via --data"
             )
         if not status.terminal:
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured")
+            ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured")
             return not_measured(
                 f"timeout: NCCL launcher did not complete within {ctx.entry.timeout}"
             )
@@ -541,10 +618,17 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
                 if worker_pull
                 else "the launcher could not reach every worker over SSH"
             )
-            ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured", note=why)
+            ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured", note=why)
             return not_measured(why)
-        ctx.measure("nccl-all-reduce-bw", None, "GB/s", gate.value, "not measured")
+        ctx.measure(ctx.name, None, "GB/s", gate.value, "not measured")
         return failed("failed to parse bandwidth from logs")
+    problem = transport_problem(result, variant)
+    if problem is not None:
+        # Bandwidth alone does not prove the transport: a broken IMEX domain falls back to
+        # NET and still prints a table (upstream fails the variant check the same way).
+        ctx.log(problem)
+        ctx.measure(ctx.name, row.busbw, "GB/s", gate.value, "failed", note=problem)
+        return failed(problem)
     bw = row.busbw
     ok = bw >= FLOOR_TOLERANCE * threshold
     ctx.log(f"Largest message size: {format_size(row.size_bytes)} ({row.size_bytes} B)")
@@ -554,7 +638,7 @@ def nccl_all_reduce_bw(ctx: CheckContext) -> CheckOutcome:
     ctx.log(f"Constraint: {gate.value} → {'true' if ok else 'false'}")
     ctx.log(_tolerance_line(threshold, "GB/s", floor=True))
     ctx.measure(
-        "nccl-all-reduce-bw",
+        ctx.name,
         bw,
         "GB/s",
         gate.value,

@@ -22,6 +22,9 @@ CHECKS: dict[str, CheckFn] = {
     "cluster-autoscaling": capabilities.cluster_autoscaling,
     "robust-controller": capabilities.robust_controller,
     "nccl-all-reduce-bw": performance.nccl_all_reduce_bw,
+    # The transport variants run the same launch with the transport pinned and asserted.
+    "nccl-all-reduce-bw-nvls": performance.nccl_all_reduce_bw,
+    "nccl-all-reduce-bw-net": performance.nccl_all_reduce_bw,
     "inference-perf": performance.inference_perf,
 }
 

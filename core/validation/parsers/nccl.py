@@ -10,6 +10,12 @@ data row per message size::
 The first time/algbw/busbw/#wrong group is out-of-place, the second in-place; ``#wrong``
 is a count or ``N/A``. Under ``mpirun --tag-output`` every line carries a ``[1,0]<stdout>:``
 prefix. The run ends with ``# Out of bounds values : 0 OK`` and ``# Avg bus bandwidth``.
+
+With ``NCCL_DEBUG=INFO`` NCCL also says which transport it built (the markers upstream's
+``-net`` / ``-nvls`` checks assert, NCCL 2.27 and later): ``NCCL INFO Using network <plugin>``
+(the NET plugin chosen; ``Socket`` is the TCP fallback), ``NVLS multicast support is
+available`` (the hardware can) and ``NVLS comm 0x<addr>`` (an NVLS communicator was built,
+so NVLS carried the collective).
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ _TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 _OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(\w+)")
 _NETWORK = re.compile(r"NCCL INFO Using network (\S+)")
+_NVLS_AVAILABLE = re.compile(r"NVLS multicast support is available")
+_NVLS_COMM = re.compile(r"NVLS comm 0x[0-9a-fA-F]+")
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,8 @@ class NcclResult:
     avg_busbw: float | None
     out_of_bounds: int | None
     network: str | None
+    nvls_available: bool = False
+    nvls_comm: bool = False
 
     @property
     def largest(self) -> NcclRow | None:
@@ -87,10 +97,14 @@ def parse_all_reduce(text: str) -> NcclResult:
     avg: float | None = None
     oob: int | None = None
     network: str | None = None
+    nvls_available = nvls_comm = False
     for raw in text.splitlines():
         line = _TAG.sub("", raw).strip()
         if not line:
             continue
+        if " NCCL INFO " in f" {line}":
+            nvls_available = nvls_available or bool(_NVLS_AVAILABLE.search(line))
+            nvls_comm = nvls_comm or bool(_NVLS_COMM.search(line))
         if line.startswith("#"):
             m = _AVG.search(line)
             if m and _float(m.group(1)) is not None:  # "1.2.3" matches [0-9.]+ too
@@ -106,7 +120,36 @@ def parse_all_reduce(text: str) -> NcclResult:
         row = parse_row(line)
         if row is not None:
             rows.append(row)
-    return NcclResult(tuple(rows), avg, oob, network)
+    return NcclResult(tuple(rows), avg, oob, network, nvls_available, nvls_comm)
+
+
+def transport_problem(result: NcclResult, variant: str) -> str | None:
+    """Why the log does not prove the variant's transport carried the all-reduce (None when
+    it does). ``net``: a NET plugin other than the Socket fallback was chosen; ``nvls``: the
+    NVLS availability banner and an NVLS communicator. The plain check asserts nothing."""
+    if variant == "net":
+        if result.network is None:
+            return (
+                "NET variant selected but the log has no 'NCCL INFO Using network <plugin>' "
+                "line: the network transport did not initialise (or NCCL_DEBUG=INFO is unset)"
+            )
+        if result.network == "Socket":
+            return (
+                "NET variant selected but NCCL fell back to 'Using network Socket': the "
+                "RDMA/EFA transport did not load"
+            )
+    elif variant == "nvls":
+        if not result.nvls_available:
+            return (
+                "NVLS variant selected but the log has no 'NVLS multicast support is available' "
+                "line: multi-node NVLink did not initialise (IMEX channel claim, NCCL_NVLS_ENABLE=1)"
+            )
+        if not result.nvls_comm:
+            return (
+                "NVLS variant selected but the log has no 'NVLS comm 0x<addr>' line: NVLS was "
+                "available but NCCL built no NVLS communicator"
+            )
+    return None
 
 
 def parse_size(text: str) -> int:

@@ -75,14 +75,25 @@ SOURCES: dict[str, Source] = {
     "kai-scheduler": Source(
         "kai-scheduler-v0.16.8", "oci://ghcr.io/kai-scheduler/kai-scheduler", "kai-scheduler", "v0.16.8"
     ),
-    "kgateway-crds": Source(
-        "local:kgateway-crds-v2.0.0-main",
-        "oci://cr.kgateway.dev/kgateway-dev/charts",
-        "kgateway-crds",
-        "v2.0.0",
+    # Issue 33: agentgateway replaces kgateway (upstream's inference gateway).
+    "agentgateway-crds": Source(
+        "upstream:agentgateway-crds-v1.3.1", "oci://cr.agentgateway.dev/charts", "agentgateway-crds", "v1.3.1"
     ),
-    "kgateway": Source(
-        "local:kgateway-v2.0.0-main", "oci://cr.kgateway.dev/kgateway-dev/charts", "kgateway", "v2.0.0"
+    "agentgateway": Source(
+        "upstream:agentgateway-v1.3.1", "oci://cr.agentgateway.dev/charts", "agentgateway", "v1.3.1"
+    ),
+    # Issue 33: in every bundle; trees under tests/data/upstream_charts (PROVENANCE-new.md).
+    "prometheus-operator-crds": Source(
+        "upstream:prometheus-operator-crds-28.0.1",
+        "https://prometheus-community.github.io/helm-charts",
+        "prometheus-operator-crds",
+        "28.0.1",
+    ),
+    "k8s-ephemeral-storage-metrics": Source(
+        "upstream:k8s-ephemeral-storage-metrics-1.19.2",
+        "https://jmcgrath207.github.io/k8s-ephemeral-storage-metrics/chart",
+        "k8s-ephemeral-storage-metrics",
+        "1.19.2",
     ),
 }  # fmt: skip
 
@@ -90,7 +101,7 @@ SOURCES: dict[str, Source] = {
 def _tree(src: Source, sources: Path) -> Path:
     if src.tree.startswith("local:"):
         return HERE / src.tree.removeprefix("local:")
-    return sources / src.tree
+    return sources / src.tree.removeprefix("upstream:")
 
 
 def _patch_chart_yaml(path: Path, name: str, version: str) -> None:
