@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from _thread import _local as _ThreadLocal  # threading.local itself, without threading
+import threading
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -75,7 +75,7 @@ class _FixedVersionResolver(VersionedResolver):
 # A ruamel YAML object keeps its reader, scanner and parser state on itself, so two threads
 # sharing one corrupt each other's parse (spurious "not valid YAML" errors in wizard workers
 # and concurrent loads): each thread gets its own readers.
-_THREAD = _ThreadLocal()
+_THREAD = threading.local()
 
 
 def _reader(typ: str) -> YAML:
@@ -464,7 +464,7 @@ _PLAIN = re.compile(
 _STR_TAG = "tag:yaml.org,2002:str"
 _SCALARS: dict[tuple[type, Any, bool], str] = {}
 _SCALARS_MAX = 50_000
-_DUMPER = _ThreadLocal()
+_DUMPER = threading.local()
 
 
 def _scalar_dumper() -> YAML:
