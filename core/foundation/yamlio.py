@@ -10,6 +10,7 @@ import io
 import json
 import re
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -23,7 +24,6 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarStri
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import value_bound_violation
 from core.foundation.patterns import LazyPattern
-from core.foundation.record import Record
 from core.foundation.surrogates import joined_surrogate_pairs, refuse_lone_surrogate
 from core.foundation.textsafe import escape_controls
 from core.foundation.tree import KindNames, kind_name
@@ -780,7 +780,8 @@ def go_lower(text: str) -> str:
     return text.replace("\u0130", "i").lower()
 
 
-class GoField(Record, frozen=True):
+@dataclass(frozen=True)
+class GoField:
     """One field of a Go struct: its JSON tag and kind.
 
     ``kind`` is ``string``, ``struct_ptr`` (``*T``: null sets nil, an object merges into
@@ -803,7 +804,8 @@ def new_go_struct(fields: tuple[GoField, ...]) -> GoStruct:
     return out
 
 
-class GoSlice(Record):
+@dataclass
+class GoSlice:
     """A Go slice: the elements in use plus every element ever written to its backing array."""
 
     backing: list[GoStruct]

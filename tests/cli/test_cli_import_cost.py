@@ -138,12 +138,10 @@ def test_offline_command_imports_only_what_it_uses(
     # well-formed input takes the light models' fast path: pydantic is loaded only to word
     # a validation error
     assert "pydantic" not in modules, f"{name} loaded pydantic"
-    # value classes are records, not dataclasses (whose module loads inspect, ast, dis,
-    # tokenize and compiles each class's methods); bundle's script templates are read
-    # without importlib.resources. (Issue 36 withdrew the budget that kept hashlib,
-    # threading, platformdirs and importlib.metadata out: the stdlib and platformdirs are
-    # used as they are.)
-    slow = {"dataclasses", "inspect", "importlib.resources"} & modules
+    # bundle's script templates are read without importlib.resources. (Issue 36 withdrew
+    # the budget that kept dataclasses, hashlib, threading, platformdirs and
+    # importlib.metadata out: the stdlib and platformdirs are used as they are.)
+    slow = {"importlib.resources"} & modules
     assert not slow, f"{name} loaded {sorted(slow)}"
     # the first compile() in a process builds every AST node type (~10M instructions):
     # a TypeVar bound given as a string (a ForwardRef) compiles it, and model annotations
