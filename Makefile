@@ -1,5 +1,6 @@
 # One entry point for people and CI. `make run` and `make test` create .venv when it is
-# missing and install the project (with its test and verify extras) into it first.
+# missing and install the project (with every extra, and the test tools' dependency group)
+# into it first.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -13,8 +14,8 @@ $(STAMP): pyproject.toml constraints.txt
 	@echo "make: installing aicr-tui and its dependencies into $(VENV) (about 1.2 GB: the cloud SDKs" \
 	      "and the Helm engine; a few minutes on a fresh machine, seconds once pip's cache is warm)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[test,verify]'
+	$(PY) -m pip install -q --upgrade 'pip>=25.1'
+	$(PY) -m pip install -q -c constraints.txt -e '.[live,verify]' --group test
 	@touch $(STAMP)
 
 run: $(STAMP)
@@ -28,9 +29,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy --strict core screens aicr_tui
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/deptry .
+
+# In parallel (pytest-xdist), one worker per core: PYTEST_WORKERS=0 runs serially.
+PYTEST_WORKERS ?= auto
 
 unit: $(STAMP)
-	$(PY) -m pytest -p no:cacheprovider
+	$(PY) -m pytest -p no:cacheprovider -n $(PYTEST_WORKERS)
 
 test: lint unit
 

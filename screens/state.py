@@ -397,15 +397,20 @@ def verdict_error_text(verdict: QualificationVerdict | None) -> str:
 
 def default_reports_dir() -> Path:
     """Where the dashboard offers to save CTRF/JUnit reports: ``$AICR_TUI_REPORTS_DIR``,
-    else ``$XDG_STATE_HOME/aicr-tui/reports`` (``~/.local/state/aicr-tui/reports``); never
-    the directory the wizard was started in (often a checkout)."""
+    else the user's state directory as platformdirs names it (``$XDG_STATE_HOME/aicr-tui/
+    reports``, ``~/.local/state/aicr-tui/reports`` on Linux; the system's temporary
+    directory when there is no home); never the directory the wizard was started in
+    (often a checkout)."""
     import os
+    import tempfile
+
+    from core.foundation.cachedir import APP_NAME, user_state_dir
 
     explicit = os.environ.get("AICR_TUI_REPORTS_DIR")
     if explicit:
         return Path(explicit)
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state) / "aicr-tui" / "reports"
+    state = user_state_dir() or os.path.join(tempfile.gettempdir(), APP_NAME)
+    return Path(state) / "reports"
 
 
 @dataclass

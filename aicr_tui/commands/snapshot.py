@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import emit, warn
-from core.foundation.record import Record
 
 if TYPE_CHECKING:
     from core.capture.capture import CaptureResult, Projections
@@ -111,7 +111,8 @@ def register(sub: Any) -> None:
     )
 
 
-class DumpPaths(Record, frozen=True):
+@dataclass(frozen=True)
+class DumpPaths:
     aks_pools: str | None
     oke_addons: str | None
     legacy_daemonset: str | None
@@ -173,7 +174,8 @@ def live_requested(args: argparse.Namespace) -> bool:
     )
 
 
-class LiveProviders(Record, frozen=True):
+@dataclass(frozen=True)
+class LiveProviders:
     """The live provider captures the flags ask for (checked before any work)."""
 
     aks: tuple[str, str, str] | None
@@ -188,8 +190,9 @@ def resolve_live_providers(
     args: argparse.Namespace, paths: DumpPaths
 ) -> tuple[LiveProviders, DumpPaths]:
     """Check the live flags; a live source replaces an AICR_* file fallback, never a flag."""
+    from dataclasses import replace
+
     from core.foundation.errors import invalid
-    from core.foundation.record import replace
 
     trio = {
         "--aks-subscription": args.aks_subscription,

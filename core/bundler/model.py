@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.overrides import BundleOverrides, OverrideEntry
@@ -13,7 +12,8 @@ if TYPE_CHECKING:
     from core.recipe.catalog import Catalog, RegistryComponent
 
 
-class BlockingError(Record, frozen=True):
+@dataclass(frozen=True)
+class BlockingError:
     """A refusal: the plan can be shown but not written while any of these exist."""
 
     check: str
@@ -24,14 +24,16 @@ class BlockingError(Record, frozen=True):
         return f"{self.check}: {self.message}"
 
 
-class Feedback(Record, frozen=True):
+@dataclass(frozen=True)
+class Feedback:
     """Live feedback on one override entry (lock, policy, typing)."""
 
     level: Literal["ok", "info", "warning", "error"]
     message: str
 
 
-class ComponentPlan(Record):
+@dataclass
+class ComponentPlan:
     name: str
     index: int
     folder: str
@@ -55,7 +57,8 @@ class ComponentPlan(Record):
         return bool(self.source)
 
 
-class BundlePlan(Record):
+@dataclass
+class BundlePlan:
     recipe: RecipeResult
     components: list[ComponentPlan]
     warnings: list[str]
@@ -75,18 +78,21 @@ class BundlePlan(Record):
         return next((c for c in self.components if c.name == name), None)
 
 
-class BundleWriteResult(Record):
+@dataclass
+class BundleWriteResult:
     out_dir: Path
     files: list[str]
     warnings: list[str]
 
 
-class ResolvedOverride(Record):
+@dataclass
+class ResolvedOverride:
     entry: OverrideEntry
     component: str
 
 
-class BundleState(Record):
+@dataclass
+class BundleState:
     """Everything the checks read: final values, what renders, and how overrides resolved."""
 
     recipe: RecipeResult

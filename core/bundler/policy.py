@@ -15,10 +15,10 @@ verdict on the final values is only a warning.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.bundler.model import BlockingError, BundleState
-from core.foundation.record import Record
 from core.foundation.tree import PRESENT, observe, paths_intersect
 
 if TYPE_CHECKING:
@@ -120,7 +120,8 @@ POLICY_EXTERNAL = "external-advertiser"
 POLICY_UNSPECIFIED = "unspecified"
 
 
-class AllocationReading(Record, frozen=True):
+@dataclass(frozen=True)
+class AllocationReading:
     """What the values say about whole-GPU advertisement (the #1327 policy inputs)."""
 
     dra: str | None  # the DRA component that renders, if any

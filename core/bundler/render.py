@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
@@ -16,7 +17,6 @@ from core.bundler import shell
 from core.bundler.model import BundleState, ComponentPlan
 from core.bundler.templates import helm_string
 from core.foundation.digest import sha256_hex
-from core.foundation.record import Record
 from core.foundation.tree import PRESENT, observe
 from core.foundation.yamlio import dump_yaml, sort_keys_deep
 
@@ -306,7 +306,8 @@ def install_sh(c: ComponentPlan) -> str:
     )
 
 
-class ReadinessStep(Record, frozen=True):
+@dataclass(frozen=True)
+class ReadinessStep:
     """A ``--readiness-hooks`` folder: a local chart installed (and waited for) after its
     component, before anything later in the order."""
 

@@ -11,6 +11,7 @@ a bad file never degrades into "reading unavailable".
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,6 @@ from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
-from core.foundation.record import Record
 from core.foundation.yamlio import (
     GoField,
     decode_go_struct,
@@ -56,7 +56,8 @@ _POOL_FIELDS = (
 )
 
 
-class AksPool(Record, frozen=True):
+@dataclass(frozen=True)
+class AksPool:
     """One agent pool as the projection saw it. ``mode`` is None for a non-GPU pool."""
 
     name: str
@@ -68,7 +69,8 @@ class AksPool(Record, frozen=True):
     reason: str = ""
 
 
-class AksPoolsProjection(Record, frozen=True):
+@dataclass(frozen=True)
+class AksPoolsProjection:
     source: str
     pools: list[AksPool]
     subtype: Subtype

@@ -8,13 +8,13 @@ attached to the first K8s measurement of the base snapshot (created when absent)
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.capture.aks_pools import AksPoolsProjection, load_aks_pools
 from core.capture.oke_addons import OkeAddonsProjection, load_oke_addons
 from core.capture.oke_legacy import LegacyPluginProjection, load_legacy_daemonset
 from core.documents.snapshot import Snapshot, new_snapshot
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     import threading
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 Projection = AksPoolsProjection | OkeAddonsProjection | LegacyPluginProjection
 
 
-class Projections(Record, frozen=True):
+@dataclass(frozen=True)
+class Projections:
     """The projections that ran, for screens that list pools, add-ons and their modes."""
 
     aks_pools: AksPoolsProjection | None = None
@@ -34,7 +35,8 @@ class Projections(Record, frozen=True):
         return [p for p in found if p is not None]
 
 
-class CaptureResult(Record, frozen=True):
+@dataclass(frozen=True)
+class CaptureResult:
     snapshot: Snapshot
     projections: Projections
     warnings: list[str] = field(default_factory=list)

@@ -13,6 +13,7 @@ fight over the same releases.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,6 @@ from core.capture.dumps import decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
-from core.foundation.record import Record, field
 from core.foundation.yamlio import (
     GoField,
     GoSlice,
@@ -50,12 +50,14 @@ _ADDON_FIELDS = (GoField("name", "string"), GoField("lifecycle-state", "string")
 _DUMP_FIELDS = (GoField("data", "struct_slice", _ADDON_FIELDS),)
 
 
-class OkeAddon(Record, frozen=True):
+@dataclass(frozen=True)
+class OkeAddon:
     name: str
     lifecycle_state: str
 
 
-class OkeAddonsProjection(Record, frozen=True):
+@dataclass(frozen=True)
+class OkeAddonsProjection:
     source: str
     addons: list[OkeAddon]
     subtype: Subtype

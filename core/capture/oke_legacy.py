@@ -21,6 +21,7 @@ observation; labelled with 0 desired nodes → ``none``/``disabled``; labelled w
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,6 @@ from core.capture.dumps import decode_failure, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import AicrError, invalid
 from core.foundation.fileio import read_dump
-from core.foundation.record import Record
 from core.foundation.yamlio import json_kind, load_json_pairs, pairs_to_plain
 
 if TYPE_CHECKING:
@@ -56,7 +56,8 @@ DETAIL_ACTIVE = "active"
 DETAIL_UNKNOWN = "unknown"
 
 
-class LegacyPluginProjection(Record, frozen=True):
+@dataclass(frozen=True)
+class LegacyPluginProjection:
     """The collapsed reading, its detail, and a sentence saying why."""
 
     plugin: str

@@ -11,6 +11,7 @@ describe overlay specs in the catalog, so merging never converts between shapes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml.scalarstring import LiteralScalarString
@@ -18,7 +19,6 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 from core.documents.model import ConfigDict, Field, Model, field_validator, validate_document
 from core.foundation import names
 from core.foundation.errors import invalid
-from core.foundation.record import Record
 from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
 
 RESULT_KIND = "RecipeResult"
@@ -423,7 +423,8 @@ def render_recipe(result: RecipeResult, fmt: str = "yaml") -> str:
     raise invalid(f'--format "{fmt}" is not supported; expected yaml or json')
 
 
-class RecipeRequest(Record, frozen=True):
+@dataclass(frozen=True)
+class RecipeRequest:
     """A RecipeMetadata (catalog overlay) given where a recipe was expected.
 
     Only its criteria count; the recipe engine re-resolves them against the catalog

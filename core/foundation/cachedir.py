@@ -1,35 +1,15 @@
 """The user's cache directory for aicr-tui: ``platformdirs.user_cache_dir("aicr-tui",
-appauthor=False)``, without importing platformdirs where its answer is plain.
-
-Every one-shot command looks this directory up for the catalog cache, and importing
-platformdirs cost about 3% of such a command (11M instructions on ``recipe``). On Linux and
-macOS its answer (platformdirs 4.14, pinned in constraints.txt) is:
-
-- ``$XDG_CACHE_HOME/aicr-tui`` when that variable holds an absolute path (a relative or
-  empty one is ignored, as the XDG spec says; macOS honours it too);
-- else ``$HOME/.cache/aicr-tui`` (Linux) or ``$HOME/Library/Caches/aicr-tui`` (macOS), the
-  home expanded as ``os.path.expanduser`` does, when ``$HOME`` is absolute.
-
-Everything else is platformdirs' own answer: Windows (the known-folder lookup), Android,
-iOS and other Unixes, and a ``$HOME`` that is unset or relative (platformdirs then asks
-the password database). tests/unit/test_cache_dir.py compares the two.
-"""
+appauthor=False)`` (``$XDG_CACHE_HOME/aicr-tui`` or ``~/.cache/aicr-tui`` on Linux, the
+platform's own elsewhere), or None when there is no home directory to put it in."""
 
 from __future__ import annotations
 
-import os
-import sys
-
 APP_NAME = "aicr-tui"
-_HOME_CACHE = {"linux": "~/.cache", "darwin": "~/Library/Caches"}
 
 
 def user_cache_dir() -> str | None:
     """This user's cache directory for aicr-tui, or None when there is no home directory
     to put it in."""
-    plain = plain_cache_dir(sys.platform)
-    if plain is not None:
-        return plain
     import platformdirs
 
     try:
@@ -38,23 +18,12 @@ def user_cache_dir() -> str | None:
         return None
 
 
-def plain_cache_dir(platform: str) -> str | None:
-    """platformdirs' answer on ``platform`` where it follows from the environment alone;
-    None where only platformdirs can say."""
-    base = _HOME_CACHE.get(platform)
-    if base is None or _android():
-        return None
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    if xdg.startswith("/"):
-        return os.path.join(xdg, APP_NAME)
-    home = os.environ.get("HOME")
-    if home is None or not home.startswith("/"):
-        return None
-    return os.path.join(os.path.expanduser(base), APP_NAME)
+def user_state_dir() -> str | None:
+    """This user's state directory for aicr-tui (``$XDG_STATE_HOME/aicr-tui`` or
+    ``~/.local/state/aicr-tui`` on Linux), or None when there is no home directory."""
+    import platformdirs
 
-
-def _android() -> bool:
-    """What platformdirs takes for a possible Android app (it checks that first)."""
-    return hasattr(sys, "getandroidapilevel") or (
-        os.environ.get("ANDROID_DATA") == "/data" and os.environ.get("ANDROID_ROOT") == "/system"
-    )
+    try:
+        return platformdirs.user_state_dir(APP_NAME, appauthor=False)
+    except RuntimeError:
+        return None

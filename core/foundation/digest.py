@@ -1,30 +1,12 @@
-"""SHA-256 and BLAKE2b from CPython's own implementations.
+"""SHA-256 and BLAKE2b from :mod:`hashlib`.
 
-``hashlib`` loads OpenSSL's libcrypto on import (~11M instructions, ~3 ms per process); a
-one-shot ``bundle`` hashing its ~100 KB (``checksums.txt``, the recipe digest in
-bundle-info.yaml, which must stay SHA-256) is faster with the interpreter's built-in
-SHA-256, which gives the same digests. The catalog cache seals with BLAKE2b-256
-(:func:`blake2b_256`): as strong, and four times faster than CPython's own SHA-256.
+A bundle's ``checksums.txt`` and the recipe digest in bundle-info.yaml are SHA-256; the
+catalog cache seals with BLAKE2b-256 (:func:`blake2b_256`), as strong and faster.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from hashlib import blake2b, sha256
-else:
-    try:
-        from _sha256 import sha256
-    except ImportError:  # 3.12+ names it _sha2; any other Python: hashlib's
-        try:
-            from _sha2 import sha256
-        except ImportError:
-            from hashlib import sha256
-    try:
-        from _blake2 import blake2b
-    except ImportError:  # not CPython: hashlib's
-        from hashlib import blake2b
+from hashlib import blake2b, sha256
 
 
 def sha256_hex(data: bytes) -> str:

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from core.foundation.errors import invalid
 from core.foundation.patterns import LazyPattern
-from core.foundation.record import Record
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -152,7 +152,8 @@ def is_catalog_path(value: str) -> bool:
     return all(is_file_name(seg) for seg in value.split("/"))
 
 
-class NameRule(Record, frozen=True):
+@dataclass(frozen=True)
+class NameRule:
     """A predicate and the words that say what it expects."""
 
     what: str

@@ -8,15 +8,17 @@ non-negative integers. Comparison stops at the lower precision of the two sides,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from core.foundation.errors import invalid
 from core.foundation.memo import text_memo
 from core.foundation.patterns import LazyPattern
-from core.foundation.record import Record
 
 _GKE_EXTRA = LazyPattern(r"^-gke\.(.*)$")
 
 
-class Version(Record, frozen=True):
+@dataclass(frozen=True)
+class Version:
     parts: tuple[int, ...]
     extras: str = ""
 

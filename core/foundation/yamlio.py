@@ -9,7 +9,8 @@ from __future__ import annotations
 import io
 import json
 import re
-from _thread import _local as _ThreadLocal  # threading.local itself, without threading
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -23,7 +24,6 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarStri
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import value_bound_violation
 from core.foundation.patterns import LazyPattern
-from core.foundation.record import Record
 from core.foundation.surrogates import joined_surrogate_pairs, refuse_lone_surrogate
 from core.foundation.textsafe import escape_controls
 from core.foundation.tree import KindNames, kind_name
@@ -75,7 +75,7 @@ class _FixedVersionResolver(VersionedResolver):
 # A ruamel YAML object keeps its reader, scanner and parser state on itself, so two threads
 # sharing one corrupt each other's parse (spurious "not valid YAML" errors in wizard workers
 # and concurrent loads): each thread gets its own readers.
-_THREAD = _ThreadLocal()
+_THREAD = threading.local()
 
 
 def _reader(typ: str) -> YAML:
@@ -464,7 +464,7 @@ _PLAIN = re.compile(
 _STR_TAG = "tag:yaml.org,2002:str"
 _SCALARS: dict[tuple[type, Any, bool], str] = {}
 _SCALARS_MAX = 50_000
-_DUMPER = _ThreadLocal()
+_DUMPER = threading.local()
 
 
 def _scalar_dumper() -> YAML:
@@ -780,7 +780,8 @@ def go_lower(text: str) -> str:
     return text.replace("\u0130", "i").lower()
 
 
-class GoField(Record, frozen=True):
+@dataclass(frozen=True)
+class GoField:
     """One field of a Go struct: its JSON tag and kind.
 
     ``kind`` is ``string``, ``struct_ptr`` (``*T``: null sets nil, an object merges into
@@ -803,7 +804,8 @@ def new_go_struct(fields: tuple[GoField, ...]) -> GoStruct:
     return out
 
 
-class GoSlice(Record):
+@dataclass
+class GoSlice:
     """A Go slice: the elements in use plus every element ever written to its backing array."""
 
     backing: list[GoStruct]

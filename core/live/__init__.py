@@ -17,13 +17,12 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from core.capture.capture import Projections, attach_projections
 from core.documents.snapshot import new_snapshot
 from core.foundation.errors import invalid
-from core.foundation.record import replace
 from core.live.azure import LiveAksPools, capture_aks_pools
 from core.live.kube import ClusterCapture, collect_cluster
 from core.live.oci import LiveOkeAddons, capture_oke_addons

@@ -26,6 +26,7 @@ from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
 from core.foundation.deadline import MAX_PAGES, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
+from core.live.extras import require_extra
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 AGENT_POOLS_READ_ACTION = "Microsoft.ContainerService/managedClusters/agentPools/read"
@@ -166,6 +167,7 @@ def _list_agent_pools(
 ) -> list[dict[str, Any]]:
     seconds = positive_timeout(timeout, "Azure")
     check_cancel(cancel, "AKS agent-pool capture")
+    require_extra("azure")
     from azure.core.exceptions import AzureError
     from azure.mgmt.containerservice import ContainerServiceClient
 

@@ -51,6 +51,7 @@ from core.foundation.limits import (
     value_bound_violation,
 )
 from core.foundation.tree import KindNames, kind_name
+from core.live.extras import require_extra
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
@@ -396,6 +397,7 @@ def api_client(
     The kubeconfig is checked first (core.live.kubeconfig); the client's connections keep
     the limits of core.live.kube_wire.
     """
+    require_extra("kubernetes")
     import yaml  # type: ignore[import-untyped,unused-ignore]
     from kubernetes import client, config  # type: ignore[import-untyped,unused-ignore]
     from kubernetes.config.config_exception import ConfigException  # type: ignore[import-untyped,unused-ignore]
@@ -516,6 +518,7 @@ class bounded_exec_plugins:  # noqa: N801 - used as a context manager, like cont
 
 def host_client(host: str, token: str | None = None) -> Any:
     """An ApiClient for an explicit API server address (a bearer token optional)."""
+    require_extra("kubernetes")
     from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
 
     from core.live.kube_wire import bounded_client
@@ -805,6 +808,7 @@ def _collect_cluster(
     cancel: threading.Event,
     progress: ProgressCallback | None,
 ) -> ClusterCapture:
+    require_extra("kubernetes")
     from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
 
     api, source = api_client(kubeconfig, context, exec_timeout=deadline.per_call(seconds))

@@ -23,6 +23,7 @@ from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
 from core.foundation.deadline import MAX_PAGES, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.fileio import MAX_PROVIDER_DUMP_BYTES, atomic_write_bytes
+from core.live.extras import require_extra
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 AUTH_METHODS = ("config", "instance_principal", "resource_principal")
@@ -77,6 +78,7 @@ def _client_config(
     auth: str, profile: str | None, config_file: str | None, region: str | None
 ) -> tuple[dict[str, Any], Any]:
     """The SDK config dict and signer (None: the client signs with the config's API key)."""
+    require_extra("oci")
     import oci  # type: ignore[import-untyped,unused-ignore]
 
     if auth == "config":
@@ -189,6 +191,7 @@ def _list_addons(
             f'--oci-auth "{auth}" is not supported; expected one of {", ".join(AUTH_METHODS)}'
         )
     check_cancel(cancel, "OKE add-on capture")
+    require_extra("oci")
     import oci  # type: ignore[import-untyped,unused-ignore]
 
     if config is None:

@@ -18,6 +18,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,7 +45,6 @@ from core.foundation.cachedir import user_cache_dir
 from core.foundation.digest import blake2b_256
 from core.foundation.errors import AicrError, invalid, not_found
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
-from core.foundation.record import Record, field
 from core.foundation.yamlio import load_yaml_plain
 from core.recipe.constraints import parse_path
 from core.recipe.profiles import ProfileDeclaration, owned_paths, validate_declaration
@@ -105,7 +105,8 @@ class MixinSpec(Model):
         return [] if v is None else v
 
 
-class Overlay(Record):
+@dataclass
+class Overlay:
     name: str
     api_version: str
     spec: OverlaySpec
@@ -115,7 +116,8 @@ class Overlay(Record):
     owned_paths: dict[str, list[str]] = field(default_factory=dict)
 
 
-class Mixin(Record):
+@dataclass
+class Mixin:
     name: str
     spec: MixinSpec
     path: str
@@ -231,7 +233,8 @@ class Registry(Model):
 
 
 # ---------------------------------------------------------------------------- catalog
-class Catalog(Record):
+@dataclass
+class Catalog:
     """A loaded catalog. Trees it returns are shared: treat them as read-only."""
 
     data_dir: Path

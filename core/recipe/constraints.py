@@ -10,6 +10,7 @@ it is ``unavailable``.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
 from core.foundation.memo import text_memo
 from core.foundation.patterns import LazyPattern
-from core.foundation.record import Record
 from core.foundation.versions import (
     Version,
     compare_versions,
@@ -63,7 +63,8 @@ class ConstraintStatus(StrEnum):
     ERROR = "error"
 
 
-class ConstraintPath(Record, frozen=True):
+@dataclass(frozen=True)
+class ConstraintPath:
     mtype: str
     subtype: str
     key: str
@@ -74,7 +75,8 @@ class ConstraintPath(Record, frozen=True):
         return f"{self.mtype}.{self.subtype}{sel}.{self.key}"
 
 
-class Expression(Record, frozen=True):
+@dataclass(frozen=True)
+class Expression:
     op: Op
     value: str
     version: bool
@@ -83,7 +85,8 @@ class Expression(Record, frozen=True):
         return f"{self.op.value} {self.value}" if self.op is not Op.EXACT else self.value
 
 
-class ConstraintResult(Record, frozen=True):
+@dataclass(frozen=True)
+class ConstraintResult:
     """The outcome of one constraint: what was expected, what was seen, and why."""
 
     name: str

@@ -10,6 +10,7 @@ highest recipe precedence. The union of the fragments' leaf paths, plus a synthe
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -17,7 +18,6 @@ from core.documents.model import ConfigDict, Field, Model, field_validator
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
 from core.foundation.patterns import LazyPattern
-from core.foundation.record import Record
 from core.foundation.tree import leaf_paths
 
 IDENT = LazyPattern(r"^[A-Za-z0-9._-]+$")
@@ -69,7 +69,8 @@ class ProfileDeclaration(Model):
         return sorted(self.values)
 
 
-class ProfileSelection(Record, frozen=True):
+@dataclass(frozen=True)
+class ProfileSelection:
     name: str
     value: str
 

@@ -10,6 +10,7 @@ observed value, a status and the remedy the product briefs give for that case.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,6 @@ from core.documents.recipe_result import (
     Validation,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid
-from core.foundation.record import Record, field
 from core.foundation.tree import deep_merge, get_path
 from core.recipe.catalog import Catalog, Overlay, load_catalog
 from core.recipe.constraints import (
@@ -78,7 +78,8 @@ LEGACY_AKS_TUPLE = (
 )
 
 
-class QualificationCheck(Record, frozen=True):
+@dataclass(frozen=True)
+class QualificationCheck:
     """One constraint as the verdict shows it."""
 
     name: str
@@ -96,14 +97,16 @@ class QualificationCheck(Record, frozen=True):
         return self.status in (CheckStatus.PASSED, CheckStatus.DEFERRED)
 
 
-class ValueChange(Record, frozen=True):
+@dataclass(frozen=True)
+class ValueChange:
     component: str
     path: str
     before: Any
     after: Any
 
 
-class QualificationVerdict(Record):
+@dataclass
+class QualificationVerdict:
     ok: bool
     criteria: Criteria
     recipe: RecipeResult | None = None
@@ -345,7 +348,8 @@ def qualify(
     return verdict
 
 
-class _Filtered(Record):
+@dataclass
+class _Filtered:
     """The candidates after snapshot filtering: what merged, what was checked and excluded."""
 
     merged: MergedSpec = field(init=False)
@@ -355,7 +359,8 @@ class _Filtered(Record):
     evaluated: set[str] = field(default_factory=set)
 
 
-class _Composition(Record):
+@dataclass
+class _Composition:
     """The working composition: the merged spec with the selected profile value applied."""
 
     refs: dict[str, ComponentRef]

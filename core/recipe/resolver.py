@@ -14,6 +14,7 @@ memoised object: every later step builds new dicts and uses ``model_copy``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from core import __version__
@@ -30,7 +31,6 @@ from core.documents.recipe_result import (
     ValidationPhase,
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
-from core.foundation.record import Record, field
 from core.foundation.tree import deep_merge, leaf_paths
 from core.recipe.catalog import Catalog, Overlay
 
@@ -62,7 +62,8 @@ IDENTITY_FIELDS = (
 RESULT_VERSION = f"v{__version__}"
 
 
-class MergedSpec(Record, frozen=True):
+@dataclass(frozen=True)
+class MergedSpec:
     """A merged composition (read-only; memoised per candidate set)."""
 
     applied: tuple[str, ...]

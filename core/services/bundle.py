@@ -16,6 +16,7 @@ with the same words.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -37,7 +38,6 @@ from core.bundler.deployers.config import DeployerConfig, deployer_config
 from core.bundler.model import Feedback
 from core.bundler.tolerations import parse_selectors, parse_tolerations
 from core.foundation.errors import AicrError
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.vendor import VendoredChart
@@ -61,7 +61,8 @@ def default_override_lines(service: str) -> str:
 
 
 # --------------------------------------------------------------------------- planning
-class BundleOptions(Record, frozen=True):
+@dataclass(frozen=True)
+class BundleOptions:
     """What a bundle is made of besides the recipe. A toleration list of ``None`` (flag
     absent) means upstream's default, the wildcard ``{operator: Exists}``."""
 
@@ -228,7 +229,8 @@ FLAGS: dict[str, str] = {
 }
 
 
-class EditorLine(Record):
+@dataclass
+class EditorLine:
     """One non-empty, non-comment line of the editor."""
 
     lineno: int  # 1-based, as the editor shows it
@@ -256,7 +258,8 @@ class EditorLine(Record):
             self.message = f"{self.message}; {message}" if self.message else message
 
 
-class PreviewResult(Record):
+@dataclass
+class PreviewResult:
     """What one re-plan produced: the plan (or why there is none) and per-line verdicts."""
 
     lines: list[EditorLine] = field(default_factory=list)

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     import threading
@@ -114,7 +114,8 @@ def read_capture_kind(path: str) -> str:
 
 
 # --------------------------------------------------------------------------- the capture
-class Capture(Record, frozen=True):
+@dataclass(frozen=True)
+class Capture:
     """What the capture is made of: at most one file per kind."""
 
     files: Mapping[str, str] = field(default_factory=dict)
@@ -134,7 +135,8 @@ class Capture(Record, frozen=True):
         return " + ".join(Path(self.files[k]).name for k in KINDS if k in self.files)
 
 
-class OpenedFile(Record, frozen=True):
+@dataclass(frozen=True)
+class OpenedFile:
     """How opening one file changes the capture (see :func:`open_capture_file`)."""
 
     kind: str
@@ -217,7 +219,8 @@ def derive_criteria(
     return out, tuple(derived)
 
 
-class SelectionVerdict(Record, frozen=True):
+@dataclass(frozen=True)
+class SelectionVerdict:
     """A qualification and how its criteria were made."""
 
     verdict: QualificationVerdict

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.foundation.cachedir import user_cache_dir
+
 PULL_TIMEOUT_SECONDS = 60.0
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
@@ -83,12 +85,8 @@ def cache_root() -> Path | None:
     explicit = os.environ.get("AICR_TUI_CACHE_DIR")
     if explicit:
         return Path(explicit) / "charts"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    try:
-        base = Path(xdg) if xdg else Path.home() / ".cache"
-    except RuntimeError:
-        return None
-    return base / "aicr-tui" / "charts"
+    base = user_cache_dir()
+    return None if base is None else Path(base) / "charts"
 
 
 def pulled(chart: str, repository: str, version: str, *, timeout: float) -> ChartSource:

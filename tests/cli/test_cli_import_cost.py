@@ -30,13 +30,26 @@ HEAVY = ("kubernetes", "azure", "oci", "textual", "rich", "jsonschema", "kuberne
 
 
 # builtins.compile wrapped before anything is imported: the names of the texts compiled
-# that are no module's source (importing a module without bytecode compiles its .py).
+# that are no module's source (importing a module without bytecode compiles its .py),
+# when this project's code caused it (the nearest frame outside typing and the import
+# system is ours). The standard library's own (importlib.resources.abc, loaded with
+# importlib.metadata for the version: issue 36) is not this project's to avoid.
 COMPILE_SPY = """\
-import builtins
+import builtins, sys
 _compiled = []
 _compile = builtins.compile
+_OURS = ("/core/", "/aicr_tui/", "/screens/")
+def _caller():
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.endswith("typing.py") or name.startswith("<frozen")):
+            return name
+        frame = frame.f_back
+    return ""
 def _spy(source, filename, *args, **kwargs):
-    if not str(filename).endswith(".py"):
+    caller = _caller()
+    if not str(filename).endswith(".py") and any(p in caller for p in _OURS):
         _compiled.append(str(filename))
     return _compile(source, filename, *args, **kwargs)
 builtins.compile = _spy
@@ -135,22 +148,12 @@ def test_offline_command_imports_only_what_it_uses(
     assert heavy == [], f"{name} imported {heavy[:5]}"
     used = {m.rsplit(".", 1)[1] for m in modules if m.startswith("aicr_tui.commands.")}
     assert used - {"_common"} == commands, f"{name} registered {sorted(used)}"
-    # well-formed input takes the light models' fast path: pydantic (and its plugin scan
-    # through importlib.metadata) is loaded only to word a validation error
-    assert not {"pydantic", "importlib.metadata"} & modules, f"{name} loaded pydantic"
-    # value classes are records, not dataclasses (whose module loads inspect, ast, dis,
-    # tokenize and compiles each class's methods); the catalog cache and a bundle's
-    # checksums are hashed without loading OpenSSL; bundle's script templates are read
-    # without importlib.resources
-    slow = {"dataclasses", "inspect", "_hashlib", "importlib.resources"} & modules
-    assert not slow, f"{name} loaded {sorted(slow)}"
-    # threading is imported only where a thread or lock is made (threading.Event in an
-    # annotation is for the type checker; a thread's YAML readers are _thread._local)
-    assert "threading" not in modules, f"{name} loaded threading"
-    # the default cache directory (no AICR_TUI_CACHE_DIR, as users run) is found without
-    # platformdirs on Linux and macOS (core.foundation.cachedir)
-    if sys.platform in ("linux", "darwin"):
-        assert "platformdirs" not in modules, f"{name} loaded platformdirs"
+    # well-formed input takes the light models' fast path: pydantic is loaded only to word
+    # a validation error
+    assert "pydantic" not in modules, f"{name} loaded pydantic"
+    # (Issue 36 withdrew the budget that kept dataclasses, hashlib, threading, platformdirs
+    # and importlib.metadata out, and with it importlib.resources, which importlib.metadata
+    # loads through importlib.abc: the stdlib and platformdirs are used as they are.)
     # the first compile() in a process builds every AST node type (~10M instructions):
     # a TypeVar bound given as a string (a ForwardRef) compiles it, and model annotations
     # are evaluated from their text without compile()
@@ -212,43 +215,19 @@ def test_every_core_model_defers_building_its_validator() -> None:
     assert eager == [], "add defer_build=True to the model_config of " + ", ".join(eager)
 
 
-def test_the_version_is_the_installed_metadata_read_without_importlib_metadata(
-    tmp_path: Path,
-) -> None:
-    """Issue 17: ``core.__version__`` is still the package metadata's ``Version:`` (issue
-    12: pyproject.toml is the one place it is written), read without importing
-    importlib.metadata (email, zipfile, csv: more than the rest of a one-shot start-up)."""
+def test_the_version_is_the_installed_metadata(tmp_path: Path) -> None:
+    """``core.__version__`` is the package metadata's ``Version:`` (issue 12: pyproject.toml
+    is the one place it is written), read with importlib.metadata (issue 36)."""
     import tomllib
     from importlib.metadata import version
 
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-    code = "import sys, core\nprint(core.__version__, 'importlib.metadata' in sys.modules)"
+    code = "import core\nprint(core.__version__)"
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
     )
-    assert proc.stdout.split() == [version("aicr-tui"), "False"]
+    assert proc.stdout.split() == [version("aicr-tui")]
     assert version("aicr-tui") == pyproject["project"]["version"]
-
-
-def test_the_version_reader_finds_this_distribution_first_on_the_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first ``aicr_tui`` dist-info or egg-info on sys.path, as importlib.metadata
-    picks it; other projects whose names merely start the same are not it."""
-    first, second = tmp_path / "a", tmp_path / "b"
-    for path, name, body in (
-        (first, "aicr_tui_extra-9.0.dist-info/METADATA", "Name: aicr-tui-extra\nVersion: 9.0\n"),
-        (first, "Aicr_Tui-2.5.dist-info/METADATA", "Name: aicr-tui\nVersion: 2.5\n\nVersion: 0\n"),
-        (second, "aicr_tui.egg-info/PKG-INFO", "Name: aicr-tui\nVersion: 1.0\n"),
-    ):
-        (path / name).parent.mkdir(parents=True, exist_ok=True)
-        (path / name).write_text(body)
-    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(first), str(second)])
-    assert core._find_version() == "2.5"
-    monkeypatch.setattr(sys, "path", [str(second), str(first)])
-    assert core._find_version() == "1.0"
-    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing")])
-    assert core._find_version() is None
 
 
 def test_a_one_shot_process_skips_the_exit_collection_and_main_in_a_process_does_not(

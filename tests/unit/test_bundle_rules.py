@@ -433,7 +433,8 @@ def test_recipe_inline_scheduling_values_opt_out_or_append() -> None:
 
 
 def test_required_node_selector() -> None:
-    from core.foundation import record
+    import dataclasses
+
     from core.recipe.catalog import load_catalog
 
     catalog = load_catalog()
@@ -441,7 +442,7 @@ def test_required_node_selector() -> None:
     entry = reg.get("gpu-operator")
     assert entry is not None and entry.nodeScheduling and entry.nodeScheduling.system
     entry.nodeScheduling.system.requireNodeSelector = True
-    strict = record.replace(catalog, registry=reg)
+    strict = dataclasses.replace(catalog, registry=reg)
     p = plan(demo_recipe("aks-azure"), catalog=strict)
     (msg,) = errors_of(p, "RequiredNodeSelector")
     assert "gpu-operator requires --system-node-selector" in msg and "operator.nodeSelector" in msg

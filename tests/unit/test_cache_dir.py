@@ -1,12 +1,13 @@
-"""The default cache directory is the one platformdirs names (issue 17: without importing
-it where its answer is plain): every combination of ``XDG_CACHE_HOME`` and ``HOME`` on
-Linux and macOS, and platformdirs itself everywhere else."""
+"""The default cache directory is the one platformdirs names (issue 36: platformdirs is
+asked, the hand-written lookup of issue 17 is gone): every combination of
+``XDG_CACHE_HOME`` and ``HOME``, and every other platform."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import platformdirs
@@ -38,28 +39,20 @@ def platformdirs_answer(kind: type[Unix] | type[MacOS]) -> str | None:
 
 @pytest.mark.parametrize("xdg", XDG)
 @pytest.mark.parametrize("home", HOMES)
-@pytest.mark.parametrize(("platform", "kind"), [("linux", Unix), ("darwin", MacOS)])
-def test_the_plain_answer_is_platformdirs_answer(
-    monkeypatch: pytest.MonkeyPatch,
-    xdg: str | None,
-    home: str | None,
-    platform: str,
-    kind: type[Unix] | type[MacOS],
+def test_the_cache_directory_is_platformdirs_answer(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None, home: str | None
 ) -> None:
-    for name in ("ANDROID_DATA", "ANDROID_ROOT"):
-        monkeypatch.delenv(name, raising=False)
+    """Issue 36: platformdirs itself names the directory (the hand-written XDG lookup
+    beside it is gone), for every combination of XDG_CACHE_HOME and HOME."""
     set_env(monkeypatch, "XDG_CACHE_HOME", xdg)
     set_env(monkeypatch, "HOME", home)
-    plain = cachedir.plain_cache_dir(platform)
-    want = platformdirs_answer(kind)
-    if plain is None:  # left to platformdirs: only when HOME is unset or relative
-        assert (xdg or "").startswith("/") is False
-        assert home is None or not home.startswith("/")
-    else:
-        assert plain == want
-    if sys.platform == platform:  # the whole lookup, as the catalog makes it
+    kind = MacOS if sys.platform == "darwin" else Unix
+    want = platformdirs_answer(kind) if sys.platform in ("linux", "darwin") else None
+    if want is not None:
         assert cachedir.user_cache_dir() == want
-        assert cachedir.user_cache_dir() == platformdirs.user_cache_dir("aicr-tui", appauthor=False)
+    assert cachedir.user_cache_dir() == platformdirs.user_cache_dir("aicr-tui", appauthor=False)
+    if sys.platform == "linux" and (xdg or "").startswith("/"):
+        assert cachedir.user_cache_dir() == os.path.join(xdg or "", "aicr-tui")
 
 
 @pytest.mark.parametrize("platform", ["win32", "ios", "freebsd14", "cygwin", "android"])
@@ -68,7 +61,6 @@ def test_other_platforms_get_platformdirs_own_answer(
 ) -> None:
     monkeypatch.setenv("HOME", "/home/u")
     monkeypatch.setenv("XDG_CACHE_HOME", "/xdg")
-    assert cachedir.plain_cache_dir(platform) is None
     monkeypatch.setattr(sys, "platform", platform)
     calls: list[tuple[str, object]] = []
 
@@ -81,14 +73,32 @@ def test_other_platforms_get_platformdirs_own_answer(
     assert calls == [("aicr-tui", False)]
 
 
-def test_a_possible_android_app_is_left_to_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """platformdirs checks for Android before anything else, on a "linux" build too."""
-    monkeypatch.setenv("HOME", "/data/data/app")
-    monkeypatch.setenv("ANDROID_DATA", "/data")
-    monkeypatch.setenv("ANDROID_ROOT", "/system")
-    assert cachedir.plain_cache_dir("linux") is None
-    monkeypatch.setenv("ANDROID_ROOT", "/other")
-    assert cachedir.plain_cache_dir("linux") == "/data/data/app/.cache/aicr-tui"
+def test_the_reports_and_chart_directories_follow_platformdirs_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every user directory comes from platformdirs: the dashboard's reports directory
+    (its state directory) and the verify chart cache (under the cache directory)."""
+    from core.verify.sources import cache_root
+    from screens.state import default_reports_dir
+
+    for name in ("AICR_TUI_REPORTS_DIR", "AICR_TUI_CACHE_DIR", "AICR_TUI_NO_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    state = platformdirs.user_state_dir("aicr-tui", appauthor=False)
+    assert default_reports_dir() == Path(state) / "reports"
+    assert cache_root() == Path(platformdirs.user_cache_dir("aicr-tui", appauthor=False)) / "charts"
+    if sys.platform == "linux":
+        assert default_reports_dir() == tmp_path / "state" / "aicr-tui" / "reports"
+        assert cache_root() == tmp_path / "cache" / "aicr-tui" / "charts"
+
+    def fails(appname: str, appauthor: object) -> str:
+        raise RuntimeError("could not determine the home directory")
+
+    monkeypatch.setattr(platformdirs, "user_state_dir", fails)
+    monkeypatch.setattr(platformdirs, "user_cache_dir", fails)
+    assert cache_root() is None
+    assert default_reports_dir().parent.parent == Path(tempfile.gettempdir())
 
 
 def test_no_home_directory_runs_without_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,24 +115,23 @@ def test_no_home_directory_runs_without_the_cache(monkeypatch: pytest.MonkeyPatc
     assert catalog._cache_dir() is None
 
 
-def test_the_catalog_caches_where_platformdirs_says_without_importing_it(
-    tmp_path: Path,
-) -> None:
+def test_the_catalog_caches_where_platformdirs_says(tmp_path: Path) -> None:
     """A one-shot command with no AICR_TUI_CACHE_DIR writes its catalog cache under
-    $XDG_CACHE_HOME (or ~/.cache) and never imports platformdirs."""
+    $XDG_CACHE_HOME (or ~/.cache). Issue 36 withdrew the start-up budget that kept it from
+    importing platformdirs: it now asks platformdirs."""
     for xdg in (str(tmp_path / "xdg"), ""):
         home = tmp_path / "home"
         code = (
             "import sys\nfrom aicr_tui.cli import main\n"
             "rc = main(['query', '--service', 'aks', '--accelerator', 'h100', '--os', 'ubuntu',"
             " '--intent', 'training', '--selector', 'criteria'])\n"
-            "print(rc, 'platformdirs' in sys.modules)"
+            "print(rc)"
         )
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AICR_TUI_", "XDG_"))}
         env.update(HOME=str(home), XDG_CACHE_HOME=xdg)
         proc = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         )
-        assert proc.stdout.split()[-2:] == ["0", "False"], proc.stderr
+        assert proc.stdout.split()[-1:] == ["0"], proc.stderr
         where = Path(xdg) if xdg else home / ".cache"
         assert list((where / "aicr-tui").glob("catalog-*.json")), sorted(tmp_path.rglob("*"))

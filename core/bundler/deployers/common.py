@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.bundler.deployers.layout import (
@@ -11,14 +12,14 @@ from core.bundler.deployers.layout import (
     readiness_manifests,
     upstream_env,
 )
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.deployers.config import DeployerConfig
     from core.bundler.model import ComponentPlan
 
 
-class DeployContext(Record):
+@dataclass
+class DeployContext:
     components: list[ComponentPlan]
     config: DeployerConfig
     locks: dict[str, list[str]]
@@ -26,7 +27,8 @@ class DeployContext(Record):
     recipe_version: str
 
 
-class DeployOutput(Record):
+@dataclass
+class DeployOutput:
     files: dict[str, bytes] = field(default_factory=dict)
     executables: set[str] = field(default_factory=set)
     releases: list[dict[str, Any]] = field(default_factory=list)

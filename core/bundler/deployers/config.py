@@ -16,10 +16,10 @@ takes the reserved ``deployer:`` prefix out of ``--set`` (typed values refused).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.foundation.errors import invalid
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.overrides import BundleOverrides
@@ -50,7 +50,8 @@ ARGO_OPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-class DeployerConfig(Record, frozen=True):
+@dataclass(frozen=True)
+class DeployerConfig:
     """The deployer and its settings, already checked against upstream's flag rules."""
 
     name: str = "helm"
@@ -221,7 +222,7 @@ def check_options(name: str, options: dict[str, str]) -> dict[str, str]:
 
 def with_options(config: DeployerConfig, options: dict[str, str]) -> DeployerConfig:
     """``config`` with the ``deployer:`` options of ``--set`` checked and added."""
-    from core.foundation.record import replace
+    from dataclasses import replace
 
     if not options:
         return config

@@ -19,10 +19,10 @@ than its deepest dependency's, or its position with ``--serial`` (strictly seque
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from core.foundation.digest import sha256_hex
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.bundler.deployers.config import DeployerConfig
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 UnitKind = Literal["upstream", "local", "post", "readiness"]
 
 
-class Unit(Record):
+@dataclass
+class Unit:
     component: ComponentPlan
     kind: UnitKind
     name: str
