@@ -16,12 +16,14 @@ import argparse
 import contextlib
 import gc
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from core.foundation.textsafe import safe_text
+# Ctrl-C before main() ends the start-up quietly: aicr_tui/__init__.py installs the handler.
+from aicr_tui import is_the_program, quiet_interrupt
 
 COMMANDS: dict[str, str] = {
     "snapshot": "aicr_tui.commands.snapshot",
@@ -41,6 +43,8 @@ class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are a single line and exit 2."""
 
     def error(self, message: str) -> NoReturn:
+        from core.foundation.textsafe import safe_text
+
         sys.stderr.write(f"{self.prog}: error: {safe_text(' '.join(message.split()))}\n")
         raise SystemExit(2)
 
@@ -108,17 +112,82 @@ def _sigterm_unwinds() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    words = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(words)
-    args = parser.parse_args(words)
-    # main() with no argv is the process itself (the console script, python -m aicr_tui)
-    ends_process = argv is None and args.command not in (None, "serve")
+NO_TERMINAL = (
+    "aicr-tui: error: the wizard needs a terminal but {which}; "
+    "connect with `ssh -t`, or run a subcommand (aicr-tui --help lists them)"
+)
+
+
+def _no_terminal() -> str | None:
+    """Why the wizard cannot run here (stdin or stdout is a pipe or a file), or None."""
+    missing = [
+        name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _tty(stream)
+    ]
+    if not missing:
+        return None
+    if len(missing) > 1:
+        return "stdin and stdout are not terminals"
+    return f"{missing[0]} is not a terminal"
+
+
+def _tty(stream: object) -> bool:
     try:
-        return _run(args)
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # closed or replaced stream
+        return False
+
+
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # main() with no argv is the process itself (the console script, python -m aicr_tui)
+    code = _main(argv)
+    if argv is None and code == EXIT_INTERRUPTED and is_the_program():
+        _end_interrupted()
+    return code
+
+
+def _end_interrupted() -> NoReturn:
+    """End the process with status 130 now. A KeyboardInterrupt that passed through code
+    run by exec() (dataclass and namedtuple creation do that on import) makes CPython 3.11
+    end the process by SIGINT at exit whatever status it was given; the clean-ups have run
+    already (the interrupt unwound), so the exit handlers run and the process leaves."""
+    import atexit
+
+    signal.signal(signal.SIGINT, quiet_interrupt)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    is_process = argv is None
+    if is_process and signal.getsignal(signal.SIGINT) is quiet_interrupt:
+        # From here Ctrl-C unwinds (KeyboardInterrupt), so staging files are removed.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        words = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(words)
+        args = parser.parse_args(words)
+        if args.command is None and not args.version and (reason := _no_terminal()):
+            sys.stderr.write(NO_TERMINAL.format(which=reason) + "\n")
+            return 2
+        ends_process = is_process and args.command not in (None, "serve")
+        try:
+            return _run(args)
+        finally:
+            if ends_process:
+                _skip_exit_collection()
+    except KeyboardInterrupt:  # during parsing or a command's imports
+        sys.stderr.write("aicr-tui: interrupted\n")
+        return EXIT_INTERRUPTED
     finally:
-        if ends_process:
-            _skip_exit_collection()
+        if is_process and is_the_program():
+            # Interpreter exit has nothing left to unwind: Ctrl-C there ends quietly too.
+            signal.signal(signal.SIGINT, quiet_interrupt)
 
 
 def _skip_exit_collection() -> None:
@@ -163,7 +232,7 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         drop_warnings()
         sys.stderr.write("aicr-tui: interrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
     except Terminated:
         drop_warnings()
         sys.stderr.write("aicr-tui: terminated\n")
