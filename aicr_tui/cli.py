@@ -17,6 +17,7 @@ import contextlib
 import gc
 import importlib
 import os
+import re
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -40,13 +41,46 @@ VERBOSE_HELP = "also print notes that are not warnings (derived criteria, files 
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are a single line and exit 2."""
+    """An ArgumentParser whose usage errors are a single line and exit 2, in the prefix
+    style of every other error (``aicr-tui: error: [INVALID_REQUEST] ...``), with a "did
+    you mean" for a mistyped option or choice."""
 
     def error(self, message: str) -> NoReturn:
         from core.foundation.textsafe import safe_text
 
-        sys.stderr.write(f"{self.prog}: error: {safe_text(' '.join(message.split()))}\n")
+        where = self.prog.removeprefix("aicr-tui").strip()
+        text = " ".join(message.split()) + self._suggestion(message)
+        line = f"{where}: {text}" if where else text
+        sys.stderr.write(f"aicr-tui: error: [INVALID_REQUEST] {safe_text(line)}\n")
         raise SystemExit(2)
+
+    def _options(self) -> list[str]:
+        """Every option string of this parser and of its subcommands."""
+        found: list[str] = []
+        for action in self._actions:
+            found.extend(o for o in action.option_strings if o.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    found.extend(sub._options() if isinstance(sub, OneLineParser) else [])
+        return found
+
+    def _suggestion(self, message: str) -> str:
+        from core.foundation.names import did_you_mean
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice is not None:
+            offered = re.findall(r"'([^']*)'", choice.group(2))
+            return did_you_mean(choice.group(1), offered)
+        unknown = re.match(r"unrecognized arguments: (.*)$", message)
+        if unknown is not None:
+            # Compared without the dashes every option shares, which would make any two close.
+            names = sorted({o.removeprefix("--") for o in self._options()})
+            for word in unknown.group(1).split():
+                if word.startswith("--"):
+                    hint = did_you_mean(word.split("=", 1)[0].removeprefix("--"), names)
+                    if hint:
+                        return hint.replace('"', '"--', 1)
+        return ""
 
 
 def _named_command(argv: Sequence[str] | None) -> str | None:
@@ -113,7 +147,7 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 
 NO_TERMINAL = (
-    "aicr-tui: error: the wizard needs a terminal but {which}; "
+    "aicr-tui: error: [INVALID_REQUEST] the wizard needs a terminal but {which}; "
     "connect with `ssh -t`, or run a subcommand (aicr-tui --help lists them)"
 )
 

@@ -145,7 +145,9 @@ def _dur(ms: int) -> str:
     return f"{s:.1f}s" if s < 60 else f"{int(s // 60)}m{int(s % 60):02d}s"
 
 
-def format_event(event: Event, *, replay: bool = False) -> str | None:
+def format_event(
+    event: Event, *, replay: bool = False, unsettled: tuple[str, ...] = ()
+) -> str | None:
     """One plain progress line for ``event`` (None for events shown only in the table).
 
     In a replay the run's own lines ("validating against the live cluster", "cleanup: …")
@@ -153,11 +155,29 @@ def format_event(event: Event, *, replay: bool = False) -> str | None:
     file anyone may have edited, so the line is terminal-safe: escape sequences and control
     characters in its names, log lines and messages are removed.
     """
-    line = _format_event(event, replay=replay)
+    line = _format_event(event, replay=replay, unsettled=unsettled)
     return None if line is None else safe_text(line)
 
 
-def _format_event(event: Event, *, replay: bool = False) -> str | None:
+class Unsettled:
+    """The checks of a run that failed, in order, so the run's last line names them (it is
+    the line a reader sees; the failure itself may be far above). Checks not measured are
+    named by the line's own message already."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def see(self, event: Event) -> tuple[str, ...]:
+        from core.validation import events as ev
+
+        if isinstance(event, ev.CheckFinished) and event.status == "failed":
+            self.names.append(f"{event.phase}/{event.check}")
+        return tuple(self.names)
+
+
+def _format_event(
+    event: Event, *, replay: bool = False, unsettled: tuple[str, ...] = ()
+) -> str | None:
     from core.validation import events as ev
 
     if isinstance(event, ev.LogLine):
@@ -207,8 +227,9 @@ def _format_event(event: Event, *, replay: bool = False) -> str | None:
             verdict = "not measured"  # no check failed, but a declared gate holds no result
         # a refusal's message is printed once, by the CLI's error line
         tail = f": {event.message}" if event.message and event.exit_code in (0, 8) else ""
+        named = f" ({', '.join(unsettled)} failed)" if unsettled and event.exit_code == 8 else ""
         return (
-            f"validation {verdict}: tests={event.tests} passed={event.passed} failed={event.failed} "
+            f"validation {verdict}{named}: tests={event.tests} passed={event.passed} failed={event.failed} "
             f"not-applicable={event.not_applicable} not-measured={event.not_measured} "
             f"exit={event.exit_code}{tail}"
         )
@@ -216,8 +237,13 @@ def _format_event(event: Event, *, replay: bool = False) -> str | None:
 
 
 async def render_plain(sub: Subscription, out: TextIO, *, replay: bool = False) -> None:
+    unsettled = Unsettled()
     async for batch in sub.batches(256):
-        lines = [line for e in batch if (line := format_event(e, replay=replay)) is not None]
+        lines = [
+            line
+            for e in batch
+            if (line := format_event(e, replay=replay, unsettled=unsettled.see(e))) is not None
+        ]
         if lines:
             out.write("\n".join(lines) + "\n")
             out.flush()
@@ -242,11 +268,13 @@ class LiveTable:
         self.model = ProgressModel()
         self.replay_title = replay_title  # set for a replay: the title never says "live"
         self.footer = ""
+        self.unsettled = Unsettled()
 
     def apply(self, event: Event) -> None:
         self.model.apply(event)
+        unsettled = self.unsettled.see(event)
         if event.TYPE == "RunFinished":
-            self.footer = format_event(event) or ""
+            self.footer = format_event(event, unsettled=unsettled) or ""
 
     @property
     def title(self) -> str:
