@@ -37,7 +37,59 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Two or three command lines per subcommand, shown under its --help (the shipped samples,
+# so each runs as written from a checkout).
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "snapshot": (
+        "aicr-tui snapshot -o snapshot.yaml",
+        "aicr-tui snapshot -k ~/.kube/config --aks-gpu-pools pools.json -o snapshot.yaml",
+        "aicr-tui snapshot --no-cluster --oke-addons addons.json -o snapshot.yaml",
+    ),
+    "recipe": (
+        "aicr-tui recipe --service aks --accelerator h100 --os ubuntu --intent training",
+        "aicr-tui recipe --service aks --accelerator h100 --os ubuntu --intent training "
+        "--profile gpuStack=operator-managed -o recipe.yaml",
+        "aicr-tui recipe --snapshot snapshot.yaml --intent training -o recipe.yaml",
+    ),
+    "query": (
+        "aicr-tui query --service aks --accelerator h100 --os ubuntu --intent training "
+        "--selector components.gpu-operator.values.driver.enabled",
+        "aicr-tui query --service oke --accelerator gb200 --os ol --intent training "
+        "--selector deploymentOrder",
+    ),
+    "bundle": (
+        "aicr-tui bundle -r recipe.yaml -o bundle --accelerated-node-toleration "
+        "nvidia.com/gpu:NoSchedule",
+        "aicr-tui bundle -r recipe.yaml -o bundle --deployer helmfile "
+        "--accelerated-node-toleration nvidia.com/gpu:NoSchedule",
+        "aicr-tui bundle -r recipe.yaml -o bundle --set gpuoperator:enabled=false",
+    ),
+    "verify": (
+        "aicr-tui verify bundle",
+        "aicr-tui verify bundle --charts ./charts",
+    ),
+    "validate": (
+        "aicr-tui validate -r recipe.yaml -s snapshot.yaml -k ~/.kube/config -o report.json",
+        "aicr-tui validate -r recipe.yaml --phase readiness --no-cluster -s snapshot.yaml",
+        "aicr-tui validate --replay recipes/samples/validation/aks-h100-training-passed.jsonl",
+    ),
+    "serve": (
+        "aicr-tui serve",
+        "aicr-tui serve --port 8080 --no-demo",
+    ),
+}
+
 VERBOSE_HELP = "also print notes that are not warnings (derived criteria, files written)"
+
+
+class HelpWithExamples(argparse.HelpFormatter):
+    """Descriptions wrapped to the terminal as usual; an ``examples:`` epilog kept line for
+    line, so each example stays one command line that can be copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -102,7 +154,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     named = _named_command(argv)
     parser = OneLineParser(
         prog="aicr-tui",
-        description="Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE.",
+        description=(
+            "Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE. "
+            "With no COMMAND, aicr-tui opens the wizard in this terminal (--demo: on the "
+            "shipped sample captures); a COMMAND runs one step without it."
+        ),
+        epilog="examples:\n  aicr-tui --demo\n  aicr-tui recipe --help",
+        formatter_class=HelpWithExamples,
+        usage="%(prog)s [-h] [--demo] [--version] [-v] [COMMAND ...]   (no COMMAND: the wizard)",
     )
     parser.add_argument(
         "--demo", action="store_true", help="open the wizard on the shipped sample captures"
@@ -114,7 +173,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         if named is not None and name != named:
             continue
         importlib.import_module(module_path).register(sub)
-    for command in sub.choices.values():
+    for name, command in sub.choices.items():
+        examples = EXAMPLES.get(name, ())
+        if examples:
+            command.epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
+            command.formatter_class = HelpWithExamples
         # SUPPRESS: a subcommand's default must not reset `aicr-tui -v recipe …`.
         command.add_argument(
             "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP

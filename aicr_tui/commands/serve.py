@@ -43,7 +43,15 @@ TOKEN_QUERY = "token"
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("serve", help="serve the wizard to a browser with textual-serve")
+    p = sub.add_parser(
+        "serve",
+        help="serve the wizard to a browser with textual-serve",
+        description=(
+            "Serve the wizard to a web browser: every browser session runs its own wizard "
+            "process on this machine. Binds to localhost by default; every request needs the "
+            "token in the printed URL."
+        ),
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     samples = p.add_mutually_exclusive_group()

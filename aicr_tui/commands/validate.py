@@ -107,13 +107,13 @@ def register(sub: Any) -> None:
         help="keep the namespace, pods and jobs the checks created",
     )
     run.add_argument(
-        "-k", "--kubeconfig", metavar="K", help="kubeconfig for every cluster operation"
+        "-k", "--kubeconfig", metavar="KUBECONFIG", help="kubeconfig for every cluster operation"
     )
-    run.add_argument("--context", metavar="C", help="kubeconfig context")
+    run.add_argument("--context", metavar="CONTEXT", help="kubeconfig context")
     run.add_argument(
         "-n",
         "--namespace",
-        metavar="NS",
+        metavar="NAMESPACE",
         default=os.environ.get("AICR_NAMESPACE") or "aicr-validation",
         help="namespace for validation workloads (default aicr-validation; env AICR_NAMESPACE)",
     )
@@ -128,7 +128,7 @@ def register(sub: Any) -> None:
     out.add_argument(
         "--replay-speed",
         type=float,
-        metavar="X",
+        metavar="FACTOR",
         help=(
             "replay pacing factor (1 = as recorded, 10 = ten times faster, 0 = no pacing; "
             "default: whatever makes the replay last about 3 seconds)"
