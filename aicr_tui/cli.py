@@ -216,7 +216,11 @@ NO_TERMINAL = (
 
 
 def _no_terminal() -> str | None:
-    """Why the wizard cannot run here (stdin or stdout is a pipe or a file), or None."""
+    """Why the wizard cannot run here (stdin or stdout is a pipe or a file), or None. A
+    wizard given a driver of its own (``TEXTUAL_DRIVER``: ``serve`` runs each browser
+    session's wizard on pipes through Textual's web driver) needs no terminal."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
     missing = [
         name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _tty(stream)
     ]
