@@ -740,11 +740,19 @@ class BundlePreviewScreen(Screen[Path | None]):
 
 
 def _component_label(component: ComponentPlan, plan: BundlePlan) -> Text:
-    label = Text(f"{component.index:03d} ", style="dim")
+    """``NNN name``, numbered like the folder this deployer writes for the component (a
+    layout that adds folders, helmfile's ``-post`` or readiness steps, shifts the numbers
+    after them), so the list and the Files tab say the same step."""
+    label = Text(f"{_step_number(component)} ", style="dim")
     label.append(safe_text(component.name))
     if any(e.component == component.name for e in plan.errors):
         label.append(" ✗", style="bold red")
     return label
+
+
+def _step_number(component: ComponentPlan) -> str:
+    head, dash, _ = component.folder.rpartition("/")[2].partition("-")
+    return head if dash and head.isdigit() else f"{component.index:03d}"
 
 
 def _yaml_view(text: str) -> Syntax:

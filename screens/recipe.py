@@ -542,10 +542,18 @@ class RecipeScreen(HostedScreen):
         ok = verdict is not None and verdict.ok and not message.error
         _, _, default, selected = profile_info(verdict)
         value = selected or self.state.profile_value or default or "default"
+        shown_ok: bool | None = ok
         if ok:
-            snap = "against the snapshot" if self.state.snapshot else "criteria-only"
-            notes = f" · g: {len(self._findings)} guide notes" if self._findings else ""
-            text = f"PASS  gpuStack={value} resolves ({snap}) · b: bundle{notes}"
+            count = len(self._findings)
+            notes = f" · g: {count} guide note{'' if count == 1 else 's'}" if count else ""
+            if self.state.snapshot:
+                text = f"PASS  gpuStack={value} resolves (against the snapshot) · b: bundle{notes}"
+            else:  # nothing was checked: neither a green PASS nor a red FAIL
+                shown_ok = None
+                text = (
+                    f"not verified (no capture): gpuStack={value} resolves from the criteria "
+                    f"alone · l: load a capture · b: bundle{notes}"
+                )
         else:
             failing = [c for c in verdict_checks(verdict) if c.status not in ("passed", "deferred")]
             if failing and not message.error:
@@ -559,7 +567,7 @@ class RecipeScreen(HostedScreen):
                 error = message.error or verdict_error_text(verdict) or "not qualified"
                 # The remedy after the dash is in the troubleshooting panel below.
                 text = f"FAIL  {error.split(' — ')[0]}"
-        line.show(safe_text(text), ok)
+        line.show(safe_text(text), shown_ok)
         # Two lines per constraint: the name, then status, expected ("want"), observed
         # ("got") and source; at 80 columns the second line wraps, nothing is cut.
         rows = [
@@ -666,7 +674,10 @@ class RecipeScreen(HostedScreen):
         return others[0] if others else None
 
     def switch_target(self) -> str | None:
-        """The value ``s`` switches to: only one that qualifies the current capture."""
+        """The value ``s`` switches to: only one that qualifies the current capture (with
+        no capture loaded nothing is verified, so nothing is offered)."""
+        if not self.state.snapshot:
+            return None
         return self._qualifying[0] if self._qualifying else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -146,7 +146,7 @@ def _dur(ms: int) -> str:
 
 
 def format_event(
-    event: Event, *, replay: bool = False, unsettled: tuple[str, ...] = ()
+    event: Event, *, replay: bool = False, tally: RunTally | None = None
 ) -> str | None:
     """One plain progress line for ``event`` (None for events shown only in the table).
 
@@ -155,28 +155,43 @@ def format_event(
     file anyone may have edited, so the line is terminal-safe: escape sequences and control
     characters in its names, log lines and messages are removed.
     """
-    line = _format_event(event, replay=replay, unsettled=unsettled)
+    line = _format_event(event, replay=replay, tally=tally)
     return None if line is None else safe_text(line)
 
 
-class Unsettled:
-    """The checks of a run that failed, in order, so the run's last line names them (it is
-    the line a reader sees; the failure itself may be far above). Checks not measured are
-    named by the line's own message already."""
+class RunTally:
+    """What the run's last line adds to its counts: the checks that failed, in order (the
+    line a reader sees; the failure itself may be far above; checks not measured are named
+    by the line's own message), and the readiness constraints, which the CTRF report keeps
+    out of its summary (as upstream), so the line says what the file's counts leave out."""
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self.failed: list[str] = []
+        self.readiness: dict[str, int] = {}
 
-    def see(self, event: Event) -> tuple[str, ...]:
+    def see(self, event: Event) -> RunTally:
         from core.validation import events as ev
 
-        if isinstance(event, ev.CheckFinished) and event.status == "failed":
-            self.names.append(f"{event.phase}/{event.check}")
-        return tuple(self.names)
+        if isinstance(event, ev.CheckFinished):
+            if event.status == "failed":
+                self.failed.append(f"{event.phase}/{event.check}")
+            if event.phase == "readiness":
+                self.readiness[event.status] = self.readiness.get(event.status, 0) + 1
+        return self
+
+    def ctrf_note(self, tests: int, passed: int) -> str:
+        total = sum(self.readiness.values())
+        if not total:
+            return ""
+        return (
+            f"; the CTRF report's summary leaves out the {total} readiness constraint(s) "
+            f"(tests={tests - total} passed={passed - self.readiness.get('passed', 0)}; "
+            "they are under results.extra.readiness)"
+        )
 
 
 def _format_event(
-    event: Event, *, replay: bool = False, unsettled: tuple[str, ...] = ()
+    event: Event, *, replay: bool = False, tally: RunTally | None = None
 ) -> str | None:
     from core.validation import events as ev
 
@@ -227,7 +242,10 @@ def _format_event(
             verdict = "not measured"  # no check failed, but a declared gate holds no result
         # a refusal's message is printed once, by the CLI's error line
         tail = f": {event.message}" if event.message and event.exit_code in (0, 8) else ""
-        named = f" ({', '.join(unsettled)} failed)" if unsettled and event.exit_code == 8 else ""
+        failed = tally.failed if tally is not None else []
+        named = f" ({', '.join(failed)} failed)" if failed and event.exit_code == 8 else ""
+        if tally is not None and event.exit_code in (0, 8):  # a report was written
+            tail += tally.ctrf_note(event.tests, event.passed)
         return (
             f"validation {verdict}{named}: tests={event.tests} passed={event.passed} failed={event.failed} "
             f"not-applicable={event.not_applicable} not-measured={event.not_measured} "
@@ -237,12 +255,12 @@ def _format_event(
 
 
 async def render_plain(sub: Subscription, out: TextIO, *, replay: bool = False) -> None:
-    unsettled = Unsettled()
+    tally = RunTally()
     async for batch in sub.batches(256):
         lines = [
             line
             for e in batch
-            if (line := format_event(e, replay=replay, unsettled=unsettled.see(e))) is not None
+            if (line := format_event(e, replay=replay, tally=tally.see(e))) is not None
         ]
         if lines:
             out.write("\n".join(lines) + "\n")
@@ -268,13 +286,13 @@ class LiveTable:
         self.model = ProgressModel()
         self.replay_title = replay_title  # set for a replay: the title never says "live"
         self.footer = ""
-        self.unsettled = Unsettled()
+        self.tally = RunTally()
 
     def apply(self, event: Event) -> None:
         self.model.apply(event)
-        unsettled = self.unsettled.see(event)
+        tally = self.tally.see(event)
         if event.TYPE == "RunFinished":
-            self.footer = format_event(event, unsettled=unsettled) or ""
+            self.footer = format_event(event, tally=tally) or ""
 
     @property
     def title(self) -> str:
