@@ -302,13 +302,15 @@ class BundlePreviewScreen(Screen[Path | None]):
     def _verify_worker(self, plan: BundlePlan, generation: int) -> None:
         from core.foundation.errors import AicrError
         from core.services.bundle import chart_verifier, verify
+        from screens.remedies import for_wizard
 
         try:
             if self._verifier is None:
                 self._verifier = chart_verifier(self._chart_dirs())
             report = verify(plan, self._verifier)
         except AicrError as err:
-            self.post_message(VerifyReady(generation, f"not verified: {err.render()}", 0))
+            text = f"not verified: {for_wizard(err.render())}"
+            self.post_message(VerifyReady(generation, text, 0))
             return
         self.post_message(VerifyReady(generation, report.render_text(), len(report.findings)))
 

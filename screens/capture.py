@@ -26,6 +26,7 @@ from core.foundation.textsafe import safe_text
 from core.services.errors import error_line
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.remedies import for_wizard
 from screens.state import (
     AKS_CRITERIA,
     OKE_CRITERIA,
@@ -438,7 +439,7 @@ class CaptureScreen(HostedScreen):
         self.state.last_error = message.text
         self._cancel = None
         status = self.query_one("#capture-status", Static)
-        status.update(safe_text(message.text, multiline=True))
+        status.update(safe_text(for_wizard(message.text), multiline=True))
         status.set_class(True, "error")
 
     @on(LiveProgress)

@@ -35,6 +35,7 @@ from textual.widgets import Select, Static
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.remedies import for_wizard
 from screens.state import (
     CRITERIA_FIELDS,
     NO_PLATFORM,
@@ -649,6 +650,7 @@ class RecipeScreen(HostedScreen):
             lines.insert(0, "Nothing to troubleshoot: the selection qualifies.")
         if not ok and self.state.last_error:
             lines.append(self.state.last_error)
+        said = self.state.last_error if not ok else ""
         shown = [f for f in self._findings if f.certainty == "shown"]
         for f in shown:
             lines.append(finding_line(f.entry.title, f.evidence))
@@ -657,13 +659,15 @@ class RecipeScreen(HostedScreen):
         if not ok:
             seen = {f.entry.remedy for f in shown}
             for c in verdict_checks(self.state.verdict):
+                # A remedy the error line above already gives is not said again.
                 if c.remedy and c.status != "passed" and c.remedy not in seen:
                     seen.add(c.remedy)
-                    lines.append(f"{c.name}: {c.remedy}")
+                    if c.remedy not in said:
+                        lines.append(f"{c.name}: {c.remedy}")
         likely = [f for f in self._findings if f.certainty != "shown"]
         if likely:
             lines.append("Also worth knowing: " + "; ".join(f.entry.title for f in likely))
-        return "\n".join(lines)
+        return for_wizard("\n".join(lines))
 
     # -- actions ------------------------------------------------------------------------
     def _other_value(self) -> str | None:
