@@ -133,9 +133,22 @@ class AicrApp(App[int]):
         overrides = default_override_lines(recipe.criteria.service)
         self.push_screen(
             BundlePreviewScreen(
-                recipe, default_output=self.state.output_dir / "bundles", overrides=overrides
+                recipe,
+                default_output=self.state.output_dir / "bundles",
+                overrides=overrides,
+                deployer=self.state.deployer,  # the layout picked on the last visit
             )
         )
+
+    def on_bundle_preview_screen_deployer_changed(
+        self, message: BundlePreviewScreen.DeployerChanged
+    ) -> None:
+        self.state.deployer = message.deployer
+
+    def action_help_quit(self) -> None:
+        """ctrl+c quits, as in k9s and most terminal programs (Textual only tells how to
+        quit). In a text field ctrl+c copies the selection: the field handles it first."""
+        self.exit()
 
     def on_bundle_preview_screen_written(self, message: BundlePreviewScreen.Written) -> None:
         self.state.bundle_dir = message.out_dir

@@ -148,6 +148,13 @@ class BundlePreviewScreen(Screen[Path | None]):
         ),
     )
 
+    class DeployerChanged(Message):
+        """The layout picked with ``d``: the app keeps it for the next visit."""
+
+        def __init__(self, deployer: str) -> None:
+            super().__init__()
+            self.deployer = deployer
+
     class Written(Message):
         """A bundle was written to ``out_dir``."""
 
@@ -621,6 +628,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         from core.bundler.deployers.config import DEPLOYERS
 
         self.deployer = DEPLOYERS[(DEPLOYERS.index(self.deployer) + 1) % len(DEPLOYERS)]
+        self.post_message(self.DeployerChanged(self.deployer))
         self.written_to = None
         self._paint_banner()
         self._replan()

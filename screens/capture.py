@@ -125,7 +125,11 @@ class CaptureScreen(HostedScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "enter loads a sample; o opens a file, F fetches live"
+        self.sub_title = (
+            "enter loads a sample; o opens a file, F fetches live"
+            if self.state.samples
+            else "o opens a file, t browses, F fetches live"
+        )
         options = self.query_one("#capture-samples", OptionList)
         for sample in self.state.samples:
             missing = sample.missing()
