@@ -8,7 +8,9 @@ command palette (``:`` or ctrl+p).
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -25,6 +27,9 @@ from screens.state import WizardServices, WizardState, demo_recordings, demo_sam
 if TYPE_CHECKING:
     from screens.bundle_preview import BundlePreviewScreen
     from screens.state import DemoSample
+
+
+INTERRUPTED = 130  # the exit status after SIGINT, as a shell reports it
 
 
 class AicrApp(App[int]):
@@ -67,12 +72,27 @@ class AicrApp(App[int]):
         self.state = state
         self.services = services
         self.start_screen = start_screen or "capture"
+        self._first_screen_up = False
+        self._interrupt_pending = False
 
     # -- flow ---------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         from screens.capture import CaptureScreen
 
         return CaptureScreen()
+
+    def on_ready(self) -> None:
+        self._first_screen_up = True
+        if self._interrupt_pending:
+            self.exit(None, INTERRUPTED)
+
+    def interrupt(self) -> None:
+        """SIGINT: exit with 130, once the first screen is up (an exit in the middle of its
+        mount leaves the screen's own mount handler querying widgets already gone)."""
+        if self._first_screen_up:
+            self.exit(None, INTERRUPTED)
+        else:
+            self._interrupt_pending = True
 
     def on_mount(self) -> None:
         if self.start_screen == "recipe":
@@ -113,9 +133,22 @@ class AicrApp(App[int]):
         overrides = default_override_lines(recipe.criteria.service)
         self.push_screen(
             BundlePreviewScreen(
-                recipe, default_output=self.state.output_dir / "bundles", overrides=overrides
+                recipe,
+                default_output=self.state.output_dir / "bundles",
+                overrides=overrides,
+                deployer=self.state.deployer,  # the layout picked on the last visit
             )
         )
+
+    def on_bundle_preview_screen_deployer_changed(
+        self, message: BundlePreviewScreen.DeployerChanged
+    ) -> None:
+        self.state.deployer = message.deployer
+
+    def action_help_quit(self) -> None:
+        """ctrl+c quits, as in k9s and most terminal programs (Textual only tells how to
+        quit). In a text field ctrl+c copies the selection: the field handles it first."""
+        self.exit()
 
     def on_bundle_preview_screen_written(self, message: BundlePreviewScreen.Written) -> None:
         self.state.bundle_dir = message.out_dir
@@ -343,8 +376,27 @@ def freeze_startup_heap() -> None:
 
 
 def run_wizard(demo: bool = False) -> int:
-    """Entry point for ``aicr-tui`` with no subcommand; the exit status of the session."""
+    """Entry point for ``aicr-tui`` with no subcommand; the exit status of the session.
+
+    A SIGINT (Ctrl-C before the terminal is in raw mode, or ``kill -INT``) while the app
+    runs asks it to exit with 130, so Textual restores the terminal and stops its input
+    thread; raising KeyboardInterrupt in the middle of its start-up would leave both (and
+    the process would never end). Before the event loop runs, it is a KeyboardInterrupt."""
     app = create_app(demo=demo)
     freeze_startup_heap()
-    result = app.run()
+
+    def interrupt(signum: int, frame: object) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise KeyboardInterrupt from None
+        loop.call_soon_threadsafe(app.interrupt)
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        result = app.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if app.return_code == INTERRUPTED:
+        raise KeyboardInterrupt
     return int(result or 0)

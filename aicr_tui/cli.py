@@ -16,12 +16,15 @@ import argparse
 import contextlib
 import gc
 import importlib
+import os
+import re
 import signal
 import sys
 from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
-from core.foundation.textsafe import safe_text
+# Ctrl-C before main() ends the start-up quietly: aicr_tui/__init__.py installs the handler.
+from aicr_tui import is_the_program, quiet_interrupt
 
 COMMANDS: dict[str, str] = {
     "snapshot": "aicr_tui.commands.snapshot",
@@ -37,15 +40,102 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Two or three command lines per subcommand, shown under its --help (the shipped samples,
+# so each runs as written from a checkout).
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "snapshot": (
+        "aicr-tui snapshot -o snapshot.yaml",
+        "aicr-tui snapshot -k ~/.kube/config --aks-gpu-pools pools.json -o snapshot.yaml",
+        "aicr-tui snapshot --no-cluster --oke-addons addons.json -o snapshot.yaml",
+    ),
+    "recipe": (
+        "aicr-tui recipe --service aks --accelerator h100 --os ubuntu --intent training",
+        "aicr-tui recipe --service aks --accelerator h100 --os ubuntu --intent training "
+        "--profile gpuStack=operator-managed -o recipe.yaml",
+        "aicr-tui recipe --snapshot snapshot.yaml --intent training -o recipe.yaml",
+    ),
+    "query": (
+        "aicr-tui query --service aks --accelerator h100 --os ubuntu --intent training "
+        "--selector components.gpu-operator.values.driver.enabled",
+        "aicr-tui query --service oke --accelerator gb200 --os ol --intent training "
+        "--selector deploymentOrder",
+    ),
+    "bundle": (
+        "aicr-tui bundle -r recipe.yaml -o bundle --accelerated-node-toleration "
+        "nvidia.com/gpu:NoSchedule",
+        "aicr-tui bundle -r recipe.yaml -o bundle --deployer helmfile "
+        "--accelerated-node-toleration nvidia.com/gpu:NoSchedule",
+        "aicr-tui bundle -r recipe.yaml -o bundle --set gpuoperator:enabled=false",
+    ),
+    "verify": (
+        "aicr-tui verify bundle",
+        "aicr-tui verify bundle --charts ./charts",
+    ),
+    "validate": (
+        "aicr-tui validate -r recipe.yaml -s snapshot.yaml -k ~/.kube/config -o report.json",
+        "aicr-tui validate -r recipe.yaml --phase readiness --no-cluster -s snapshot.yaml",
+        "aicr-tui validate --replay recipes/samples/validation/aks-h100-training-passed.jsonl",
+    ),
+    "serve": (
+        "aicr-tui serve",
+        "aicr-tui serve --port 8080 --no-demo",
+    ),
+}
+
 VERBOSE_HELP = "also print notes that are not warnings (derived criteria, files written)"
 
 
+class HelpWithExamples(argparse.HelpFormatter):
+    """Descriptions wrapped to the terminal as usual; an ``examples:`` epilog kept line for
+    line, so each example stays one command line that can be copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are a single line and exit 2."""
+    """An ArgumentParser whose usage errors are a single line and exit 2, in the prefix
+    style of every other error (``aicr-tui: error: [INVALID_REQUEST] ...``), with a "did
+    you mean" for a mistyped option or choice."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {safe_text(' '.join(message.split()))}\n")
+        from core.foundation.textsafe import safe_text
+
+        where = self.prog.removeprefix("aicr-tui").strip()
+        text = " ".join(message.split()) + self._suggestion(message)
+        line = f"{where}: {text}" if where else text
+        sys.stderr.write(f"aicr-tui: error: [INVALID_REQUEST] {safe_text(line)}\n")
         raise SystemExit(2)
+
+    def _options(self) -> list[str]:
+        """Every option string of this parser and of its subcommands."""
+        found: list[str] = []
+        for action in self._actions:
+            found.extend(o for o in action.option_strings if o.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    found.extend(sub._options() if isinstance(sub, OneLineParser) else [])
+        return found
+
+    def _suggestion(self, message: str) -> str:
+        from core.foundation.names import did_you_mean
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice is not None:
+            offered = re.findall(r"'([^']*)'", choice.group(2))
+            return did_you_mean(choice.group(1), offered)
+        unknown = re.match(r"unrecognized arguments: (.*)$", message)
+        if unknown is not None:
+            # Compared without the dashes every option shares, which would make any two close.
+            names = sorted({o.removeprefix("--") for o in self._options()})
+            for word in unknown.group(1).split():
+                if word.startswith("--"):
+                    hint = did_you_mean(word.split("=", 1)[0].removeprefix("--"), names)
+                    if hint:
+                        return hint.replace('"', '"--', 1)
+        return ""
 
 
 def _named_command(argv: Sequence[str] | None) -> str | None:
@@ -67,7 +157,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     named = _named_command(argv)
     parser = OneLineParser(
         prog="aicr-tui",
-        description="Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE.",
+        description=(
+            "Build, qualify, bundle and validate GPU cluster recipes for AKS and OKE. "
+            "With no COMMAND, aicr-tui opens the wizard in this terminal (--demo: on the "
+            "shipped sample captures); a COMMAND runs one step without it."
+        ),
+        epilog="examples:\n  aicr-tui --demo\n  aicr-tui recipe --help",
+        formatter_class=HelpWithExamples,
+        usage="%(prog)s [-h] [--demo] [--version] [-v] [COMMAND ...]   (no COMMAND: the wizard)",
     )
     parser.add_argument(
         "--demo", action="store_true", help="open the wizard on the shipped sample captures"
@@ -79,7 +176,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         if named is not None and name != named:
             continue
         importlib.import_module(module_path).register(sub)
-    for command in sub.choices.values():
+    for name, command in sub.choices.items():
+        examples = EXAMPLES.get(name, ())
+        if examples:
+            command.epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
+            command.formatter_class = HelpWithExamples
         # SUPPRESS: a subcommand's default must not reset `aicr-tui -v recipe …`.
         command.add_argument(
             "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP
@@ -111,17 +212,86 @@ def _sigterm_unwinds() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    words = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(words)
-    args = parser.parse_args(words)
-    # main() with no argv is the process itself (the console script, python -m aicr_tui)
-    ends_process = argv is None and args.command not in (None, "serve")
+NO_TERMINAL = (
+    "aicr-tui: error: [INVALID_REQUEST] the wizard needs a terminal but {which}; "
+    "connect with `ssh -t`, or run a subcommand (aicr-tui --help lists them)"
+)
+
+
+def _no_terminal() -> str | None:
+    """Why the wizard cannot run here (stdin or stdout is a pipe or a file), or None. A
+    wizard given a driver of its own (``TEXTUAL_DRIVER``: ``serve`` runs each browser
+    session's wizard on pipes through Textual's web driver) needs no terminal."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    missing = [
+        name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _tty(stream)
+    ]
+    if not missing:
+        return None
+    if len(missing) > 1:
+        return "stdin and stdout are not terminals"
+    return f"{missing[0]} is not a terminal"
+
+
+def _tty(stream: object) -> bool:
     try:
-        return _run(args)
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):  # closed or replaced stream
+        return False
+
+
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # main() with no argv is the process itself (the console script, python -m aicr_tui)
+    code = _main(argv)
+    if argv is None and code == EXIT_INTERRUPTED and is_the_program():
+        _end_interrupted()
+    return code
+
+
+def _end_interrupted() -> NoReturn:
+    """End the process with status 130 now. A KeyboardInterrupt that passed through code
+    run by exec() (dataclass and namedtuple creation do that on import) makes CPython 3.11
+    end the process by SIGINT at exit whatever status it was given; the clean-ups have run
+    already (the interrupt unwound), so the exit handlers run and the process leaves."""
+    import atexit
+
+    signal.signal(signal.SIGINT, quiet_interrupt)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    is_process = argv is None
+    if is_process and signal.getsignal(signal.SIGINT) is quiet_interrupt:
+        # From here Ctrl-C unwinds (KeyboardInterrupt), so staging files are removed.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        words = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(words)
+        args = parser.parse_args(words)
+        if args.command is None and not args.version and (reason := _no_terminal()):
+            sys.stderr.write(NO_TERMINAL.format(which=reason) + "\n")
+            return 2
+        ends_process = is_process and args.command not in (None, "serve")
+        try:
+            return _run(args)
+        finally:
+            if ends_process:
+                _skip_exit_collection()
+    except KeyboardInterrupt:  # during parsing or a command's imports
+        sys.stderr.write("aicr-tui: interrupted\n")
+        return EXIT_INTERRUPTED
     finally:
-        if ends_process:
-            _skip_exit_collection()
+        if is_process and is_the_program():
+            # Interpreter exit has nothing left to unwind: Ctrl-C there ends quietly too.
+            signal.signal(signal.SIGINT, quiet_interrupt)
 
 
 def _skip_exit_collection() -> None:
@@ -166,7 +336,7 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         drop_warnings()
         sys.stderr.write("aicr-tui: interrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
     except Terminated:
         drop_warnings()
         sys.stderr.write("aicr-tui: terminated\n")

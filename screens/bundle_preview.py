@@ -148,6 +148,13 @@ class BundlePreviewScreen(Screen[Path | None]):
         ),
     )
 
+    class DeployerChanged(Message):
+        """The layout picked with ``d``: the app keeps it for the next visit."""
+
+        def __init__(self, deployer: str) -> None:
+            super().__init__()
+            self.deployer = deployer
+
     class Written(Message):
         """A bundle was written to ``out_dir``."""
 
@@ -302,13 +309,15 @@ class BundlePreviewScreen(Screen[Path | None]):
     def _verify_worker(self, plan: BundlePlan, generation: int) -> None:
         from core.foundation.errors import AicrError
         from core.services.bundle import chart_verifier, verify
+        from screens.remedies import for_wizard
 
         try:
             if self._verifier is None:
                 self._verifier = chart_verifier(self._chart_dirs())
             report = verify(plan, self._verifier)
         except AicrError as err:
-            self.post_message(VerifyReady(generation, f"not verified: {err.render()}", 0))
+            text = f"not verified: {for_wizard(err.render())}"
+            self.post_message(VerifyReady(generation, text, 0))
             return
         self.post_message(VerifyReady(generation, report.render_text(), len(report.findings)))
 
@@ -622,6 +631,7 @@ class BundlePreviewScreen(Screen[Path | None]):
         from core.bundler.deployers.config import DEPLOYERS
 
         self.deployer = DEPLOYERS[(DEPLOYERS.index(self.deployer) + 1) % len(DEPLOYERS)]
+        self.post_message(self.DeployerChanged(self.deployer))
         self.written_to = None
         self._paint_banner()
         self._replan()
@@ -743,11 +753,19 @@ class BundlePreviewScreen(Screen[Path | None]):
 
 
 def _component_label(component: ComponentPlan, plan: BundlePlan) -> Text:
-    label = Text(f"{component.index:03d} ", style="dim")
+    """``NNN name``, numbered like the folder this deployer writes for the component (a
+    layout that adds folders, helmfile's ``-post`` or readiness steps, shifts the numbers
+    after them), so the list and the Files tab say the same step."""
+    label = Text(f"{_step_number(component)} ", style="dim")
     label.append(safe_text(component.name))
     if any(e.component == component.name for e in plan.errors):
         label.append(" ✗", style="bold red")
     return label
+
+
+def _step_number(component: ComponentPlan) -> str:
+    head, dash, _ = component.folder.rpartition("/")[2].partition("-")
+    return head if dash and head.isdigit() else f"{component.index:03d}"
 
 
 def _yaml_view(text: str) -> Syntax:

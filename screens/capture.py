@@ -26,6 +26,7 @@ from core.foundation.textsafe import safe_text
 from core.services.errors import error_line
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.remedies import for_wizard
 from screens.state import (
     AKS_CRITERIA,
     OKE_CRITERIA,
@@ -124,7 +125,11 @@ class CaptureScreen(HostedScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "enter loads a sample; o opens a file, F fetches live"
+        self.sub_title = (
+            "enter loads a sample; o opens a file, F fetches live"
+            if self.state.samples
+            else "o opens a file, t browses, F fetches live"
+        )
         options = self.query_one("#capture-samples", OptionList)
         for sample in self.state.samples:
             missing = sample.missing()
@@ -438,7 +443,7 @@ class CaptureScreen(HostedScreen):
         self.state.last_error = message.text
         self._cancel = None
         status = self.query_one("#capture-status", Static)
-        status.update(safe_text(message.text, multiline=True))
+        status.update(safe_text(for_wizard(message.text), multiline=True))
         status.set_class(True, "error")
 
     @on(LiveProgress)

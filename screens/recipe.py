@@ -35,6 +35,7 @@ from textual.widgets import Select, Static
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.remedies import for_wizard
 from screens.state import (
     CRITERIA_FIELDS,
     NO_PLATFORM,
@@ -547,10 +548,18 @@ class RecipeScreen(HostedScreen):
         ok = verdict is not None and verdict.ok and not message.error
         _, _, default, selected = profile_info(verdict)
         value = selected or self.state.profile_value or default or "default"
+        shown_ok: bool | None = ok
         if ok:
-            snap = "against the snapshot" if self.state.snapshot else "criteria-only"
-            notes = f" · g: {len(self._findings)} guide notes" if self._findings else ""
-            text = f"PASS  gpuStack={value} resolves ({snap}) · b: bundle{notes}"
+            count = len(self._findings)
+            notes = f" · g: {count} guide note{'' if count == 1 else 's'}" if count else ""
+            if self.state.snapshot:
+                text = f"PASS  gpuStack={value} resolves (against the snapshot) · b: bundle{notes}"
+            else:  # nothing was checked: neither a green PASS nor a red FAIL
+                shown_ok = None
+                text = (
+                    f"not verified (no capture): gpuStack={value} resolves from the criteria "
+                    f"alone · l: load a capture · b: bundle{notes}"
+                )
         else:
             failing = [c for c in verdict_checks(verdict) if c.status not in ("passed", "deferred")]
             if failing and not message.error:
@@ -564,7 +573,7 @@ class RecipeScreen(HostedScreen):
                 error = message.error or verdict_error_text(verdict) or "not qualified"
                 # The remedy after the dash is in the troubleshooting panel below.
                 text = f"FAIL  {error.split(' — ')[0]}"
-        line.show(safe_text(text), ok)
+        line.show(safe_text(text), shown_ok)
         # Two lines per constraint: the name, then status, expected ("want"), observed
         # ("got") and source; at 80 columns the second line wraps, nothing is cut.
         rows = [
@@ -662,6 +671,7 @@ class RecipeScreen(HostedScreen):
             )
         if not ok and self.state.last_error:
             lines.append(self.state.last_error)
+        said = self.state.last_error if not ok else ""
         shown = [f for f in self._findings if f.certainty == "shown"]
         for f in shown:
             lines.append(finding_line(f.entry.title, f.evidence))
@@ -670,13 +680,15 @@ class RecipeScreen(HostedScreen):
         if not ok:
             seen = {f.entry.remedy for f in shown}
             for c in verdict_checks(self.state.verdict):
+                # A remedy the error line above already gives is not said again.
                 if c.remedy and c.status != "passed" and c.remedy not in seen:
                     seen.add(c.remedy)
-                    lines.append(f"{c.name}: {c.remedy}")
+                    if c.remedy not in said:
+                        lines.append(f"{c.name}: {c.remedy}")
         likely = [f for f in self._findings if f.certainty != "shown"]
         if likely:
             lines.append("Also worth knowing: " + "; ".join(f.entry.title for f in likely))
-        return "\n".join(lines)
+        return for_wizard("\n".join(lines))
 
     # -- actions ------------------------------------------------------------------------
     def _conflicts(self) -> list[CriteriaConflict]:
@@ -738,7 +750,10 @@ class RecipeScreen(HostedScreen):
         return others[0] if others else None
 
     def switch_target(self) -> str | None:
-        """The value ``s`` switches to: only one that qualifies the current capture."""
+        """The value ``s`` switches to: only one that qualifies the current capture (with
+        no capture loaded nothing is verified, so nothing is offered)."""
+        if not self.state.snapshot:
+            return None
         return self._qualifying[0] if self._qualifying else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

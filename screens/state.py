@@ -443,6 +443,7 @@ class WizardState:
     output_dir: Path = field(default_factory=Path.cwd)
     reports_dir: Path = field(default_factory=lambda: default_reports_dir())
     bundle_dir: Path | None = None
+    deployer: str = "helm"  # the bundle step's layout, kept across visits
     replay_speed: float | None = None  # None: the default pace (a replay lasts seconds)
 
     @property

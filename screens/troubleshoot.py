@@ -144,7 +144,11 @@ class TroubleshootScreen(HostedScreen):
             self.notify("This entry has no commands to copy.", severity="warning")
             return
         self.app.copy_to_clipboard("\n".join(self.current.commands))
-        self.notify("Commands copied to the clipboard (OSC 52).")
+        # OSC 52 gets no answer: whether the terminal put it on the clipboard is unknown.
+        self.notify(
+            "Commands sent to the terminal's clipboard (OSC 52); a terminal without OSC 52 "
+            "support ignores it, so select them on screen instead."
+        )
 
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()

@@ -129,7 +129,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--flux-namespace",
         default=None,
-        metavar="NS",
+        metavar="NAMESPACE",
         help="namespace of the Flux objects (flux only; default flux-system)",
     )
     parser.add_argument(

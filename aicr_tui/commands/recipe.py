@@ -44,20 +44,25 @@ def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
     parser.register("action", "once", Once)
     crit = parser.add_argument_group("criteria")
     crit.add_argument(
-        "--service", action="once", metavar="S", help="managed Kubernetes service (aks, oke, …)"
+        "--service",
+        action="once",
+        metavar="SERVICE",
+        help="managed Kubernetes service (aks, oke, …)",
     )
     crit.add_argument(
         "--accelerator",
         "--gpu",
         dest="accelerator",
         action="once",
-        metavar="A",
+        metavar="ACCELERATOR",
         help="GPU (h100, gb200, b200, …)",
     )
     crit.add_argument("--os", action="once", metavar="OS", help="node OS (ubuntu, ol, …)")
-    crit.add_argument("--intent", action="once", metavar="I", help="training or inference")
-    crit.add_argument("--platform", action="once", metavar="P", help="kubeflow, dynamo, …")
-    crit.add_argument("--nodes", action="once", metavar="N", help="GPU node count (integer >= 0)")
+    crit.add_argument("--intent", action="once", metavar="INTENT", help="training or inference")
+    crit.add_argument("--platform", action="once", metavar="PLATFORM", help="kubeflow, dynamo, …")
+    crit.add_argument(
+        "--nodes", action="once", metavar="NODES", help="GPU node count (integer >= 0)"
+    )
     sel = parser.add_argument_group("selection and verification")
     sel.add_argument(
         "--profile",

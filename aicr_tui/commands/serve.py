@@ -19,7 +19,11 @@ so whoever reaches the server can drive the wizard. textual-serve itself checks 
   message is checked (``serve_session``): size, rate, JSON shape and a clamped terminal
   size (the ``SERVE_*`` limits in ``core.foundation.limits``); one that breaks a limit
   closes the session.
-- **Log**: the access log names the path without its query string, never a token.
+- **Log**: the access log names the path without its query string, never a token; one
+  plain line per request (no level column, no padding to the terminal width).
+- **Offline**: the page loads nothing from outside this host. textual-serve's page asks a
+  web font service for Roboto Mono; the page is rewritten to use the copy of that font
+  textual-serve ships in its static files, and it names a favicon served here.
 """
 
 from __future__ import annotations
@@ -41,9 +45,46 @@ DEFAULT_MAX_SESSIONS = 4
 MAX_SESSIONS_LIMIT = 16
 TOKEN_QUERY = "token"
 
+# The favicon: a green chip on the page's own background colour (drawn here, served here).
+FAVICON_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    '<rect width="16" height="16" rx="3" fill="#0c181f"/>'
+    '<rect x="4" y="4" width="8" height="8" rx="1" fill="#76b900"/>'
+    '<path d="M6 2v2M10 2v2M6 12v2M10 12v2M2 6h2M2 10h2M12 6h2M12 10h2" '
+    'stroke="#76b900" stroke-width="1"/></svg>'
+)
+# textual-serve's page: the stylesheet link to the web font service it would load.
+WEB_FONT_LINK = r"<link[^>]*href=\"https?://fonts\.googleapis\.com[^\"]*\"[^>]*>"
+
+
+def offline_page(html: str, static_url: str) -> str:
+    """textual-serve's page with nothing loaded from another host: the web font link
+    replaced by the font files in textual-serve's own static directory, and a favicon."""
+    font = (
+        "<style>"
+        '@font-face { font-family: "Roboto Mono"; font-style: normal; '
+        f'src: url("{static_url}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); }}'
+        '@font-face { font-family: "Roboto Mono"; font-style: italic; '
+        f'src: url("{static_url}fonts/RobotoMono-Italic-VariableFont_wght.ttf") '
+        'format("truetype"); }'
+        "</style>"
+        '<link rel="icon" type="image/svg+xml" href="/favicon.ico" />'
+    )
+    import re
+
+    return re.sub(WEB_FONT_LINK, lambda _: font, html, count=1)
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("serve", help="serve the wizard to a browser with textual-serve")
+    p = sub.add_parser(
+        "serve",
+        help="serve the wizard to a browser with textual-serve",
+        description=(
+            "Serve the wizard to a web browser: every browser session runs its own wizard "
+            "process on this machine. Binds to localhost by default; every request needs the "
+            "token in the printed URL."
+        ),
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     samples = p.add_mutually_exclusive_group()
@@ -204,7 +245,24 @@ def _make_guarded_server_class() -> type:
         async def _make_app(self) -> web.Application:
             app: web.Application = await super()._make_app()
             app.middlewares.append(self.guard)
+            app.router.add_get("/favicon.ico", self.handle_favicon)
             return app
+
+        async def handle_favicon(self, request: web.Request) -> web.StreamResponse:
+            return web.Response(
+                text=FAVICON_SVG,
+                content_type="image/svg+xml",
+                headers={"Cache-Control": "max-age=86400"},
+            )
+
+        def initialize_logging(self) -> None:
+            """One plain line per request on stdout (textual-serve's Rich handler adds a
+            level column and pads every line to the terminal width)."""
+            import logging
+
+            handler = logging.StreamHandler(sys.stdout)
+            handler.setFormatter(logging.Formatter("%(message)s"))
+            logging.basicConfig(level="DEBUG" if self.debug else "INFO", handlers=[handler])
 
         async def on_startup(self, app: web.Application) -> None:
             """textual-serve prints a logo and a token-less URL; the CLI prints its own line."""
@@ -215,6 +273,8 @@ def _make_guarded_server_class() -> type:
             if self.explicit_public_url is None:
                 self.public_url = f"{request.scheme}://{request.host}"
             response: web.StreamResponse = await super().handle_index(request)
+            if isinstance(response, web.Response) and response.text is not None:
+                response.text = offline_page(response.text, f"{self.public_url}/static/")
             return response
 
         # The refusal is a plain 503 response (aiohttp accepts any StreamResponse from a

@@ -64,7 +64,9 @@ def register(sub: Any) -> None:
         "live AKS agent pools (azure-mgmt-containerservice, DefaultAzureCredential)"
     )
     aks.add_argument("--aks-subscription", metavar="ID", help="Azure subscription ID (GUID)")
-    aks.add_argument("--aks-resource-group", metavar="RG", help="resource group of the cluster")
+    aks.add_argument(
+        "--aks-resource-group", metavar="RESOURCE_GROUP", help="resource group of the cluster"
+    )
     aks.add_argument("--aks-cluster", metavar="NAME", help="AKS cluster name")
     aks.add_argument(
         "--aks-save-pools",
@@ -75,7 +77,7 @@ def register(sub: Any) -> None:
     oke.add_argument("--oke-cluster-id", metavar="OCID", help="OKE cluster OCID")
     oke.add_argument(
         "--oci-profile",
-        metavar="P",
+        metavar="PROFILE",
         help=f"profile in the OCI config file (${ENV_OCI_CONFIG} or ~/.oci/config)",
     )
     oke.add_argument(
@@ -89,8 +91,10 @@ def register(sub: Any) -> None:
         help="also write the add-ons as `oci ce cluster list-addons --all --output json` prints them",
     )
     cluster = parser.add_argument_group("cluster")
-    cluster.add_argument("-k", "--kubeconfig", metavar="K", help="kubeconfig file for live capture")
-    cluster.add_argument("--context", metavar="C", help="kubeconfig context for live capture")
+    cluster.add_argument(
+        "-k", "--kubeconfig", metavar="KUBECONFIG", help="kubeconfig file for live capture"
+    )
+    cluster.add_argument("--context", metavar="CONTEXT", help="kubeconfig context for live capture")
     cluster.add_argument(
         "--no-cluster",
         action="store_true",

@@ -109,13 +109,13 @@ def register(sub: Any) -> None:
         help="keep the namespace, pods and jobs the checks created",
     )
     run.add_argument(
-        "-k", "--kubeconfig", metavar="K", help="kubeconfig for every cluster operation"
+        "-k", "--kubeconfig", metavar="KUBECONFIG", help="kubeconfig for every cluster operation"
     )
-    run.add_argument("--context", metavar="C", help="kubeconfig context")
+    run.add_argument("--context", metavar="CONTEXT", help="kubeconfig context")
     run.add_argument(
         "-n",
         "--namespace",
-        metavar="NS",
+        metavar="NAMESPACE",
         default=os.environ.get("AICR_NAMESPACE") or "aicr-validation",
         help="namespace for validation workloads (default aicr-validation; env AICR_NAMESPACE)",
     )
@@ -130,7 +130,7 @@ def register(sub: Any) -> None:
     out.add_argument(
         "--replay-speed",
         type=float,
-        metavar="X",
+        metavar="FACTOR",
         help=(
             "replay pacing factor (1 = as recorded, 10 = ten times faster, 0 = no pacing; "
             f"otherwise from {MIN_REPLAY_SPEED:g} to {MAX_REPLAY_SPEED:g}; default: whatever "
@@ -148,7 +148,9 @@ def _dur(ms: int) -> str:
     return f"{s:.1f}s" if s < 60 else f"{int(s // 60)}m{int(s % 60):02d}s"
 
 
-def format_event(event: Event, *, replay: bool = False) -> str | None:
+def format_event(
+    event: Event, *, replay: bool = False, tally: RunTally | None = None
+) -> str | None:
     """One plain progress line for ``event`` (None for events shown only in the table).
 
     In a replay the run's own lines ("validating against the live cluster", "cleanup: …")
@@ -156,11 +158,44 @@ def format_event(event: Event, *, replay: bool = False) -> str | None:
     file anyone may have edited, so the line is terminal-safe: escape sequences and control
     characters in its names, log lines and messages are removed.
     """
-    line = _format_event(event, replay=replay)
+    line = _format_event(event, replay=replay, tally=tally)
     return None if line is None else safe_text(line)
 
 
-def _format_event(event: Event, *, replay: bool = False) -> str | None:
+class RunTally:
+    """What the run's last line adds to its counts: the checks that failed, in order (the
+    line a reader sees; the failure itself may be far above; checks not measured are named
+    by the line's own message), and the readiness constraints, which the CTRF report keeps
+    out of its summary (as upstream), so the line says what the file's counts leave out."""
+
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.readiness: dict[str, int] = {}
+
+    def see(self, event: Event) -> RunTally:
+        from core.validation import events as ev
+
+        if isinstance(event, ev.CheckFinished):
+            if event.status == "failed":
+                self.failed.append(f"{event.phase}/{event.check}")
+            if event.phase == "readiness":
+                self.readiness[event.status] = self.readiness.get(event.status, 0) + 1
+        return self
+
+    def ctrf_note(self, tests: int, passed: int) -> str:
+        total = sum(self.readiness.values())
+        if not total:
+            return ""
+        return (
+            f"; the CTRF report's summary leaves out the {total} readiness constraint(s) "
+            f"(tests={tests - total} passed={passed - self.readiness.get('passed', 0)}; "
+            "they are under results.extra.readiness)"
+        )
+
+
+def _format_event(
+    event: Event, *, replay: bool = False, tally: RunTally | None = None
+) -> str | None:
     from core.validation import events as ev
 
     if isinstance(event, ev.LogLine):
@@ -213,8 +248,12 @@ def _format_event(event: Event, *, replay: bool = False) -> str | None:
             verdict = "not measured"  # no check failed, but a declared gate holds no result
         # a refusal's message is printed once, by the CLI's error line
         tail = f": {event.message}" if event.message and event.exit_code in (0, 8) else ""
+        failed = tally.failed if tally is not None else []
+        named = f" ({', '.join(failed)} failed)" if failed and event.exit_code == 8 else ""
+        if tally is not None and event.exit_code in (0, 8):  # a report was written
+            tail += tally.ctrf_note(event.tests, event.passed)
         return (
-            f"validation {verdict}: tests={event.tests} passed={event.passed} failed={event.failed} "
+            f"validation {verdict}{named}: tests={event.tests} passed={event.passed} failed={event.failed} "
             f"not-applicable={event.not_applicable} not-measured={event.not_measured} "
             f"exit={event.exit_code}{tail}"
         )
@@ -222,8 +261,13 @@ def _format_event(event: Event, *, replay: bool = False) -> str | None:
 
 
 async def render_plain(sub: Subscription, out: TextIO, *, replay: bool = False) -> None:
+    tally = RunTally()
     async for batch in sub.batches(256):
-        lines = [line for e in batch if (line := format_event(e, replay=replay)) is not None]
+        lines = [
+            line
+            for e in batch
+            if (line := format_event(e, replay=replay, tally=tally.see(e))) is not None
+        ]
         if lines:
             out.write("\n".join(lines) + "\n")
             out.flush()
@@ -248,11 +292,13 @@ class LiveTable:
         self.model = ProgressModel()
         self.replay_title = replay_title  # set for a replay: the title never says "live"
         self.footer = ""
+        self.tally = RunTally()
 
     def apply(self, event: Event) -> None:
         self.model.apply(event)
+        tally = self.tally.see(event)
         if event.TYPE == "RunFinished":
-            self.footer = format_event(event) or ""
+            self.footer = format_event(event, tally=tally) or ""
 
     @property
     def title(self) -> str:

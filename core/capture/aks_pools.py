@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from core.capture.dumps import decode_failure, decode_json, decoding
+from core.capture.dumps import AKS_POOLS, decode_failure, decode_json, decoding, wrong_dump
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
@@ -155,7 +155,9 @@ def project_aks_pools(raw: bytes, source: str) -> AksPoolsProjection:
         )
     if not isinstance(document, list) or json_kind(document) != "array":
         raise _decode_failure(
-            source, f"cannot unmarshal {json_kind(document)} into the pool list (an array)"
+            source,
+            f"cannot unmarshal {json_kind(document)} into the pool list (an array)"
+            + wrong_dump(document, AKS_POOLS),
         )
     pools: list[AksPool] = []
     for index, element in enumerate(document):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-from core.capture.dumps import decode_failure, decode_json, decoding
+from core.capture.dumps import OKE_ADDONS, decode_failure, decode_json, decoding, wrong_dump
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
@@ -96,7 +96,9 @@ def project_oke_addons(raw: bytes, source: str) -> OkeAddonsProjection:
     decoded = new_go_struct(_DUMP_FIELDS)
     if document is not None and json_kind(document) != "object":
         raise _decode_failure(
-            source, f"cannot unmarshal {json_kind(document)} into the add-on list (an object)"
+            source,
+            f"cannot unmarshal {json_kind(document)} into the add-on list (an object)"
+            + wrong_dump(document, OKE_ADDONS),
         )
     with decoding(partial(_decode_failure, source)):
         decode_go_struct(document, _DUMP_FIELDS, decoded, "dump")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from core.capture.dumps import decode_failure, decoding
+from core.capture.dumps import OKE_LEGACY, decode_failure, decoding, wrong_dump
 from core.documents.snapshot import Subtype
 from core.foundation.errors import AicrError, invalid
 from core.foundation.fileio import read_dump
@@ -270,7 +270,11 @@ def project_legacy_daemonset(raw: bytes, source: str) -> LegacyPluginProjection:
                 f'"{namespace or "?"}/{name or "?"}", expected "{NAMESPACE}/{NAME}"'
             )
         return _classify_file(document, source)
-    raise _decode_failure(source, f'kind is "{kind}", expected List, DaemonSetList or DaemonSet')
+    raise _decode_failure(
+        source,
+        f'kind is "{kind}", expected List, DaemonSetList or DaemonSet'
+        + wrong_dump(document, OKE_LEGACY),
+    )
 
 
 def _classify_file(obj: dict[str, Any] | None, source: str) -> LegacyPluginProjection:

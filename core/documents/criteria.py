@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.documents.model import ConfigDict, Model
 from core.foundation.errors import invalid
+from core.foundation.names import did_you_mean
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
@@ -152,7 +153,7 @@ def parse_criteria(
             if norm not in allowed:
                 raise invalid(
                     f'invalid {field} type: "{norm}" ({FLAGS[field]}); '
-                    f"valid values: {', '.join(allowed)}"
+                    f"valid values: {', '.join(allowed)}" + did_you_mean(norm, list(allowed))
                 )
         out[field] = norm
     out["nodes"] = parse_nodes(nodes)

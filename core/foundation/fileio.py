@@ -185,7 +185,10 @@ class OutputError(AicrError, OSError):
 
     def __init__(self, path: str | os.PathLike[str], exc: OSError, what: str = "output") -> None:
         AicrError.__init__(
-            self, ErrorCode.INVALID_REQUEST, f"cannot write {what} {_shown_path(path)}", _cause(exc)
+            self,
+            ErrorCode.INVALID_REQUEST,
+            f"cannot write {what} {_shown_path(path)}",
+            _cause(exc, path),
         )
         self.errno = exc.errno
         self.strerror = exc.strerror
@@ -195,8 +198,15 @@ class OutputError(AicrError, OSError):
         return self.render()
 
 
-def _cause(exc: OSError) -> str:
+def _cause(exc: OSError, path: str | os.PathLike[str] | None = None) -> str:
     cause = _CAUSES.get(exc.errno or 0, exc.strerror or str(exc))
+    if exc.errno == errno.ENOENT and path is not None:
+        parent = os.path.dirname(os.path.abspath(os.fspath(path)))
+        if os.path.isdir(parent):  # so no directory on the path is missing: the file system
+            cause = (
+                f"the directory {_shown_path(parent)} exists but does not accept new files "
+                "(a virtual file system such as /proc or /sys)"
+            )
     name = errno.errorcode.get(exc.errno or 0, "")
     return f"{cause} ({name})" if name else cause
 
@@ -205,7 +215,8 @@ def describe_os_error(exc: OSError) -> str:
     """One line for an OS error that reached the top: the path(s) it names and the cause."""
     paths = [p for p in (exc.filename, exc.filename2) if p is not None]
     where = " -> ".join(_shown_path(os.fsdecode(p)) for p in paths) or "a file operation"
-    return " ".join(f"{where}: {_cause(exc)}".split())
+    first = os.fsdecode(paths[0]) if len(paths) == 1 else None
+    return " ".join(f"{where}: {_cause(exc, first)}".split())
 
 
 def _shown_path(path: str | os.PathLike[str]) -> str:

@@ -296,3 +296,12 @@ __all__ = [
     "is_semver",
     "shown",
 ]
+
+
+def did_you_mean(value: str, choices: list[str] | tuple[str, ...]) -> str:
+    """``; did you mean "X"?`` for the choice closest to a mistyped ``value`` (difflib's
+    ratio of at least 0.6), or empty when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    return f'; did you mean "{close[0]}"?' if close else ""

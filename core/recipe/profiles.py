@@ -17,6 +17,7 @@ from typing import Any
 from core.documents.model import ConfigDict, Field, Model, field_validator
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
+from core.foundation.names import did_you_mean, shown
 from core.foundation.patterns import LazyPattern
 from core.foundation.tree import leaf_paths
 
@@ -83,7 +84,11 @@ def parse_profile_selection(text: str | None) -> ProfileSelection | None:
     if text is None or text == "":
         return None
     if text != text.strip() or text.count("=") != 1:
-        raise invalid("profile must use the exact name=value form")
+        raise invalid(
+            "profile must use the exact name=value form",
+            f"got {shown(text, 80)}",
+            remedy="for example gpuStack=operator-managed",
+        )
     name, _, value = text.partition("=")
     if not IDENT.match(name) or not IDENT.match(value):
         raise invalid(f"profile name and value must match {IDENT_TEXT}")
@@ -110,6 +115,7 @@ def select_value(
         raise invalid(
             f'profile "{decl.name}" has no value "{selection.value}"; '
             f"valid values: [{' '.join(decl.value_names())}]"
+            + did_you_mean(selection.value, decl.value_names())
         )
     return selection.value, decl.values[selection.value]
 

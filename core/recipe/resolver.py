@@ -320,6 +320,7 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
     stated = criteria.stated()
     uncovered: list[str] = []
     uncovered_dims: list[str] = []
+    needed: dict[str, list[str]] = {}  # what the overlays also need -> the values needing it
     for dim, value in stated.items():
         carried = any(
             o.criteria is not None and o.criteria.value(dim) == value for o in applied_overlays
@@ -342,9 +343,8 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
             )
             needs = _missing_dimensions(catalog, criteria, dim, value)
             if needs:
-                hint += "; overlays for it also need " + ", ".join(
-                    f"{FLAGS[d]} ({'/'.join(v)})" for d, v in needs.items()
-                )
+                also = ", ".join(f"{FLAGS[d]} ({'/'.join(v)})" for d, v in needs.items())
+                needed.setdefault(also, []).append(f'{dim} "{value}"')
             uncovered.append(f'{dim} "{value}"{hint}')
             uncovered_dims.append(dim)
     gated: list[str] = []
@@ -372,8 +372,20 @@ def check_coverage(catalog: Catalog, criteria: Criteria, applied: Iterable[str])
             )
     if uncovered:
         nearest = nearest_leaves(catalog, criteria)
+        # One sentence: what is not covered, then what the overlays for it also need (said
+        # once for the values that need the same thing).
+        if len(needed) == 1 and len(next(iter(needed.values()))) == len(uncovered):
+            them = "it" if len(uncovered) == 1 else "them"
+            also = f"the overlays for {them} also need {next(iter(needed))}"
+        else:
+            also = "; ".join(
+                f"the overlays for {_either(values)} also need {need}"
+                for need, values in needed.items()
+            )
         raise CoverageError(
-            f"no overlay covers the requested {'; '.join(uncovered)} for criteria {criteria.label()}"
+            f"no overlay covers the requested {_either(uncovered)} for criteria "
+            f"{criteria.label()}"
+            + (f": {also}" if also else "")
             + (f"; nearest published leaves: {', '.join(nearest)}" if nearest else ""),
             tuple(uncovered_dims),
         )
@@ -408,6 +420,11 @@ def nearest_leaves(catalog: Catalog, criteria: Criteria, limit: int = 3) -> list
         if score > 0:
             scored.append((-score, name))
     return [name for _, name in sorted(scored)[:limit]]
+
+
+def _either(items: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def _missing_dimensions(

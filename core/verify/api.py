@@ -172,6 +172,11 @@ def _read_values(path: Path, what: str) -> dict[str, Any]:
 def bundle_input(bundle: Path) -> VerifyInput:
     from core.recipe.loading import load_recipe
 
+    if not bundle.exists():
+        raise invalid(
+            f'bundle directory "{bundle}" does not exist',
+            "expected the output directory of aicr-tui bundle",
+        )
     if not bundle.is_dir():
         raise invalid(
             f"{bundle} is not a bundle directory", "expected the output of aicr-tui bundle"

@@ -148,7 +148,7 @@ class VerifyReport:
             if c.note:
                 head += f"; {_clean(c.note)}"
             if not c.findings and c.status not in (NOT_RENDERABLE,):
-                head += f"; {c.objects} objects, no findings"
+                head += f"; {c.objects} object{'' if c.objects == 1 else 's'}, no findings"
             lines.append(head)
             lines += [f"  {f.render()}" for f in c.findings]
         n = len(self.findings)

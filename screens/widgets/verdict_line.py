@@ -1,4 +1,5 @@
-"""The recipe screen's verdict: one to three lines, green when it passes, red when it fails.
+"""The recipe screen's verdict: one to three lines, green when it passes, red when it fails,
+plain when nothing was verified (no capture).
 
 It changes on almost every keystroke, so it draws its own lines (Textual's line API)
 from text wrapped once per change, where a Static took the text through Textual's content
@@ -25,7 +26,7 @@ from screens.widgets.text_pane import wrap_plain
 
 
 class VerdictLine(KeptLines):
-    """``show(text, ok)``; ``render()`` is the plain text shown."""
+    """``show(text, ok)`` (``ok`` None: neutral); ``render()`` is the plain text shown."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"verdict-line--pass", "verdict-line--fail"}
     DEFAULT_CSS = """
@@ -43,7 +44,7 @@ class VerdictLine(KeptLines):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._text = ""
-        self._ok = False
+        self._ok: bool | None = False
         self._lines: list[str] = []
         self._wrapped_for = -1  # the width _lines were wrapped to
         self._styles: tuple[Style, Style] | None = None  # (pass, fail)
@@ -51,8 +52,9 @@ class VerdictLine(KeptLines):
     def render(self) -> str:
         return self._text
 
-    def show(self, text: str, ok: bool) -> None:
-        """Show ``text`` (plain, made terminal-safe here) as a passing or failing verdict."""
+    def show(self, text: str, ok: bool | None) -> None:
+        """Show ``text`` (plain, made terminal-safe here) as a passing or failing verdict,
+        or (``ok`` None) as a neutral one: nothing was checked, so neither colour."""
         text = safe_text(text)
         if (text, ok) == (self._text, self._ok):
             return
@@ -88,6 +90,9 @@ class VerdictLine(KeptLines):
                 base + self.get_component_rich_style("verdict-line--pass"),
                 base + self.get_component_rich_style("verdict-line--fail"),
             )
-        style = self._styles[0] if self._ok else self._styles[1]
+        if self._ok is None:
+            style = self.rich_style
+        else:
+            style = self._styles[0] if self._ok else self._styles[1]
         text = self._lines[y] if y < len(self._lines) else ""
         return Strip([Segment(text, style)]).extend_cell_length(width, style)

@@ -21,9 +21,33 @@ from textual.widgets import DirectoryTree, Input, Label, Static
 from core.foundation.textsafe import safe_text
 from screens.markup import escape_markup
 
+# Directories no capture lives in: version control, virtual environments, tool caches.
+HIDDEN_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".cache",
+    }
+)
+
 
 class SafeDirectoryTree(DirectoryTree):
-    """A directory tree whose file names reach the terminal without escape sequences."""
+    """A directory tree whose file names reach the terminal without escape sequences, and
+    that leaves out version control, virtual environments and caches."""
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [p for p in paths if p.name not in HIDDEN_DIRS]
 
     def process_label(self, label: str | Text) -> Text:
         return super().process_label(safe_text(label) if isinstance(label, str) else label)
@@ -67,10 +91,11 @@ class OpenCaptureModal(ModalScreen[str | None]):
 
 
 class BrowseCaptureModal(ModalScreen[str | None]):
-    """A directory tree; enter on a file returns its path."""
+    """A directory tree; enter on a file returns its path, backspace goes up a folder."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("backspace", "up", "Parent folder", id="dialog.up"),
     ]
 
     def __init__(self, root: Path) -> None:
@@ -79,11 +104,24 @@ class BrowseCaptureModal(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="wizard-dialog tall"):
-            yield Label(
-                f"Pick a capture file under {escape_markup(self._root)}", classes="dialog-title"
-            )
+            yield Label(self._title(), id="browse-title", classes="dialog-title")
             yield SafeDirectoryTree(self._root, id="browse-tree")
-            yield Static("arrows: move   enter: pick   esc: cancel", classes="dialog-hint")
+            yield Static(
+                "arrows: move   enter: pick   backspace: parent folder   esc: cancel",
+                classes="dialog-hint",
+            )
+
+    def _title(self) -> str:
+        return f"Pick a capture file under {escape_markup(self._root)}"
+
+    def action_up(self) -> None:
+        """Show the parent folder (the tree starts where the samples or the cwd are)."""
+        parent = self._root.resolve().parent
+        if parent == self._root.resolve():
+            return
+        self._root = parent
+        self.query_one(DirectoryTree).path = parent
+        self.query_one("#browse-title", Label).update(self._title())
 
     def on_mount(self) -> None:
         self.query_one(DirectoryTree).focus()

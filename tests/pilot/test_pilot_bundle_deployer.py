@@ -71,3 +71,30 @@ async def test_deployer_is_picked_previewed_and_written(aks_recipe, tmp_path) ->
         await pilot.press("d")
         await _planned(pilot, screen)
         assert screen.plan.deployer == "helm"
+
+
+async def test_helmfile_component_list_is_numbered_like_its_folders(aks_recipe, tmp_path) -> None:
+    """Issue 34 item 4: under helmfile (whose ``-post`` folders shift the later numbers) the
+    list said ``005 nodewright-operator`` while the Files tab and the bundle said 006-."""
+    from textual.widgets import Tree
+
+    app = _host(aks_recipe, tmp_path, KEYED)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen: BundlePreviewScreen = app.shown
+        await _planned(pilot, screen)
+        await pilot.press("d")  # helmfile
+        await _planned(pilot, screen)
+        assert screen.plan.deployer == "helmfile"
+        tree = screen.query_one(Tree)
+        labels = {
+            node.data[1]: str(node.label)
+            for node in tree.root.children
+            if node.data and node.data[0] == "component"
+        }
+        shifted = 0
+        for component in screen.plan.components:
+            number = component.folder.split("-", 1)[0]
+            assert labels[component.name] == f"{number} {component.name}"
+            assert any(path.startswith(f"{component.folder}/") for path in screen.plan.files)
+            shifted += int(number) != component.index
+        assert shifted, "the helmfile layout shifts no number here: the test proves nothing"

@@ -140,10 +140,11 @@ async def test_the_guide_note_count_is_the_shown_verdicts_own(tmp_path):
         passing_notes = len(screen._findings)
         assert passing_notes != failing_notes
         text = str(line.render())
-        if passing_notes:
-            assert f"g: {passing_notes} guide notes" in text
+        if passing_notes:  # "1 guide note", "2 guide notes" (issue 34 item 7)
+            plural = "" if passing_notes == 1 else "s"
+            assert f"g: {passing_notes} guide note{plural}" in text
         else:
-            assert "guide notes" not in text
+            assert "guide note" not in text
 
 
 async def test_the_footer_follows_s_and_the_screen_is_never_laid_out_again(tmp_path):

@@ -194,7 +194,15 @@ async def test_no_capture_criteria_only_then_live_validation(tmp_path, monkeypat
         assert app.state.samples == [] and app.state.snapshot is None
         assert app.state.verdict.ok, app.state.last_error
         assert {c.status for c in app.state.verdict.checks} == {"deferred"}
-        assert "criteria-only" in str(app.screen.query_one("#verdict-line").render())
+        # Issue 34 item 4: nothing was verified, so a neutral line, never a green PASS, and
+        # no `s: switch` offered (every value "qualifies" when there is nothing to check).
+        verdict_line = app.screen.query_one("#verdict-line")
+        text = str(verdict_line.render())
+        assert text.startswith("not verified (no capture): gpuStack="), text
+        assert "PASS" not in text and verdict_line._ok is None
+        assert app.screen.switch_target() is None
+        assert "s: switch" not in app.screen._trouble_text(True)
+        assert not app.screen.check_action("switch_profile", ())
         await pilot.press("v")
         await pilot.pause()
         dash = app.screen

@@ -1,0 +1,97 @@
+"""Small wizard behaviours (issue 34, item 8): the deployer is kept when the preview is
+entered again, the file browser hides version control, environments and caches and can go
+up a folder, ``c`` does not claim a copy it cannot know of, ctrl+c quits, and without
+samples the capture title does not offer to load one."""
+
+from __future__ import annotations
+
+from screens.capture import CaptureScreen
+from screens.recipe import RecipeScreen
+from tests.pilot.wizard_helpers import open_recipe, settle, wait_until, wizard_running
+
+
+async def test_the_deployer_is_kept_on_reentering_the_preview(tmp_path) -> None:
+    async with wizard_running(tmp_path) as (app, pilot):
+        await open_recipe(pilot, "aks-none")
+        await pilot.press("s")  # operator-managed qualifies
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot, 3)
+        bundle = app.screen
+        await wait_until(pilot, lambda: bundle.plan is not None)
+        await pilot.press("d")  # helm -> helmfile
+        await wait_until(
+            pilot, lambda: bundle.plan is not None and bundle.plan.deployer == "helmfile"
+        )
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, RecipeScreen)
+        await pilot.press("b")
+        await settle(pilot, 3)
+        again = app.screen
+        assert again is not bundle
+        assert again.deployer == "helmfile"
+        await wait_until(pilot, lambda: again.plan is not None)
+        assert again.plan.deployer == "helmfile"
+
+
+async def test_the_file_browser_hides_caches_and_goes_up(tmp_path) -> None:
+    from textual.app import App
+
+    from screens.widgets.wizard_dialogs import BrowseCaptureModal, SafeDirectoryTree
+
+    work = tmp_path / "work"
+    for name in (".git", ".venv", "__pycache__", ".mypy_cache", "dumps"):
+        (work / name).mkdir(parents=True)
+    shown = SafeDirectoryTree(work).filter_paths(sorted(work.iterdir()))
+    assert [p.name for p in shown] == ["dumps"]
+
+    modal = BrowseCaptureModal(work)
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(modal)
+        await pilot.pause()
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert modal._root == work.resolve().parent
+        assert str(work.resolve().parent) in str(modal.query_one("#browse-title").render())
+
+
+async def test_copy_does_not_claim_success_and_ctrl_c_quits(tmp_path) -> None:
+    async with wizard_running(tmp_path) as (app, pilot):
+        await pilot.press("g")
+        await settle(pilot)
+        notes: list[str] = []
+        original = app.notify
+
+        def spy(message: str, *args: object, **kwargs: object) -> None:
+            notes.append(str(message))
+            original(message, *args, **kwargs)  # type: ignore[arg-type]
+
+        app.notify = spy  # type: ignore[method-assign]
+        app.screen.notify = spy  # type: ignore[method-assign]
+        await pilot.press("c")
+        await settle(pilot)
+        copied = [n for n in notes if "OSC 52" in n]
+        assert copied or any("no commands" in n for n in notes), notes
+        for note in copied:  # the entry shown has commands
+            assert "copied to the clipboard" not in note.lower()
+            assert "ignores it" in note
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert not app.is_running or app._exit
+
+
+async def test_without_samples_the_capture_title_offers_no_sample(tmp_path) -> None:
+    from aicr_tui.app import create_app
+
+    app = create_app()
+    app.state.output_dir = tmp_path
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, CaptureScreen)
+        assert app.state.samples == []
+        assert "sample" not in app.screen.sub_title
+        assert "o opens a file" in app.screen.sub_title
