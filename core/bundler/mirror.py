@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.foundation.errors import invalid
-from core.foundation.record import Record, field
 from core.foundation.textsafe import safe_line
 from core.foundation.yamlio import dump_json, dump_yaml
 
@@ -43,7 +43,8 @@ _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 _NO_SPACE = re.compile(r"^\S+$")
 
 
-class ImageUse(Record, frozen=True):
+@dataclass(frozen=True)
+class ImageUse:
     """One place an image is named: the component, the object and the field."""
 
     component: str
@@ -51,12 +52,14 @@ class ImageUse(Record, frozen=True):
     path: str  # spec.template.spec.containers[0].image
 
 
-class Image(Record):
+@dataclass
+class Image:
     ref: str
     uses: list[ImageUse] = field(default_factory=list)
 
 
-class Chart(Record, frozen=True):
+@dataclass(frozen=True)
+class Chart:
     component: str
     name: str
     repository: str
@@ -64,7 +67,8 @@ class Chart(Record, frozen=True):
     namespace: str
 
 
-class MirrorList(Record):
+@dataclass
+class MirrorList:
     images: list[Image] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
     unrendered: list[str] = field(default_factory=list)

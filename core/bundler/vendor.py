@@ -14,11 +14,11 @@ from __future__ import annotations
 import io
 import tarfile
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.foundation.digest import sha256_hex
 from core.foundation.errors import AicrError, invalid
-from core.foundation.record import Record, field
 from core.foundation.yamlio import dump_yaml, load_yaml_plain
 
 VENDOR_DIR = "charts"
@@ -30,7 +30,8 @@ MAX_CHART_YAML_BYTES = 1_048_576
 VENDOR_DEPLOYERS = ("helm", "helmfile")
 
 
-class VendoredChart(Record, frozen=True):
+@dataclass(frozen=True)
+class VendoredChart:
     component: str
     chart: str
     version: str

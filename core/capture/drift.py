@@ -11,9 +11,9 @@ are listed as ``unmeasured`` and are not drift, because nothing says they change
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from core.documents.snapshot import Scalar, Snapshot, Subtype
-from core.foundation.record import Record, field
 
 CHANGED = "changed"
 ADDED = "added"
@@ -21,7 +21,8 @@ REMOVED = "removed"
 UNMEASURED = "unmeasured"
 
 
-class ReadingChange(Record, frozen=True):
+@dataclass(frozen=True)
+class ReadingChange:
     """One reading that differs: its path, the old and new values (None: absent)."""
 
     path: str
@@ -30,7 +31,8 @@ class ReadingChange(Record, frozen=True):
     change: str  # changed | added | removed | unmeasured
 
 
-class SnapshotComparison(Record):
+@dataclass
+class SnapshotComparison:
     changes: list[ReadingChange] = field(default_factory=list)
     unmeasured: list[ReadingChange] = field(default_factory=list)
 

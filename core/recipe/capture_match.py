@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.documents.criteria import ACCELERATOR_TOKENS, OS_IDS, PROVIDER_SERVICES
 from core.foundation.errors import AicrError, invalid
-from core.foundation.record import Record
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
@@ -59,7 +59,8 @@ _OS_IMAGES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-class Observation(Record, frozen=True):
+@dataclass(frozen=True)
+class Observation:
     """One criteria value a capture records, and where."""
 
     dimension: str  # service | accelerator | os
@@ -68,7 +69,8 @@ class Observation(Record, frozen=True):
     raw: str  # what the reading holds: "azure", "NVIDIA-H100-80GB-HBM3"
 
 
-class CriteriaConflict(Record, frozen=True):
+@dataclass(frozen=True)
+class CriteriaConflict:
     """A stated criterion the capture contradicts."""
 
     dimension: str

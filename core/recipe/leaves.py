@@ -9,17 +9,18 @@ combination a user can ask for and get a recipe of its own (its OS and platform 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.documents.criteria import ANY, DIMENSIONS, Criteria
-from core.foundation.record import Record
 from core.recipe.catalog import Catalog
 
 REQUIRED: tuple[str, ...] = ("service", "accelerator", "intent")
 COLUMNS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
 
 
-class RecipeRow(Record, frozen=True):
+@dataclass(frozen=True)
+class RecipeRow:
     """One recipe the catalog serves: its overlay and criteria."""
 
     name: str

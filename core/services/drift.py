@@ -13,11 +13,11 @@ The CLI (``aicr-tui diff``) and the wizard make the same call, :func:`diff_snaps
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.capture.drift import ReadingChange, compare_snapshots
 from core.foundation.errors import AicrError
-from core.foundation.record import Record, field
 
 if TYPE_CHECKING:
     from core.documents.recipe_result import Constraint, RecipeResult
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 PASSED = "passed"
 
 
-class ConstraintDrift(Record, frozen=True):
+@dataclass(frozen=True)
+class ConstraintDrift:
     """One recipe constraint on both sides (``old_*`` empty when there is no old side)."""
 
     name: str
@@ -47,7 +48,8 @@ class ConstraintDrift(Record, frozen=True):
         return self.new_status != PASSED and self.old_status in (PASSED, "")
 
 
-class VerdictChange(Record, frozen=True):
+@dataclass(frozen=True)
+class VerdictChange:
     """The recipe's qualification on each side: ok, or the reason it was refused."""
 
     selection: str  # "gpuStack=azure-managed", or "" for a recipe without a profile
@@ -61,7 +63,8 @@ class VerdictChange(Record, frozen=True):
         return self.old_ok != self.new_ok
 
 
-class DriftReport(Record):
+@dataclass
+class DriftReport:
     changes: list[ReadingChange] = field(default_factory=list)
     unmeasured: list[ReadingChange] = field(default_factory=list)
     constraints: list[ConstraintDrift] = field(default_factory=list)

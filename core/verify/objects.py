@@ -4,17 +4,18 @@ them) and the step's raw manifests. ``aicr-tui mirror list`` reads images from t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.foundation.record import Record, field
 from core.verify.analysis import Verifier, _documents_of, _is_test_hook
 from core.verify.model import VerifyComponent
 
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".json")
 
 
-class RenderedStep(Record):
+@dataclass
+class RenderedStep:
     """A step's objects; ``problem`` says why the chart part could not be rendered."""
 
     name: str
