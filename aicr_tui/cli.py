@@ -80,6 +80,21 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "aicr-tui serve",
         "aicr-tui serve --port 8080 --no-demo",
     ),
+    "diff": (
+        "aicr-tui diff qualified.yaml today.yaml",
+        "aicr-tui diff qualified.yaml -k ~/.kube/config -r recipe.yaml --fail-on-drift",
+        "aicr-tui diff qualified.yaml today.yaml -o json",
+    ),
+    "mirror": (
+        "aicr-tui mirror list bundle",
+        "aicr-tui mirror list recipe.yaml -o hauler --output-file hauler.yaml",
+    ),
+    "upgrade-check": (
+        "aicr-tui upgrade-check --from bundle --to recipe.yaml",
+        "aicr-tui upgrade-check -k ~/.kube/config --to recipe.yaml -o json",
+        "aicr-tui upgrade-check --from recipe.yaml --service aks --accelerator h100 --os ubuntu "
+        "--intent training --profile gpuStack=operator-managed",
+    ),
 }
 
 VERBOSE_HELP = "also print notes that are not warnings (derived criteria, files written)"

@@ -40,8 +40,8 @@ def register(sub: Any) -> None:
     parser.add_argument("old", metavar="OLD", help="the snapshot the recipe was qualified on")
     parser.add_argument("new", metavar="NEW", nargs="?", help="the newer snapshot")
     live = parser.add_argument_group("the live cluster as NEW")
-    live.add_argument("-k", "--kubeconfig", metavar="K", help="capture the cluster as NEW")
-    live.add_argument("--context", metavar="C", help="kubeconfig context")
+    live.add_argument("-k", "--kubeconfig", metavar="KUBECONFIG", help="capture the cluster as NEW")
+    live.add_argument("--context", metavar="CONTEXT", help="kubeconfig context")
     live.add_argument(
         "--aks-gpu-pools", metavar="FILE", help="attach this `az aks nodepool list -o json` dump"
     )

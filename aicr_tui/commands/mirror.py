@@ -24,7 +24,10 @@ def register(sub: Any) -> None:
     parser = sub.add_parser(
         "mirror",
         help="list the images and charts a bundle pulls (for air-gapped mirrors)",
-        description="Mirror helpers for air-gapped installs.",
+        description=(
+            "Mirror helpers for air-gapped installs: `mirror list` names every image and "
+            "chart a bundle pulls, to copy into a registry the cluster can reach."
+        ),
     )
     actions = parser.add_subparsers(dest="mirror_command", metavar="ACTION", required=True)
     listing = actions.add_parser(

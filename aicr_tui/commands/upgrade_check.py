@@ -46,11 +46,11 @@ def register(sub: Any) -> None:
     dst = parser.add_argument_group("to (a recipe file, or criteria)")
     dst.add_argument("--to", dest="target", metavar="RECIPE", default=None, help="target recipe")
     for flag, metavar in (
-        ("--service", "S"),
-        ("--accelerator", "A"),
+        ("--service", "SERVICE"),
+        ("--accelerator", "ACCELERATOR"),
         ("--os", "OS"),
-        ("--intent", "I"),
-        ("--platform", "P"),
+        ("--intent", "INTENT"),
+        ("--platform", "PLATFORM"),
     ):
         dst.add_argument(flag, metavar=metavar, default=None, help=f"target criteria: {flag[2:]}")
     dst.add_argument(
