@@ -39,15 +39,16 @@ async def recipe_passing_with_diff(pilot) -> None:
 
 
 async def recipe_capture_conflict(pilot) -> None:
-    """Issue 33: the H100 capture with another accelerator chosen (one stray →): FAIL, the
-    conflict with the observed value, and t to take the capture's value."""
+    """Issue 33: the H100 capture with another AKS accelerator chosen (a100, two strays ←
+    past gb200): FAIL, the conflict with the observed value, and t to take the capture's
+    value."""
     await settle(pilot)
     await pick_sample(pilot, "aks-install")
     await pilot.press("n")
     await settle(pilot, 3)
     pilot.app.screen.query_one("#sel-accelerator").focus()
     await pilot.pause()
-    await pilot.press("right")
+    await pilot.press("left", "left")
     await settle(pilot, 3)
 
 
