@@ -161,8 +161,9 @@ def register(sub: Any) -> None:
         "--vendor-charts",
         action="store_true",
         help="carry each pinned chart archive in charts/ and install from it (no chart "
-        "repository needed; helm and helmfile deployers): archives from --charts, else "
-        "$AICR_VENDOR_CHARTS_DIR, else pulled with Helm",
+        "repository needed; helm, helmfile, argocd: unpacked in the bundle repository, flux: "
+        "pushed beside the bundle): archives from --charts, else $AICR_VENDOR_CHARTS_DIR, "
+        "else pulled with Helm",
     )
     parser.add_argument(
         "--upgrade-from",

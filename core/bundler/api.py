@@ -534,6 +534,9 @@ def _render(
             config=config,
             locks=lock.effective_lock_set(state),
             recipe_version=state.recipe.metadata.version or "",
+            vendored={c.name: vendored[c.name] for c in components if c.vendored}
+            if vendored is not None
+            else {},
         ),
         profile=(profile.name, profile.value) if profile is not None else None,
     )
@@ -563,7 +566,7 @@ def _render(
     if vendored is not None:
         carried = {c.name: vendored[c.name] for c in components if c.vendored}
         files.update(vendored_files(carried))
-        files["README.md"] += readme_section(carried).encode()
+        files["README.md"] += readme_section(carried, config.name).encode()
     files["checksums.txt"] = render.checksums(files).encode()
     return BundlePlan(
         recipe=state.recipe,
@@ -587,9 +590,9 @@ def _attach_vendored(
     """Point every chart step at its vendored archive; every chart must have one."""
     if config.name not in VENDOR_DEPLOYERS:
         raise invalid(
-            f"--vendor-charts is not supported with --deployer {config.name}: Argo CD and Flux "
-            "fetch charts from a repository the cluster reaches; use --deployer helm or "
-            "helmfile, or mirror the charts (aicr-tui mirror list -o hauler)"
+            f"--vendor-charts is not supported with --deployer {config.name}: its root chart "
+            "cannot carry the charts its Applications install; use --deployer argocd (the "
+            "charts unpacked in the bundle's Git repository), flux, helm or helmfile"
         )
     for comp in components:
         if not comp.has_chart:

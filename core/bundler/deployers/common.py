@@ -16,6 +16,7 @@ from core.foundation.record import Record, field
 if TYPE_CHECKING:
     from core.bundler.deployers.config import DeployerConfig
     from core.bundler.model import ComponentPlan
+    from core.bundler.vendor import VendoredChart
 
 
 class DeployContext(Record):
@@ -24,6 +25,8 @@ class DeployContext(Record):
     locks: dict[str, list[str]]
     """Profile-locked value paths per component (the effective lock set)."""
     recipe_version: str
+    vendored: dict[str, VendoredChart] = field(default_factory=dict)
+    """``--vendor-charts``: each chart component's checked archive, by component name."""
 
 
 class DeployOutput(Record):
