@@ -39,6 +39,7 @@ from tests.conftest import TEST_DATA
 
 CRDS = TEST_DATA / "crds"
 GITOPS_GROUPS = ("argoproj.io", "toolkit.fluxcd.io")
+VENDOR = ["--vendor-charts", "--charts", str(TEST_DATA / "charts" / "archives")]
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +76,14 @@ def _release_argo_finalizers(cluster: Cluster) -> None:
 
 
 def _documents(bundle_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    vendored = (bundle_dir / "provenance.yaml").is_file()
     out = []
     for path in sorted(bundle_dir.rglob("*.yaml")):
         rel = str(path.relative_to(bundle_dir))
         if "/templates/" in f"/{rel}":
             continue  # Helm templates of local charts: rendered by Argo CD, not applied as is
+        if vendored and "/chart/" in rel:
+            continue  # a chart unpacked by --vendor-charts: Argo CD renders it
         for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
             if not isinstance(doc, dict) or "apiVersion" not in doc or "kind" not in doc:
                 continue
@@ -101,7 +105,20 @@ def _documents(bundle_dir: Path) -> list[tuple[str, dict[str, Any]]]:
             ["--repo", "oci://registry.example.com/platform/aicr-bundle"],
             {"HelmRelease", "HelmRepository", "OCIRepository", "Kustomization"},
         ),
+        # --vendor-charts: Applications whose chart is a path in the bundle repository;
+        # HelmReleases whose chartRef is the archive pushed beside the bundle
+        (
+            "argocd",
+            ["--repo", "https://git.example.com/platform/aicr-bundle.git", *VENDOR],
+            {"Application"},
+        ),
+        (
+            "flux",
+            ["--repo", "oci://registry.example.com/platform/aicr-bundle", *VENDOR],
+            {"HelmRelease", "OCIRepository", "Kustomization"},
+        ),
     ],
+    ids=["argocd", "flux", "argocd-vendored", "flux-vendored"],
 )
 def test_every_gitops_document_is_accepted_by_a_server_side_apply(
     cluster: Cluster,
