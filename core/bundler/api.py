@@ -46,7 +46,6 @@ from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
 from core.bundler.vendor import (
-    VENDOR_DEPLOYERS,
     VendoredChart,
     readme_section,
     vendored_files,
@@ -512,7 +511,7 @@ def _render(
             )
         )
     if vendored is not None:
-        _attach_vendored(components, vendored, config)
+        _attach_vendored(components, vendored)
     warnings = list(state.warnings)
     notes = render.operational_notes(state, components) + list(state.notes)
 
@@ -585,15 +584,8 @@ def _render(
 def _attach_vendored(
     components: list[ComponentPlan],
     vendored: Mapping[str, VendoredChart],
-    config: DeployerConfig,
 ) -> None:
     """Point every chart step at its vendored archive; every chart must have one."""
-    if config.name not in VENDOR_DEPLOYERS:
-        raise invalid(
-            f"--vendor-charts is not supported with --deployer {config.name}: its root chart "
-            "cannot carry the charts its Applications install; use --deployer argocd (the "
-            "charts unpacked in the bundle's Git repository), flux, helm or helmfile"
-        )
     for comp in components:
         if not comp.has_chart:
             continue

@@ -25,10 +25,6 @@ VENDOR_DIR = "charts"
 PROVENANCE_FILE = "provenance.yaml"
 MAX_ARCHIVE_BYTES = 64 * 1_048_576
 MAX_CHART_YAML_BYTES = 1_048_576
-# Deployers whose outputs install from the vendored files: the scripts and helmfile read
-# the archives; Argo CD reads each chart unpacked in the bundle's Git repository; Flux reads
-# each archive pushed (from the bundle) as an OCI chart beside the bundle's own artifact.
-VENDOR_DEPLOYERS = ("helm", "helmfile", "argocd", "flux")
 
 
 class VendoredChart(Record, frozen=True):
@@ -154,6 +150,9 @@ def readme_section(vendored: Mapping[str, VendoredChart], deployer: str = "helm"
         "installs it from there, a path in this bundle's own Git repository",
         "flux": "the README's `helm push` lines put them beside the bundle in its registry, "
         "and each HelmRelease installs its chart from there",
+        "argocd-helm": "the README's `helm push` lines put them in the OCI registry given "
+        "with `--repo`, and each Application installs its chart from there (`.helmignore` "
+        "keeps them out of the root chart)",
     }.get(
         deployer,
         "`deploy.sh`, each `install.sh`, `undeploy.sh` (its `helm show crds`) and helmfile read "

@@ -76,14 +76,11 @@ def _release_argo_finalizers(cluster: Cluster) -> None:
 
 
 def _documents(bundle_dir: Path) -> list[tuple[str, dict[str, Any]]]:
-    vendored = (bundle_dir / "provenance.yaml").is_file()
     out = []
     for path in sorted(bundle_dir.rglob("*.yaml")):
         rel = str(path.relative_to(bundle_dir))
         if "/templates/" in f"/{rel}":
             continue  # Helm templates of local charts: rendered by Argo CD, not applied as is
-        if vendored and "/chart/" in rel:
-            continue  # a chart unpacked by --vendor-charts: Argo CD renders it
         for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
             if not isinstance(doc, dict) or "apiVersion" not in doc or "kind" not in doc:
                 continue
@@ -105,20 +102,7 @@ def _documents(bundle_dir: Path) -> list[tuple[str, dict[str, Any]]]:
             ["--repo", "oci://registry.example.com/platform/aicr-bundle"],
             {"HelmRelease", "HelmRepository", "OCIRepository", "Kustomization"},
         ),
-        # --vendor-charts: Applications whose chart is a path in the bundle repository;
-        # HelmReleases whose chartRef is the archive pushed beside the bundle
-        (
-            "argocd",
-            ["--repo", "https://git.example.com/platform/aicr-bundle.git", *VENDOR],
-            {"Application"},
-        ),
-        (
-            "flux",
-            ["--repo", "oci://registry.example.com/platform/aicr-bundle", *VENDOR],
-            {"HelmRelease", "OCIRepository", "Kustomization"},
-        ),
     ],
-    ids=["argocd", "flux", "argocd-vendored", "flux-vendored"],
 )
 def test_every_gitops_document_is_accepted_by_a_server_side_apply(
     cluster: Cluster,
@@ -212,6 +196,43 @@ def test_the_argocd_helm_root_chart_installs_with_helm(
         _release_argo_finalizers(cluster)
         cluster.helm("uninstall", "aicr-stack", "-n", "argocd", "--wait", timeout=180)
         assert not cluster.list_objects("applications.argoproj.io", all_namespaces=True)
+    finally:
+        _release_argo_finalizers(cluster)
+        sweep(cluster, before)
+        assert not any(wait_gone(cluster, before).values())
+
+
+def test_a_vendored_argocd_helm_root_chart_installs_with_helm(
+    cluster: Cluster, gitops_crds: set[str], tmp_path: Path
+) -> None:
+    """``--vendor-charts`` with argocd-helm: the real helm v4 CLI installs the root chart from
+    the bundle directory that also holds ``charts/*.tgz`` (its ``.helmignore`` keeps them from
+    being loaded as subcharts, whose names the root chart's values schema would refuse), and
+    the stored Applications install each chart from the OCI repository they are pushed to."""
+    oci = "oci://registry.example.com/platform/aicr-bundle"
+    bundle_dir = bundle(
+        recipe(tmp_path, *AKS_TRAINING), tmp_path / "b", *AKS_TOLERATION, "-d", "argocd-helm",
+        "--repo", oci, *VENDOR,
+    )  # fmt: skip
+    pinned = yaml.safe_load((bundle_dir / "provenance.yaml").read_text())["charts"]
+    before = ClusterState.read(cluster)
+    try:
+        cluster.helm(
+            "install", "aicr-stack", str(bundle_dir), "--namespace", "argocd", "--create-namespace",
+            "--wait", "--timeout", "120s", timeout=180,
+        )  # fmt: skip
+        apps = {
+            a["metadata"]["name"]: a
+            for a in cluster.list_objects("applications.argoproj.io", all_namespaces=True)
+        }
+        for c in pinned:
+            source = apps[c["component"]]["spec"]["source"]
+            assert (source["repoURL"], source["chart"]) == (
+                oci[len("oci://") :] + "/charts",
+                c["chart"],
+            ), c["component"]
+        _release_argo_finalizers(cluster)
+        cluster.helm("uninstall", "aicr-stack", "-n", "argocd", "--wait", timeout=180)
     finally:
         _release_argo_finalizers(cluster)
         sweep(cluster, before)

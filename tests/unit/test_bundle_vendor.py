@@ -284,12 +284,56 @@ def test_flux_helmreleases_install_the_archives_pushed_beside_the_bundle(
     assert "each HelmRelease installs its chart from there" in readme
 
 
-def test_argocd_helm_refused(recipe: Path, tmp_path: Path) -> None:
+def test_argocd_helm_applications_install_the_archives_pushed_to_the_repo(
+    recipe: Path, tmp_path: Path
+) -> None:
+    """argocd-helm with --vendor-charts: --repo is the OCI repository the archives are pushed
+    to; the root chart, rendered by Helm's engine, makes Applications (CRD-valid) that install
+    each chart from ``<repo>/charts`` at the tag ``helm push`` gives it, and ``.helmignore``
+    keeps ``charts/`` from being loaded as the root chart's subcharts (without it, it is)."""
+    hp = pytest.importorskip("helm_python")
+    out = tmp_path / "ah"
+    proc = _bundle(recipe, out, "--charts", str(ARCHIVES), "-d", "argocd-helm", "--repo", OCI)
+    assert proc.returncode == 0, proc.stderr
+    assert "--repo is ignored" not in proc.stderr
+    pinned = _pinned(out)
+    defaults = yaml.safe_load((out / "values.yaml").read_text())
+    rendered = hp.Chart.load(str(out)).render(defaults, name="aicr", namespace="argocd")
+    assert not [k for k in rendered if "/charts/" in k]
+    apps = {
+        d["metadata"]["name"]: d
+        for path, text in rendered.items()
+        if path.endswith("applications.yaml")
+        for d in yaml.safe_load_all(text)
+        if d
+    }
+    assert set(apps) >= set(pinned)
+    readme = (out / "README.md").read_text()
+    for component, prov in pinned.items():
+        validate_document(apps[component], component)
+        src = apps[component]["spec"]["source"]
+        with tarfile.open(out / prov["file"], mode="r:gz") as tar:
+            meta = yaml.safe_load(tar.extractfile(f"{prov['chart']}/Chart.yaml").read())  # type: ignore[union-attr]
+        assert (src["repoURL"], src["chart"], src["targetRevision"]) == (
+            OCI[len("oci://") :] + "/charts",
+            prov["chart"],
+            str(meta["version"]).replace("+", "_"),
+        )
+        assert f"helm push {prov['file']} {OCI}/charts\n" in readme
+    assert "each Application installs its chart from there" in readme
+    (out / ".helmignore").unlink()
+    # the control: without it Helm loads the archives as subcharts, whose names the root
+    # chart's values schema then refuses
+    with pytest.raises(Exception, match="additional properties .*'gpu-operator'"):
+        hp.Chart.load(str(out)).render(defaults, name="aicr", namespace="argocd")
+
+
+def test_argocd_helm_vendored_repo_must_be_oci(recipe: Path, tmp_path: Path) -> None:
     out = tmp_path / "ah"
     err = _one_line_refusal(
-        _bundle(recipe, out, "--charts", str(ARCHIVES), "-d", "argocd-helm"), out
+        _bundle(recipe, out, "--charts", str(ARCHIVES), "-d", "argocd-helm", "--repo", GIT), out
     )
-    assert "--vendor-charts is not supported with --deployer argocd-helm" in err
+    assert "is not an OCI repository; with --vendor-charts the argocd-helm" in err
 
 
 @pytest.mark.parametrize("deployer", ["helm", "argocd"])
