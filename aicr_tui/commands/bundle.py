@@ -161,8 +161,9 @@ def register(sub: Any) -> None:
         "--vendor-charts",
         action="store_true",
         help="carry each pinned chart archive in charts/ and install from it (no chart "
-        "repository needed; helm and helmfile deployers): archives from --charts, else "
-        "$AICR_VENDOR_CHARTS_DIR, else pulled with Helm",
+        "repository needed; helm, helmfile, argocd: unpacked in the bundle repository, flux "
+        "and argocd-helm: pushed to --repo oci://…/charts): archives from --charts, else $AICR_VENDOR_CHARTS_DIR, "
+        "else pulled with Helm",
     )
     parser.add_argument(
         "--upgrade-from",
@@ -198,6 +199,7 @@ def run(args: Any) -> int:
             "readiness_hooks": args.readiness_hooks,
             "flux_namespace": args.flux_namespace,
             "flux_oci_source_name": args.flux_oci_source_name,
+            "vendor_charts": args.vendor_charts,
         },
     )
     if args.verify:

@@ -46,7 +46,6 @@ from core.bundler.policy import POLICY_VERDICT_PREFIX
 from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
 from core.bundler.tolerations import WILDCARD, Toleration, toleration_identity
 from core.bundler.vendor import (
-    VENDOR_DEPLOYERS,
     VendoredChart,
     readme_section,
     vendored_files,
@@ -512,7 +511,7 @@ def _render(
             )
         )
     if vendored is not None:
-        _attach_vendored(components, vendored, config)
+        _attach_vendored(components, vendored)
     warnings = list(state.warnings)
     notes = render.operational_notes(state, components) + list(state.notes)
 
@@ -534,6 +533,9 @@ def _render(
             config=config,
             locks=lock.effective_lock_set(state),
             recipe_version=state.recipe.metadata.version or "",
+            vendored={c.name: vendored[c.name] for c in components if c.vendored}
+            if vendored is not None
+            else {},
         ),
         profile=(profile.name, profile.value) if profile is not None else None,
     )
@@ -563,7 +565,7 @@ def _render(
     if vendored is not None:
         carried = {c.name: vendored[c.name] for c in components if c.vendored}
         files.update(vendored_files(carried))
-        files["README.md"] += readme_section(carried).encode()
+        files["README.md"] += readme_section(carried, config.name).encode()
     files["checksums.txt"] = render.checksums(files).encode()
     return BundlePlan(
         recipe=state.recipe,
@@ -582,15 +584,8 @@ def _render(
 def _attach_vendored(
     components: list[ComponentPlan],
     vendored: Mapping[str, VendoredChart],
-    config: DeployerConfig,
 ) -> None:
     """Point every chart step at its vendored archive; every chart must have one."""
-    if config.name not in VENDOR_DEPLOYERS:
-        raise invalid(
-            f"--vendor-charts is not supported with --deployer {config.name}: Argo CD and Flux "
-            "fetch charts from a repository the cluster reaches; use --deployer helm or "
-            "helmfile, or mirror the charts (aicr-tui mirror list -o hauler)"
-        )
     for comp in components:
         if not comp.has_chart:
             continue

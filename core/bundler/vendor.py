@@ -25,9 +25,6 @@ VENDOR_DIR = "charts"
 PROVENANCE_FILE = "provenance.yaml"
 MAX_ARCHIVE_BYTES = 64 * 1_048_576
 MAX_CHART_YAML_BYTES = 1_048_576
-# Deployers whose outputs install from the vendored files. Argo CD and Flux fetch charts
-# from a repository themselves (a Git or OCI source the cluster reaches).
-VENDOR_DEPLOYERS = ("helm", "helmfile")
 
 
 @dataclass(frozen=True)
@@ -47,6 +44,23 @@ class VendoredChart:
     @property
     def sha256(self) -> str:
         return sha256_hex(self.data)
+
+    @property
+    def oci_tag(self) -> str:
+        """The tag ``helm push`` gives this archive: its Chart.yaml version, ``+`` as ``_``."""
+        return str(_chart_yaml(self.data, self.file).get("version", "")).replace("+", "_")
+
+    def tree(self) -> dict[str, bytes]:
+        """The chart's files by their path inside the chart folder (the archive unpacked;
+        :func:`check_archive` has refused anything but plain files in one folder)."""
+        out: dict[str, bytes] = {}
+        with tarfile.open(fileobj=io.BytesIO(self.data), mode="r:gz") as tar:
+            for m in tar.getmembers():
+                handle = tar.extractfile(m) if m.isfile() else None
+                rel = m.name.split("/", 1)[1] if "/" in m.name else ""
+                if handle is not None and rel:
+                    out[rel] = handle.read()
+        return out
 
 
 def _bare(version: str) -> str:
@@ -71,9 +85,26 @@ def check_archive(data: bytes, chart: str, version: str, where: str) -> None:
                 tops.add(parts[0])
             if len(tops) != 1:
                 raise invalid(f"chart archive {where} does not hold exactly one chart folder")
-            top = tops.pop()
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise invalid(f"chart archive {where} is not a gzip tar Helm can read", str(exc)) from None
+    doc = _chart_yaml(data, where)
+    name = str(doc.get("name", ""))
+    got = str(doc.get("version", ""))
+    if name != chart or _bare(got) != _bare(version):
+        raise invalid(
+            f"chart archive {where} is chart {name or '?'} {got or '?'}, "
+            f"but the bundle pins {chart} {version}"
+        )
+
+
+def _chart_yaml(data: bytes, where: str) -> dict[str, Any]:
+    """The archive's top-level ``Chart.yaml`` as a mapping (empty when it is no mapping)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            members = tar.getmembers()
+            top = members[0].name.split("/")[0] if members else ""
             meta = next((m for m in members if m.name == f"{top}/Chart.yaml"), None)
-            if meta is None or meta.size > MAX_CHART_YAML_BYTES:
+            if meta is None or not meta.isfile() or meta.size > MAX_CHART_YAML_BYTES:
                 raise invalid(f"chart archive {where} has no readable {top}/Chart.yaml")
             handle = tar.extractfile(meta)
             text = handle.read().decode("utf-8") if handle is not None else ""
@@ -83,13 +114,7 @@ def check_archive(data: bytes, chart: str, version: str, where: str) -> None:
         doc: Any = load_yaml_plain(text, f"{where}: Chart.yaml")
     except AicrError as exc:
         raise invalid(f"chart archive {where} has an unreadable Chart.yaml", exc) from None
-    name = str(doc.get("name", "")) if isinstance(doc, dict) else ""
-    got = str(doc.get("version", "")) if isinstance(doc, dict) else ""
-    if name != chart or _bare(got) != _bare(version):
-        raise invalid(
-            f"chart archive {where} is chart {name or '?'} {got or '?'}, "
-            f"but the bundle pins {chart} {version}"
-        )
+    return doc if isinstance(doc, dict) else {}
 
 
 def vendored_files(vendored: Mapping[str, VendoredChart]) -> dict[str, bytes]:
@@ -115,18 +140,30 @@ def vendored_files(vendored: Mapping[str, VendoredChart]) -> dict[str, bytes]:
     return files
 
 
-def readme_section(vendored: Mapping[str, VendoredChart]) -> str:
+def readme_section(vendored: Mapping[str, VendoredChart], deployer: str = "helm") -> str:
     """The bundle README's note on its vendored charts (appended when there are any)."""
     rows = "".join(
         f"| `{v.component}` | `{v.file}` | {v.source} | {v.version} |\n"
         for _name, v in sorted(vendored.items())
     )
+    how = {
+        "argocd": "each chart is also unpacked in its folder's `chart/`, and its Application "
+        "installs it from there, a path in this bundle's own Git repository",
+        "flux": "the README's `helm push` lines put them beside the bundle in its registry, "
+        "and each HelmRelease installs its chart from there",
+        "argocd-helm": "the README's `helm push` lines put them in the OCI registry given "
+        "with `--repo`, and each Application installs its chart from there (`.helmignore` "
+        "keeps them out of the root chart)",
+    }.get(
+        deployer,
+        "`deploy.sh`, each `install.sh`, `undeploy.sh` (its `helm show crds`) and helmfile read "
+        "them from there (the note above about the chart repositories `deploy.sh` used does "
+        "not apply)",
+    )
     return (
         "\n## Vendored charts\n\n"
         "This bundle carries every pinned chart archive in `charts/` (built with "
-        "`--vendor-charts`): `deploy.sh`, each `install.sh`, `undeploy.sh` (its `helm show "
-        "crds`) and helmfile read them from there, so no chart repository has to be reachable "
-        "(the note above about the chart repositories `deploy.sh` used does not apply). "
+        f"`--vendor-charts`): {how}, so no chart repository has to be reachable. "
         "`provenance.yaml` records each chart's source, version and sha256; `sha256sum -c "
         "checksums.txt` checks them. Container images are still pulled from their registries: "
         "`aicr-tui mirror list . -o hauler` (or `-o zarf`) lists them for a mirror.\n\n"

@@ -133,13 +133,17 @@ def run_script(
     script: Path,
     *args: str,
     timeout: float = 1200,
+    env: dict[str, str] | None = None,
 ) -> Run:
     """Run a generated script as a user would (bash, from anywhere), with the cluster's helm
-    and kubectl on PATH and the loopback chart repositories standing in for upstream."""
+    and kubectl on PATH and the loopback chart repositories standing in for upstream
+    (``repos``; ``env``: more variables, set last)."""
+    extra = env or {}
     env = dict(cluster.env)
     env.update(SCRIPT_ENV)
     if repos is not None:
         env.update(repos.env())
+    env.update(extra)
     argv = ["bash", str(script), *args]
     started = time.monotonic()
     proc = subprocess.run(

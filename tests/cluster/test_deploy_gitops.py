@@ -39,6 +39,7 @@ from tests.conftest import TEST_DATA
 
 CRDS = TEST_DATA / "crds"
 GITOPS_GROUPS = ("argoproj.io", "toolkit.fluxcd.io")
+VENDOR = ["--vendor-charts", "--charts", str(TEST_DATA / "charts" / "archives")]
 
 
 @pytest.fixture(scope="module")
@@ -195,6 +196,43 @@ def test_the_argocd_helm_root_chart_installs_with_helm(
         _release_argo_finalizers(cluster)
         cluster.helm("uninstall", "aicr-stack", "-n", "argocd", "--wait", timeout=180)
         assert not cluster.list_objects("applications.argoproj.io", all_namespaces=True)
+    finally:
+        _release_argo_finalizers(cluster)
+        sweep(cluster, before)
+        assert not any(wait_gone(cluster, before).values())
+
+
+def test_a_vendored_argocd_helm_root_chart_installs_with_helm(
+    cluster: Cluster, gitops_crds: set[str], tmp_path: Path
+) -> None:
+    """``--vendor-charts`` with argocd-helm: the real helm v4 CLI installs the root chart from
+    the bundle directory that also holds ``charts/*.tgz`` (its ``.helmignore`` keeps them from
+    being loaded as subcharts, whose names the root chart's values schema would refuse), and
+    the stored Applications install each chart from the OCI repository they are pushed to."""
+    oci = "oci://registry.example.com/platform/aicr-bundle"
+    bundle_dir = bundle(
+        recipe(tmp_path, *AKS_TRAINING), tmp_path / "b", *AKS_TOLERATION, "-d", "argocd-helm",
+        "--repo", oci, *VENDOR,
+    )  # fmt: skip
+    pinned = yaml.safe_load((bundle_dir / "provenance.yaml").read_text())["charts"]
+    before = ClusterState.read(cluster)
+    try:
+        cluster.helm(
+            "install", "aicr-stack", str(bundle_dir), "--namespace", "argocd", "--create-namespace",
+            "--wait", "--timeout", "120s", timeout=180,
+        )  # fmt: skip
+        apps = {
+            a["metadata"]["name"]: a
+            for a in cluster.list_objects("applications.argoproj.io", all_namespaces=True)
+        }
+        for c in pinned:
+            source = apps[c["component"]]["spec"]["source"]
+            assert (source["repoURL"], source["chart"]) == (
+                oci[len("oci://") :] + "/charts",
+                c["chart"],
+            ), c["component"]
+        _release_argo_finalizers(cluster)
+        cluster.helm("uninstall", "aicr-stack", "-n", "argocd", "--wait", timeout=180)
     finally:
         _release_argo_finalizers(cluster)
         sweep(cluster, before)

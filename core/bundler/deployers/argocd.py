@@ -4,7 +4,9 @@ The bundle is pushed to a Git repository (``--repo``); the root Application sync
 ``*/application.yaml`` in it. An upstream chart's Application has two sources, the chart
 (pinned repository and version) and the bundle repository as ``$values`` for the folder's
 ``values.yaml``; local charts (raw manifests, manifest-only components, readiness hooks)
-are one Git source at their folder. ``argocd.argoproj.io/sync-wave`` is the unit's
+are one Git source at their folder. With ``--vendor-charts`` the chart source is the chart
+unpacked in the bundle itself (``<folder>/chart/``, a path in the same Git repository), so
+Argo CD reaches no chart repository. ``argocd.argoproj.io/sync-wave`` is the unit's
 dependency tier (its position with ``--serial``). ``--dynamic`` is refused: Argo CD has no
 install-time values file, use ``--deployer argocd-helm``. ``--set deployer:<key>=<value>``
 sets the project, the Applications' namespace, the target revision and the destination.
@@ -18,6 +20,9 @@ from core.bundler.deployers.common import DeployContext, DeployOutput, release_e
 from core.bundler.deployers.config import REPO_PLACEHOLDER, DeployerConfig
 from core.bundler.deployers.layout import Unit, build_units
 from core.bundler.deployers.skeletons import load_document
+
+VENDORED_CHART = "chart"
+"""``--vendor-charts``: the folder (inside a unit's) that holds its chart unpacked."""
 
 
 def render(ctx: DeployContext) -> DeployOutput:
@@ -38,15 +43,24 @@ def render(ctx: DeployContext) -> DeployOutput:
     out.put("app-of-apps.yaml", go_yaml(root))
     for unit in units:
         unit_files(out, unit, "argocd")
-        out.put(f"{unit.folder}/application.yaml", go_yaml(application(unit, cfg, repo)))
+        archive = ctx.vendored.get(unit.component.name) if unit.kind == "upstream" else None
+        if archive is not None:
+            for rel, data in archive.tree().items():
+                out.files[f"{unit.folder}/{VENDORED_CHART}/{rel}"] = data
+        out.put(
+            f"{unit.folder}/application.yaml",
+            go_yaml(application(unit, cfg, repo, vendored=archive is not None)),
+        )
         out.releases.append(release_entry(unit))
         if unit.kind in ("upstream", "local"):
             out.folders[unit.component.name] = unit.folder
-    out.deploy_text = deploy_text(cfg, "app-of-apps.yaml")
+    out.deploy_text = deploy_text(cfg, "app-of-apps.yaml", vendored=bool(ctx.vendored))
     return out
 
 
-def application(unit: Unit, cfg: DeployerConfig, repo: str) -> dict[str, Any]:
+def application(
+    unit: Unit, cfg: DeployerConfig, repo: str, *, vendored: bool = False
+) -> dict[str, Any]:
     comp = unit.component
     app = load_document("argocd/application.yaml")
     app["metadata"].update(name=unit.name, namespace=cfg.option("namespace"))
@@ -55,7 +69,20 @@ def application(unit: Unit, cfg: DeployerConfig, repo: str) -> dict[str, Any]:
     spec["project"] = cfg.option("project")
     spec["destination"].update(server=cfg.option("destinationServer"), namespace=unit.namespace)
     revision = cfg.option("targetRevision")
-    if unit.kind == "upstream":
+    if unit.kind == "upstream" and vendored:
+        spec["sources"] = [
+            {
+                "repoURL": repo,
+                "targetRevision": revision,
+                "path": f"{unit.folder}/{VENDORED_CHART}",
+                "helm": {
+                    "releaseName": unit.name,
+                    "valueFiles": [f"$values/{unit.folder}/values.yaml"],
+                },
+            },
+            {"repoURL": repo, "targetRevision": revision, "ref": "values"},
+        ]
+    elif unit.kind == "upstream":
         chart_repo = comp.source.rstrip("/")
         if chart_repo.startswith("oci://"):
             chart_repo = chart_repo[len("oci://") :]
@@ -81,7 +108,7 @@ def application(unit: Unit, cfg: DeployerConfig, repo: str) -> dict[str, Any]:
     return app
 
 
-def deploy_text(cfg: DeployerConfig, root: str) -> str:
+def deploy_text(cfg: DeployerConfig, root: str, *, vendored: bool = False) -> str:
     from core.bundler.shell import quote
 
     repo = (
@@ -101,5 +128,11 @@ def deploy_text(cfg: DeployerConfig, root: str) -> str:
         + (", one folder per wave with `--serial`" if cfg.serial else "")
         + "). Waves between Applications only hold when Argo CD assesses Application health "
         "(the `resource.customizations.health.argoproj.io_Application` check in `argocd-cm`). "
-        'Charts in OCI registries need an Argo CD repository secret with `enableOCI: "true"`.\n'
+        + (
+            "Every chart is vendored: each Application installs the chart unpacked in its "
+            f"folder's `{VENDORED_CHART}/` from this same repository, so Argo CD reaches no "
+            "chart repository.\n"
+            if vendored
+            else 'Charts in OCI registries need an Argo CD repository secret with `enableOCI: "true"`.\n'
+        )
     )

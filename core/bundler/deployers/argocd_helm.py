@@ -8,7 +8,11 @@ folder's static values and manifests, ``units.json`` with the order and tiers,
 seeded there. ``templates/lock-guard.yaml`` fails the render when an install-time value
 intersects a profile-owned path, so the lock holds after the bundle leaves the bundler.
 ``--repo`` is ignored (the chart carries everything); push it as an OCI Helm chart or
-install it from the directory.
+install it from the directory. With ``--vendor-charts`` ``--repo`` is the OCI repository the
+bundle's chart archives are pushed to (``helm push charts/<chart>-<version>.tgz
+<repo>/charts``, listed in the README) and each Application installs its chart from there;
+``.helmignore`` keeps ``charts/`` out of the root chart (Helm would load the archives as its
+subcharts).
 """
 
 from __future__ import annotations
@@ -17,8 +21,11 @@ import json
 from typing import Any
 
 from core.bundler.deployers.common import DeployContext, DeployOutput
+from core.bundler.deployers.config import OCI_PLACEHOLDER
+from core.bundler.deployers.flux import VENDORED_CHARTS
 from core.bundler.deployers.layout import Unit, build_units, chart_yaml, readiness_manifests
 from core.bundler.deployers.skeletons import text
+from core.bundler.vendor import VENDOR_DIR
 
 TEMPLATES = ("applications.yaml", "manifests.yaml", "lock-guard.yaml", "NOTES.txt")
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -33,6 +40,8 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
     cfg = ctx.config
     out = DeployOutput()
     units = build_units(ctx.components, cfg)
+    # --vendor-charts: where the README's helm push lines put the bundle's archives
+    pushed_to = f"{(cfg.repo or OCI_PLACEHOLDER).rstrip('/')}/{VENDORED_CHARTS}"
     listed: list[dict[str, Any]] = []
     components: dict[str, Any] = {}
     for unit in units:
@@ -48,10 +57,14 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
         base = f"static/{unit.folder}"
         if unit.kind == "upstream":
             repo = comp.source.rstrip("/")
+            version = comp.version
+            archive = ctx.vendored.get(comp.name)
+            if archive is not None:
+                repo, version = pushed_to, archive.oci_tag
             entry.update(
                 repoURL=repo[len("oci://") :] if repo.startswith("oci://") else repo,
                 chart=comp.chart or comp.name,
-                version=comp.version,
+                version=version,
             )
             out.put(f"{base}/values.yaml", r.values_yaml(comp.values))
             out.folders[comp.name] = base
@@ -103,9 +116,20 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
     out.put("values.schema.json", json.dumps(schema(components), indent=2) + "\n")
     for tname in TEMPLATES:
         out.put(f"templates/{tname}", text(f"argocd-helm/{tname}"))
+    pushes = ""
+    if ctx.vendored:
+        out.put(
+            ".helmignore",
+            f"# the vendored chart archives are pushed, not subcharts\n{VENDOR_DIR}/\n",
+        )
+        pushes = "".join(
+            f"helm push {quote(v.file)} {quote(pushed_to)}\n"
+            for _n, v in sorted(ctx.vendored.items())
+        )
     out.deploy_text = (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
-        f"helm lint .                  # values.schema.json and the lock guard\n"
+        + pushes
+        + "helm lint .                  # values.schema.json and the lock guard\n"
         f"helm upgrade --install {quote(cfg.app_name)} . --namespace "
         f"{quote(cfg.option('namespace'))}\n```\n\n"
         "The root chart renders one Argo CD Application per upstream chart and the raw "
@@ -120,6 +144,14 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
         "installs (NicClusterPolicy, Skyhook) is rendered only once the cluster serves its "
         "kind: on a fresh cluster the first install leaves it out (NOTES.txt names it) and "
         "the next `helm upgrade` or Argo CD sync adds it.\n"
+        + (
+            f"\nEvery chart is vendored: the `helm push` lines put the bundle's own archives in "
+            f"`{pushed_to}`, and each Application installs its chart from there (Argo CD needs "
+            'a repository secret for that registry with `enableOCI: "true"`), so Argo CD '
+            "reaches no other chart repository.\n"
+            if ctx.vendored
+            else ""
+        )
     )
     return out
 

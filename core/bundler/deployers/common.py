@@ -16,6 +16,7 @@ from core.bundler.deployers.layout import (
 if TYPE_CHECKING:
     from core.bundler.deployers.config import DeployerConfig
     from core.bundler.model import ComponentPlan
+    from core.bundler.vendor import VendoredChart
 
 
 @dataclass
@@ -25,6 +26,8 @@ class DeployContext:
     locks: dict[str, list[str]]
     """Profile-locked value paths per component (the effective lock set)."""
     recipe_version: str
+    vendored: dict[str, VendoredChart] = field(default_factory=dict)
+    """``--vendor-charts``: each chart component's checked archive, by component name."""
 
 
 @dataclass

@@ -102,7 +102,7 @@ def _label(value: str, flag: str) -> str:
     return value
 
 
-def _repo(value: str, deployer: str) -> str:
+def _repo(value: str, deployer: str, *, oci: bool = False) -> str:
     from core.foundation.names import shown
 
     if not value:
@@ -112,11 +112,17 @@ def _repo(value: str, deployer: str) -> str:
             f"--repo {shown(value)} is not a repository URL; expected no spaces or control "
             "characters, at most 2048 characters"
         )
-    if deployer == "flux":
+    if deployer == "flux" or oci:
         if not value.startswith("oci://") or len(value) <= len("oci://"):
+            what = (
+                "the flux deployer syncs the bundle from an OCIRepository"
+                if deployer == "flux"
+                else "with --vendor-charts the argocd-helm Applications install the charts "
+                "pushed there"
+            )
             raise invalid(
-                f"--repo {shown(value)} is not an OCI repository; the flux deployer syncs the "
-                "bundle from an OCIRepository, expected oci://registry/repository"
+                f"--repo {shown(value)} is not an OCI repository; {what}, expected "
+                "oci://registry/repository"
             )
     elif not value.startswith(("https://", "http://", "ssh://", "git@")):
         raise invalid(
@@ -136,8 +142,12 @@ def deployer_config(
     flux_namespace: str | None = None,
     flux_oci_source_name: str | None = None,
     options: dict[str, str] | None = None,
+    vendor_charts: bool = False,
 ) -> DeployerConfig:
-    """Check the deployer flags the way upstream does; ``None`` means "flag not given"."""
+    """Check the deployer flags the way upstream does; ``None`` means "flag not given".
+
+    ``vendor_charts`` (``--vendor-charts``): argocd-helm keeps ``--repo``, the OCI repository
+    the bundle's chart archives are pushed to (its Applications install them from there)."""
     if name not in DEPLOYERS:
         raise invalid(
             f"--deployer {name!r} is not supported; must be one of [{', '.join(DEPLOYERS)}]"
@@ -157,7 +167,14 @@ def deployer_config(
         )
     opts = check_options(name, options or {})
     warnings: list[str] = []
-    if name == "argocd-helm" and repo:
+    vendored_oci = name == "argocd-helm" and vendor_charts
+    if vendored_oci and not repo:
+        warnings.append(
+            f"--repo is not set: the Applications install the vendored charts from "
+            f"{OCI_PLACEHOLDER}/charts; regenerate with --repo oci://<registry>/<repository> "
+            "you push the chart archives to"
+        )
+    elif name == "argocd-helm" and repo and not vendored_oci:
         warnings.append(
             "--repo is ignored with --deployer argocd-helm: the root chart carries every "
             "component's values itself (install it from the bundle directory or an OCI registry)"
@@ -178,7 +195,7 @@ def deployer_config(
         )
     return DeployerConfig(
         name=name,
-        repo=_repo(repo, name),
+        repo=_repo(repo, name, oci=vendored_oci),
         app_name=_label(app_name, "--app-name") if app_name is not None else DEFAULT_APP_NAME,
         serial=serial,
         readiness_hooks=readiness_hooks,

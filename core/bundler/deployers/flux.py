@@ -10,17 +10,28 @@ Kustomization, after the chart). Every object lives in ``--flux-namespace``; eac
 Kustomization waits for what it applied and ``dependsOn`` the components it depends on (the
 previous folder with ``--serial``). Push the bundle with ``flux push artifact`` to ``--repo``
 (an ``oci://`` URL) and apply the root ``kustomization.yaml`` once.
+
+With ``--vendor-charts`` each chart comes from the bundle's own archive: ``helm push
+charts/<chart>-<version>.tgz <repo>/charts`` puts it in the same registry as the bundle, and
+the HelmRelease's ``chartRef`` is an OCIRepository of that chart (a HelmChart cannot read a
+chart out of the bundle's OCIRepository; its sources are HelmRepository, GitRepository and
+Bucket), so Flux reaches no chart repository of its own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.bundler.deployers.common import DeployContext, DeployOutput, values_text
 from core.bundler.deployers.config import OCI_PLACEHOLDER, DeployerConfig
 from core.bundler.deployers.layout import Unit, build_units, repository_name
 from core.bundler.deployers.skeletons import load_document
 
+if TYPE_CHECKING:
+    from core.bundler.vendor import VendoredChart
+
+VENDORED_CHARTS = "charts"
+"""``--vendor-charts``: the repository path (under ``--repo``) the archives are pushed to."""
 HELM_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 KUSTOMIZE = "kustomize.config.k8s.io/v1beta1"
@@ -48,7 +59,7 @@ def render(ctx: DeployContext) -> DeployOutput:
             out.put(f"{folder}/values.yaml", values_text(comp.values))
             if comp.cluster_values is not None:
                 out.put(f"{folder}/cluster-values.yaml", r.cluster_values_yaml(comp.cluster_values))
-            release = _helmrelease(unit, cfg, sources)
+            release = _helmrelease(unit, cfg, sources, ctx.vendored.get(comp.name))
             out.put(f"{folder}/helmrelease.yaml", go_yaml(release))
             out.put(f"{folder}/kustomization.yaml", go_yaml(_kustomize_file(unit, ns)))
             path = f"./{folder}"
@@ -84,12 +95,15 @@ def render(ctx: DeployContext) -> DeployOutput:
         "resources": sorted([*sources, "sources/kustomizations.yaml"]),
     }
     out.put("kustomization.yaml", go_yaml(root))
-    out.deploy_text = deploy_text(cfg)
+    out.deploy_text = deploy_text(cfg, sorted(v.file for v in ctx.vendored.values()))
     return out
 
 
 def _helmrelease(
-    unit: Unit, cfg: DeployerConfig, sources: dict[str, dict[str, Any]]
+    unit: Unit,
+    cfg: DeployerConfig,
+    sources: dict[str, dict[str, Any]],
+    vendored: VendoredChart | None = None,
 ) -> dict[str, Any]:
     comp = unit.component
     ns = cfg.flux_namespace
@@ -101,12 +115,19 @@ def _helmrelease(
     )
     chart = comp.chart or comp.name
     url = comp.source.rstrip("/")
+    tag = comp.version
+    if vendored is not None:
+        # the archive pushed from the bundle to <repo>/charts: helm push tags it by version
+        url, tag = (
+            f"{(cfg.repo or OCI_PLACEHOLDER).rstrip('/')}/{VENDORED_CHARTS}",
+            vendored.oci_tag,
+        )
     if url.startswith("oci://"):
         name = f"{unit.name}-chart"
         src = load_document("flux/ocirepository.yaml")
         src["metadata"].update(name=name, namespace=ns)
         src["spec"]["url"] = f"{url}/{chart}"
-        src["spec"]["ref"] = {"tag": comp.version}
+        src["spec"]["ref"] = {"tag": tag}
         src["spec"]["layerSelector"] = {"mediaType": HELM_LAYER, "operation": "copy"}
         sources[f"sources/{name}.yaml"] = src
         spec["chartRef"] = {"kind": "OCIRepository", "name": name, "namespace": ns}
@@ -164,7 +185,7 @@ def _flux_kustomization(unit: Unit, cfg: DeployerConfig, path: str) -> dict[str,
     return ks
 
 
-def deploy_text(cfg: DeployerConfig) -> str:
+def deploy_text(cfg: DeployerConfig, vendored: list[str] | None = None) -> str:
     from core.bundler.shell import quote
 
     repo = cfg.repo or OCI_PLACEHOLDER
@@ -174,10 +195,13 @@ def deploy_text(cfg: DeployerConfig) -> str:
         else f" (`--repo` was not given: `sources/{cfg.flux_oci_source_name}.yaml` says "
         f"`{OCI_PLACEHOLDER}`; regenerate with `--repo oci://…`)"
     )
+    charts = f"{repo.rstrip('/')}/{VENDORED_CHARTS}"
+    pushes = "".join(f"helm push {quote(f)} {quote(charts)}\n" for f in vendored or [])
     return (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
+        + pushes
         # quoted as the scripts quote: the README invites pasting this block into a shell
-        f"flux push artifact {quote(repo + ':latest')} --path=. --source=aicr-bundle "
+        + f"flux push artifact {quote(repo + ':latest')} --path=. --source=aicr-bundle "
         "--revision=bundle\n"
         "kubectl apply -k .            # sources and Kustomizations, once\n```\n\n"
         f"Flux pulls the bundle from the OCIRepository `{cfg.flux_oci_source_name}` in "
@@ -186,4 +210,11 @@ def deploy_text(cfg: DeployerConfig) -> str:
         + (" (with `--serial`, each folder waits for the previous one)" if cfg.serial else "")
         + ". Each chart is a HelmRelease whose values come from the folder's `values.yaml` "
         "(and `cluster-values.yaml`) through a generated ConfigMap.\n"
+        + (
+            f"\nEvery chart is vendored: the `helm push` lines put the bundle's own archives in "
+            f"`{charts}` (the registry that holds the bundle), and each HelmRelease's `chartRef` "
+            "is an OCIRepository of its chart there, so Flux reaches no other chart repository.\n"
+            if vendored
+            else ""
+        )
     )
