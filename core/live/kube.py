@@ -547,7 +547,17 @@ def _tune(cfg: Any) -> None:
 
     # One retry when the connection cannot be made; a slow answer is never re-sent, so the
     # per-call timeout bounds each read.
-    cfg.retries = Retry(total=1, connect=1, read=0, redirect=0, status=0, other=0)
+    # A 429/503 with Retry-After is handed back as it is (not turned into "too many error
+    # responses"), so the error line can say what the server answered.
+    cfg.retries = Retry(
+        total=1,
+        connect=1,
+        read=0,
+        redirect=0,
+        status=0,
+        other=0,
+        respect_retry_after_header=False,
+    )
 
 
 def bad_reply(what: str, problem: str) -> AicrError:

@@ -183,6 +183,12 @@ class BoundedHTTPResponse(http.client.HTTPResponse):
                     else:
                         self._raw_done = True
                         out = decoder.flush()
+                        if not decoder.eof:
+                            raise ReplyRefused(
+                                f"the reply is marked Content-Encoding {self._encoding} but "
+                                f"its body is not {self._encoding} data (it ends before the "
+                                "compressed stream does)"
+                            )
             except zlib.error as exc:
                 raise ReplyRefused(
                     f"the reply is marked Content-Encoding {self._encoding} but its body "

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 
 from core import __version__
 from core.documents.snapshot import Snapshot
+from core.foundation.deadline import Deadline, timeout_error
 from core.foundation.errors import EXIT_INVALID, EXIT_OK, AicrError, internal, invalid
 from core.validation.catalog import (
     CatalogEntry,
@@ -52,7 +53,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.executor import ClusterExecutor
+from core.validation.executor import NAMESPACE_GONE_S, ClusterExecutor, KubernetesExecutor
 from core.validation.outcome import exit_code_for, unmeasured_checks
 from core.validation.readiness import evaluate_readiness, readiness_refusal
 from core.validation.recipe_view import RecipeView
@@ -74,6 +75,19 @@ SKIP_CHECK_MESSAGE = "withheld by --skip-check (named in skipChecks)"
 FAIL_FAST_MESSAGE = "not run: --fail-fast stopped after a previous phase failed"
 # How long past a check's own budget the runner waits before declaring it timed out.
 WAIT_BUFFER_S = 150.0
+# The run's total deadline (``--deadline``; default: the live capture's 120 s, the budgets
+# of the checks the run will execute, and two namespace waits). Checks stop
+# ``cleanup_reserve`` before it, so the run's own cleanup still fits inside it; once it has
+# passed every API call ends at once, the running check and every later one are reported
+# not measured with the reason, and the command ends TIMEOUT (exit 5).
+CAPTURE_DEADLINE_S = 120.0
+MAX_DEADLINE_S = 86_400.0
+DEADLINE_MESSAGE = "not measured: the run's total deadline of {seconds:g}s passed"
+
+
+def cleanup_reserve(total: float) -> float:
+    """The part of a run's deadline kept for its cleanup: a quarter, at most 60 s."""
+    return min(60.0, total / 4)
 
 
 def select_phases(requested: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -112,6 +126,23 @@ class ValidationRequest:
     skip_checks: tuple[str, ...] = ()
     fail_fast: bool = False
     allow_unmeasured: bool = False
+    # The whole command's deadline (started before the live capture, when there is one);
+    # None: the default of the module docstring, from the run's start.
+    deadline: Deadline | None = None
+
+
+def default_deadline_s(req: ValidationRequest) -> float:
+    """The default total deadline: never shorter than a run whose every check uses its
+    whole budget (the capture, the checks the run will execute, two namespace waits)."""
+    budgets = 0.0
+    for phase in req.phases:
+        if phase not in CLUSTER_PHASES or req.no_cluster:
+            continue
+        declared = set(req.recipe.phase(phase).checks)
+        for e in req.catalog.phase_entries(phase):
+            if e.name in declared and e.name not in req.skip_checks:
+                budgets += e.timeout_s
+    return CAPTURE_DEADLINE_S + budgets + 2 * NAMESPACE_GONE_S
 
 
 @dataclass
@@ -125,6 +156,9 @@ class RunResult:
     not_measured: int = 0
     phase_status: dict[str, str] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list, repr=False)
+    # Set when the run's total deadline passed: the reports hold what was measured, and
+    # the command ends with this TIMEOUT.
+    timed_out: AicrError | None = None
 
 
 def phase_status(counts: Mapping[str, int]) -> str:
@@ -154,6 +188,23 @@ class _Run:
         self.result = RunResult(EXIT_OK)
         self.executor: ClusterExecutor | None = None
         self.current: CheckContext | None = None
+        self.deadline = req.deadline or Deadline(default_deadline_s(req))
+        total = self.deadline.seconds
+        # The checks' own deadline: the run's, less what cleanup keeps.
+        self.checks_deadline = Deadline(
+            max(0.0, self.deadline.remaining() - cleanup_reserve(total))
+        )
+
+    def deadline_passed(self) -> bool:
+        return self.checks_deadline.expired()
+
+    def deadline_message(self) -> str:
+        return DEADLINE_MESSAGE.format(seconds=self.deadline.seconds)
+
+    def bind_deadline(self, deadline: Deadline) -> None:
+        """Bound every API call of the live executor by ``deadline``."""
+        if isinstance(self.executor, KubernetesExecutor):
+            self.executor.deadline = deadline
 
     def t(self) -> float:
         return round(self.clock() - self.t0, 3)
@@ -269,16 +320,22 @@ class _Run:
         started = self.clock()
         fn = check_function(entry.name)
         self.current = ctx
+        wait = min(entry.timeout_s + WAIT_BUFFER_S, self.checks_deadline.remaining())
         try:
             outcome = await asyncio.wait_for(
-                asyncio.to_thread(self._guarded, fn, ctx), timeout=entry.timeout_s + WAIT_BUFFER_S
+                asyncio.to_thread(self._guarded, fn, ctx), timeout=wait
             )
         except TimeoutError:
             ctx.cancelled.set()
-            outcome = not_measured(
-                f"timeout: validator did not complete within {format_duration(entry.timeout_s)}"
-            )
+            if self.deadline_passed():
+                outcome = not_measured(self.deadline_message())
+            else:
+                outcome = not_measured(
+                    f"timeout: validator did not complete within {format_duration(entry.timeout_s)}"
+                )
         ctx.cancelled.set()
+        if self.deadline_passed() and outcome.status != PASSED and outcome.status != FAILED:
+            outcome = not_measured(self.deadline_message())
         duration = int(round((self.clock() - started) * 1000))
         self._count(outcome.status)
         await self.emit(
@@ -338,6 +395,9 @@ class _Run:
         for e in entries:
             if req.no_cluster or skip_all:
                 await self._synthetic_skip(phase, e, skip_all or NO_CLUSTER_MESSAGE, {})
+                counts[NOT_MEASURED] += 1
+            elif self.deadline_passed():
+                await self._synthetic_skip(phase, e, self.deadline_message(), {})
                 counts[NOT_MEASURED] += 1
             elif e.name in req.skip_checks:
                 await self._synthetic_skip(
@@ -415,6 +475,7 @@ class _Run:
                 return await self.refuse(internal("no cluster executor configured for a live run"))
             try:
                 self.executor = await asyncio.to_thread(self.factory)
+                self.bind_deadline(self.checks_deadline)
                 created_ns = await asyncio.to_thread(
                     self.executor.ensure_namespace,
                     req.namespace,
@@ -445,12 +506,14 @@ class _Run:
             if self.current is not None:
                 self.current.cancelled.set()
             if self.executor is not None and req.cleanup and created_ns:
+                self.bind_deadline(self.deadline)
                 with contextlib.suppress(AicrError):
                     await asyncio.shield(
                         asyncio.to_thread(self.executor.delete_namespace, req.namespace)
                     )
             raise
         if self.executor is not None:
+            self.bind_deadline(self.deadline)
             if req.cleanup and created_ns:
                 try:
                     await asyncio.to_thread(self.executor.delete_namespace, req.namespace)
@@ -471,6 +534,11 @@ class _Run:
         code = exit_code_for(self.result.events)
         gaps = [u for u in unmeasured_checks(self.result.events) if not u.waived]
         message = ""
+        if self.deadline_passed():
+            err = timeout_error("the validation run", self.deadline.seconds)
+            err.remedy = "raise it with --deadline SECONDS (env AICR_DEADLINE)"
+            self.result.timed_out = err
+            return await self.finish(err.exit_code, err.render())
         if gaps:
             names = ", ".join(f"{u.phase}/{u.check}" for u in gaps)
             message = f"{len(gaps)} declared check(s) not measured: {names}" + (
