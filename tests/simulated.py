@@ -79,6 +79,7 @@ class Scenario:
     missing_groups: set[str] = field(default_factory=set)
     image_pull_failure: set[str] = field(default_factory=set)
     busy_nodes: set[str] = field(default_factory=set)  # pods pinned here never start
+    unplaceable_pods: bool = False  # the scheduler places no pod (it says why)
     # conformance capabilities (each knob turns one check to a failure or an unmeasurable)
     dcgm_metrics: tuple[str, ...] = (
         "DCGM_FI_DEV_SM_CLOCK",
@@ -778,6 +779,8 @@ class SimulatedCluster:
         exit_code: int = 0,
     ) -> None:
         waiting = "ImagePullBackOff" if image in self.s.image_pull_failure else ""
+        if self.s.unplaceable_pods:
+            node = ""
         self.pods[(ns, name)] = _SimPod(
             PodInfo(name, ns, "Pending", node, labels),
             self.clock(),
@@ -941,7 +944,12 @@ class SimulatedCluster:
             return PodOutcome(name, "Missing")
         age = self.clock() - sp.created
         if not sp.info.node:
-            return PodOutcome(name, "Pending")  # never placed by its scheduler
+            # never placed by its scheduler, which says why on the PodScheduled condition
+            return PodOutcome(
+                name,
+                "Pending",
+                unscheduled="Unschedulable: 0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+            )
         if sp.info.node in self.s.busy_nodes:
             return PodOutcome(name, "Pending", sp.info.node)
         if sp.waiting_reason:

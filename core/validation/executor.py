@@ -111,10 +111,31 @@ class PodOutcome:
     phase: str  # Pending | Running | Succeeded | Failed | Unknown | Missing
     node: str = ""
     container: ContainerOutcome | None = None
+    # The scheduler's word when the pod is not scheduled (its PodScheduled condition:
+    # "Unschedulable: 0/3 nodes are available: ...").
+    unscheduled: str = ""
 
     @property
     def terminal(self) -> bool:
         return self.phase in ("Succeeded", "Failed")
+
+    def unfinished_reason(self) -> str:
+        """Why a pod that is not terminal has not finished, in the scheduler's or the
+        kubelet's words: never scheduled (its condition), never started (its container's
+        waiting reason and message), or started and still running."""
+        if self.phase == "Missing":
+            return "the pod is gone (deleted before it finished)"
+        if self.unscheduled:
+            return f"never scheduled: {self.unscheduled}"
+        c = self.container
+        if c is not None and c.waiting_reason:
+            said = f"{c.waiting_reason}: {c.message}" if c.message else c.waiting_reason
+            return f"never started: {said}"
+        if not self.node:
+            return f"pod {self.phase}, not scheduled yet (no scheduler event)"
+        if self.phase == "Pending":
+            return f"pod Pending on {self.node}: the kubelet has not started its container"
+        return f"pod {self.phase} on {self.node}: started, did not finish within its budget"
 
 
 class ClusterExecutor(Protocol):
@@ -719,11 +740,17 @@ class KubernetesExecutor:
                 w = state.waiting
                 container = ContainerOutcome(None, "", w.message or "", w.reason or "")
             break
+        unscheduled = ""
+        for cond in (st.conditions if st else None) or []:
+            if cond.type == "PodScheduled" and cond.status == "False":
+                said = " ".join(f"{cond.reason or ''}: {cond.message or ''}".split())
+                unscheduled = said.strip(": ")[:400] or "the scheduler has not placed it"
         return PodOutcome(
             name,
             (st.phase if st else None) or "Unknown",
             (pod.spec.node_name if pod.spec else None) or "",
             container,
+            unscheduled,
         )
 
     def pod_logs(

@@ -554,3 +554,25 @@ def test_an_expired_run_deadline_ends_every_call_at_once(api: FakeApiServer) -> 
     assert info.value.code is ErrorCode.TIMEOUT
     assert "the validation run did not finish within its total deadline" in info.value.render()
     assert len(api.requests) == before
+
+
+def test_an_unscheduled_probe_reads_the_schedulers_reason(api: FakeApiServer) -> None:
+    message = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    api.pods[("aicr-validation", "probe")] = {
+        "metadata": _meta("probe", "aicr-validation"),
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+        "status": {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": message,
+                }
+            ],
+        },
+    }
+    status = KubernetesExecutor.from_host(api.host).pod_status("aicr-validation", "probe")
+    assert not status.terminal
+    assert status.unfinished_reason() == f"never scheduled: Unschedulable: {message}"
