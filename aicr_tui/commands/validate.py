@@ -115,8 +115,10 @@ def register(sub: Any) -> None:
         "-n",
         "--namespace",
         metavar="NS",
-        default=os.environ.get("AICR_NAMESPACE") or "aicr-validation",
-        help="namespace for validation workloads (default aicr-validation; env AICR_NAMESPACE)",
+        default=os.environ.get("AICR_NAMESPACE") or "",
+        help="namespace for validation workloads, held by a lease: a second run on it is "
+        "refused (default: a new namespace of the run's own, aicr-validation-<token>; env "
+        "AICR_NAMESPACE)",
     )
     run.add_argument(
         "--deadline",

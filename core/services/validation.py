@@ -19,7 +19,6 @@ from core.documents.snapshot import Snapshot
 from core.foundation.deadline import Deadline
 from core.recipe.catalog import load_catalog
 from core.validation.catalog import load_validator_catalog
-from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.executor import ClusterExecutor, KubernetesExecutor
 from core.validation.policy import view_with_policy
 from core.validation.recipe_view import RecipeView
@@ -43,7 +42,8 @@ class ValidationSession:
     phases: Sequence[str] = ()
     no_cluster: bool = False
     cleanup: bool = True
-    namespace: str = VALIDATION_NAMESPACE
+    # "" (the default): a namespace of the run's own, aicr-validation-<run token>
+    namespace: str = ""
     skip_checks: Sequence[str] = ()
     fail_fast: bool = False
     allow_unmeasured: bool = False

@@ -150,13 +150,19 @@ class ClusterExecutor(Protocol):
     def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None: ...
     def namespace_phase(self, name: str) -> str | None: ...
     def ensure_namespace(self, name: str, labels: dict[str, str]) -> bool: ...
-    def delete_namespace(self, name: str) -> None: ...
+    def delete_namespace(self, name: str, *, wait: bool = True) -> None: ...
     def served_resources(self, group: str, version: str) -> set[str] | None: ...
     def get_object(
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None: ...
     def list_objects(
-        self, group: str, version: str, plural: str, namespace: str | None = None
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str = "",
     ) -> list[dict[str, Any]]: ...
     def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None: ...
     def patch_object(
@@ -262,6 +268,8 @@ def _api_error(exc: BaseException, what: str, host: str) -> AicrError:
             return AicrError(ErrorCode.UNAUTHORIZED, f"Kubernetes API refused {what}", cause)
         if status in (400, 422):
             return AicrError(ErrorCode.INVALID_REQUEST, f"Kubernetes API rejected {what}", cause)
+        if status == 409:
+            return AicrError(ErrorCode.CONFLICT, f"Kubernetes API refused {what}", cause)
         return AicrError(
             ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API answered {what} with {cause}"
         )
@@ -591,10 +599,10 @@ class KubernetesExecutor:
             raise _api_error(exc, f"creating namespace {name}", self._host) from exc
         return True
 
-    def delete_namespace(self, name: str) -> None:
-        """Delete namespace ``name`` and wait until the server has removed it."""
+    def delete_namespace(self, name: str, *, wait: bool = True) -> None:
+        """Delete namespace ``name`` and (``wait``) wait until the server has removed it."""
         self._call_or_none(f"deleting namespace {name}", self.core.delete_namespace, name)
-        if not self._wait_namespace_gone(name):
+        if wait and not self._wait_namespace_gone(name):
             raise self._still_terminating(name, "its deletion was requested")
 
     def served_resources(self, group: str, version: str) -> set[str] | None:
@@ -614,10 +622,17 @@ class KubernetesExecutor:
         return self._get_json(f"reading {plural}.{group} {name}", path)
 
     def list_objects(
-        self, group: str, version: str, plural: str, namespace: str | None = None
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str = "",
     ) -> list[dict[str, Any]]:
         what = f"listing {plural}" + (f".{group}" if group else "")
-        return list(self._pages(what, resource_path(group, version, plural, namespace)))
+        query = (("labelSelector", label_selector),) if label_selector else ()
+        return list(self._pages(what, resource_path(group, version, plural, namespace), query))
 
     def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None:
         kind = str(manifest.get("kind", ""))

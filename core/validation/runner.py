@@ -26,6 +26,7 @@ from core import __version__
 from core.documents.snapshot import Snapshot
 from core.foundation.deadline import Deadline, timeout_error
 from core.foundation.errors import EXIT_INVALID, EXIT_OK, AicrError, internal, invalid
+from core.validation import isolation
 from core.validation.catalog import (
     CatalogEntry,
     ValidatorCatalog,
@@ -200,6 +201,64 @@ class _Run:
 
     def deadline_message(self) -> str:
         return DEADLINE_MESSAGE.format(seconds=self.deadline.seconds)
+
+    def prepare(self) -> tuple[bool, list[str]]:
+        """Make the run's namespace its own (core.validation.isolation): create it when
+        missing, take its lease (a refusal undoes the creation and changes nothing), then
+        remove what killed runs left. Returns (this run removes the namespace at cleanup,
+        log lines)."""
+        ex, req = self.executor, self.req
+        assert ex is not None
+        ns = req.namespace
+        created = ex.ensure_namespace(ns, {**NAMESPACE_LABELS, RUN_ID_LABEL: req.run_id})
+        try:
+            dead = isolation.acquire(ex, ns, req.run_id)
+        except AicrError:
+            if created:
+                with contextlib.suppress(AicrError):
+                    ex.delete_namespace(ns, wait=False)
+            raise
+        lines: list[str] = []
+        if dead is not None:
+            removed = isolation.sweep_run_objects(ex, ns, req.run_id)
+            lines.append(
+                f"namespace {ns}: validation run {dead} ended without cleaning up (its lease "
+                f"expired); removed {len(removed)} of its objects"
+                + (f": {', '.join(removed[:10])}" if removed else "")
+            )
+            found = ex.get_object("", "v1", "namespaces", ns)
+            meta = found.get("metadata") if isinstance(found, dict) else None
+            labels = meta.get("labels") if isinstance(meta, dict) else None
+            if isinstance(labels, dict) and all(
+                labels.get(k) == v for k, v in NAMESPACE_LABELS.items()
+            ):
+                created = True  # a validation namespace of the dead run: this run removes it
+        lines.extend(isolation.sweep_orphan_namespaces(ex, ns))
+        return created, lines
+
+    async def heartbeat(self) -> None:
+        """Renew the run's lease until cancelled (a failed renewal is retried next time)."""
+        while True:
+            await asyncio.sleep(isolation.LEASE_RENEW_S)
+            if self.executor is None:
+                continue
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(
+                    isolation.renew, self.executor, self.req.namespace, self.req.run_id
+                )
+
+    def release(self, created_ns: bool) -> list[str]:
+        """Cleanup in a namespace this run did not create: its own objects (by run-id
+        label) and its lease, nothing else."""
+        ex, req = self.executor, self.req
+        assert ex is not None
+        lines: list[str] = []
+        if req.cleanup and not created_ns:
+            removed = isolation.sweep_run_objects(ex, req.namespace, "", only_run=req.run_id)
+            if removed:
+                lines.append(f"cleanup: deleted {', '.join(removed[:10])}")
+        isolation.release(ex, req.namespace, req.run_id)
+        return lines
 
     def bind_deadline(self, deadline: Deadline) -> None:
         """Bound every API call of the live executor by ``deadline``."""
@@ -429,6 +488,8 @@ class _Run:
 
     async def run(self) -> RunResult:
         req = self.req
+        if not req.namespace:
+            req.namespace = isolation.unique_namespace(VALIDATION_NAMESPACE, req.run_id)
         await self.emit(
             RunStarted(
                 0.0,
@@ -476,11 +537,7 @@ class _Run:
             try:
                 self.executor = await asyncio.to_thread(self.factory)
                 self.bind_deadline(self.checks_deadline)
-                created_ns = await asyncio.to_thread(
-                    self.executor.ensure_namespace,
-                    req.namespace,
-                    {**NAMESPACE_LABELS, RUN_ID_LABEL: req.run_id},
-                )
+                created_ns, lines = await asyncio.to_thread(self.prepare)
             except AicrError as exc:
                 self.result.error = exc
                 return await self.finish(
@@ -494,6 +551,9 @@ class _Run:
                     f"running validation phases runID={req.run_id} phases=[{' '.join(cluster_phases)}] server={self.executor.server_address()}",
                 )
             )
+            for line in lines:
+                await self.emit(LogLine(self.t(), "", "", line))
+        beat = asyncio.create_task(self.heartbeat()) if self.executor is not None else None
         try:
             stop = ""
             for p in cluster_phases:
@@ -505,15 +565,27 @@ class _Run:
             # the namespace this run created, so an abandoned run leaves nothing behind.
             if self.current is not None:
                 self.current.cancelled.set()
-            if self.executor is not None and req.cleanup and created_ns:
+            if beat is not None:
+                beat.cancel()
+            if self.executor is not None:
                 self.bind_deadline(self.deadline)
                 with contextlib.suppress(AicrError):
-                    await asyncio.shield(
-                        asyncio.to_thread(self.executor.delete_namespace, req.namespace)
-                    )
+                    if req.cleanup and created_ns:
+                        await asyncio.shield(
+                            asyncio.to_thread(self.executor.delete_namespace, req.namespace)
+                        )
+                    else:
+                        await asyncio.shield(asyncio.to_thread(self.release, created_ns))
             raise
+        if beat is not None:
+            beat.cancel()
         if self.executor is not None:
             self.bind_deadline(self.deadline)
+            try:
+                for line in await asyncio.to_thread(self.release, created_ns):
+                    await self.emit(LogLine(self.t(), "", "", line))
+            except AicrError as exc:
+                await self.emit(LogLine(self.t(), "", "", f"cleanup failed: {exc.render()}"))
             if req.cleanup and created_ns:
                 try:
                     await asyncio.to_thread(self.executor.delete_namespace, req.namespace)

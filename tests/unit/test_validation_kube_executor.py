@@ -106,6 +106,7 @@ class FakeApiServer(BackgroundServer):
         self.namespaces = {"gpu-operator": "Active", "default": "Active"}
         self.forbid = forbid
         self.created: list[tuple[str, Any]] = []
+        self.leases: dict[str, Any] = {}
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -171,6 +172,17 @@ class FakeApiServer(BackgroundServer):
         self, method: str, path: str, query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any] | None:
         parts = path.strip("/").split("/")
+        if "/leases" in path:  # the run's lease (core.validation.isolation)
+            if method == "POST":
+                self.leases[parts[5]] = body
+                return 201, body
+            held = self.leases.get(parts[5]) if len(parts) == 7 else None
+            if method == "DELETE" and held is not None:
+                del self.leases[parts[5]]
+                return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success"}
+            return None if held is None else (200, held)
+        if path == "/api/v1/namespaces" and method == "GET":
+            return 200, {"kind": "NamespaceList", "apiVersion": "v1", "metadata": {}, "items": []}
         if path == "/api/v1/nodes":
             return 200, {
                 "kind": "NodeList",
