@@ -10,6 +10,7 @@ reached), so a check that cannot measure can say why.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -305,6 +306,33 @@ def _str_map(value: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in _map(value).items() if isinstance(v, str | int | float)}
 
 
+# The node labels a check may read (GPU presence and product, instance type, node pool,
+# hostname, topology); a node's other labels (feature discovery adds hundreds) are not kept,
+# so what a run holds per node stays small at thousands of nodes.
+NODE_LABEL_PREFIXES = (
+    "nvidia.com/",
+    "kubernetes.io/",
+    "node.kubernetes.io/",
+    "beta.kubernetes.io/",
+    "topology.kubernetes.io/",
+    "kubernetes.azure.com/",
+    "oke.oraclecloud.com/",
+    "oci.oraclecloud.com/",
+    "eks.amazonaws.com/",
+    "cloud.google.com/",
+    "karpenter.sh/",
+    "feature.node.kubernetes.io/pci-10de",
+)
+
+
+def _kept_labels(value: Any) -> dict[str, str]:
+    return {
+        sys.intern(k): sys.intern(v)
+        for k, v in _str_map(value).items()
+        if k.startswith(NODE_LABEL_PREFIXES)
+    }
+
+
 def node_info(obj: dict[str, Any]) -> NodeInfo:
     """The fields checks read from one Node of a list page (a wrong type reads empty)."""
     meta, spec, status = (_map(obj.get(k)) for k in ("metadata", "spec", "status"))
@@ -314,8 +342,8 @@ def node_info(obj: dict[str, Any]) -> NodeInfo:
     )
     return NodeInfo(
         _text(meta.get("name")),
-        _str_map(meta.get("labels")),
-        _str_map(status.get("allocatable")),
+        _kept_labels(meta.get("labels")),
+        {sys.intern(k): sys.intern(v) for k, v in _str_map(status.get("allocatable")).items()},
         spec.get("unschedulable") is True,
         ready,
     )

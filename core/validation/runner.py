@@ -233,7 +233,10 @@ class _Run:
                 labels.get(k) == v for k, v in NAMESPACE_LABELS.items()
             ):
                 created = True  # a validation namespace of the dead run: this run removes it
-        lines.extend(isolation.sweep_orphan_namespaces(ex, ns))
+        try:
+            lines.extend(isolation.sweep_orphan_namespaces(ex, ns))
+        except AicrError as exc:  # e.g. no RBAC to list namespaces: the run goes on
+            lines.append(f"could not look for namespaces left by killed runs: {exc.render()}")
         return created, lines
 
     async def heartbeat(self) -> None:
