@@ -421,6 +421,9 @@ class KubernetesExecutor:
         self._host = host
         self._timeout = request_timeout_s
         self.deadline = deadline
+        # The total a TIMEOUT names (the run's whole deadline; the bound above may be the
+        # part of it the checks get).
+        self.deadline_total_s: float | None = None
         self.core = apis.core
         self.apps = apis.apps
         self.batch = apis.batch
@@ -456,8 +459,9 @@ class KubernetesExecutor:
         limit = self.deadline
         per_call, total = self._timeout, 2 * self._timeout
         if limit is not None:
+            total_s = self.deadline_total_s or limit.seconds
             if limit.expired():
-                raise timeout_error(RUN_DEADLINE_WHAT, limit.seconds)
+                raise timeout_error(RUN_DEADLINE_WHAT, total_s)
             per_call, total = limit.per_call(per_call), limit.per_call(total)
         try:
             return run_with_deadline(
@@ -467,7 +471,9 @@ class KubernetesExecutor:
             )
         except AicrError as exc:
             if limit is not None and limit.expired() and exc.code == ErrorCode.TIMEOUT:
-                raise timeout_error(RUN_DEADLINE_WHAT, limit.seconds) from None
+                raise timeout_error(
+                    RUN_DEADLINE_WHAT, self.deadline_total_s or limit.seconds
+                ) from None
             raise
 
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -267,6 +267,7 @@ class _Run:
         """Bound every API call of the live executor by ``deadline``."""
         if isinstance(self.executor, KubernetesExecutor):
             self.executor.deadline = deadline
+            self.executor.deadline_total_s = self.deadline.seconds
 
     def t(self) -> float:
         return round(self.clock() - self.t0, 3)

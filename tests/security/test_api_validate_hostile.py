@@ -268,9 +268,9 @@ def _messages(report: dict[str, Any] | None) -> dict[str, str]:
 def test_validate_ends_at_its_total_deadline_when_every_answer_is_slow(
     tmp_path: Path, slow_server: Callable[..., SlowApiServer]
 ) -> None:
-    """Each request answered after 3 s (inside the 30 s per-call timeout, so no call
+    """Each request answered after 1 s (inside the 30 s per-call timeout, so no call
     fails): the deployment phase alone would run for minutes; --deadline 12 ends it."""
-    server = slow_server(delay=3.0)
+    server = slow_server(delay=1.0)
     code, stderr, took, report = _validate(tmp_path, server, "--deadline", "12")
     last = stderr.strip().splitlines()[-1]
     assert code == 5, (code, stderr[-3000:])
