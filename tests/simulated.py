@@ -82,6 +82,7 @@ class Scenario:
     # markers the transport-variant checks assert); empty for the plain check's scenarios.
     nccl_transport_log: str = ""
     busy_nodes: set[str] = field(default_factory=set)  # pods pinned here never start
+    unplaceable_pods: bool = False  # the scheduler places no pod (it says why)
     # conformance capabilities (each knob turns one check to a failure or an unmeasurable)
     dcgm_metrics: tuple[str, ...] = (
         "DCGM_FI_DEV_SM_CLOCK",
@@ -301,6 +302,16 @@ def aiperf_report(throughput: float, ttft_p99_ms: float, requests: int, concurre
 # -- the cluster -------------------------------------------------------------------------
 
 
+def _selected(obj: dict[str, Any], selector: str) -> bool:
+    """``key`` / ``key=value`` terms (comma-separated), as the API server reads them."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for term in filter(None, selector.split(",")):
+        key, eq, value = term.partition("=")
+        if key not in labels or (eq and labels[key] != value):
+            return False
+    return True
+
+
 class SimulatedCluster:
     def __init__(self, scenario: Scenario, recipe: RecipeView, clock: VirtualClock) -> None:
         self.s = scenario
@@ -415,7 +426,11 @@ class SimulatedCluster:
         self.hpa_changed = 0.0
         self._install_capabilities(recipe)
 
-    def _tick(self) -> None:
+    def _tick(self, plural: str = "") -> None:
+        # The run's own bookkeeping (its lease, the sweep of validation namespaces) takes no
+        # simulated time, so the shipped recordings keep their timings.
+        if plural in ("leases", "namespaces"):
+            return
         self.clock.advance(API_LATENCY_S)
 
     # -- the conformance capabilities' cluster objects ----------------------------------
@@ -657,7 +672,7 @@ class SimulatedCluster:
         self.created.append(("v1", "Namespace", name))
         return True
 
-    def delete_namespace(self, name: str) -> None:
+    def delete_namespace(self, name: str, *, wait: bool = True) -> None:
         self._tick()
         if self.namespaces.pop(name, None) is not None:
             self.deleted.append(("v1", "Namespace", name))
@@ -670,9 +685,15 @@ class SimulatedCluster:
         return set(found) if found is not None else None
 
     def list_objects(
-        self, group: str, version: str, plural: str, namespace: str | None = None
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str = "",
     ) -> list[dict[str, Any]]:
-        self._tick()
+        self._tick(plural)
         return [
             {k: v for k, v in obj.items() if k != "__created"}
             for (g, v, p, ns, _), obj in sorted(self.objects.items())
@@ -680,6 +701,7 @@ class SimulatedCluster:
             and v == version
             and p == plural
             and (namespace is None or ns == namespace)
+            and _selected(obj, label_selector)
         ]
 
     def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None:
@@ -738,7 +760,7 @@ class SimulatedCluster:
         patch: dict[str, Any],
         namespace: str | None = None,
     ) -> None:
-        self._tick()
+        self._tick(plural)
         obj = self.objects[(group, version, plural, namespace or "", name)]
         for key, value in patch.items():
             if isinstance(value, dict) and isinstance(obj.get(key), dict):
@@ -762,7 +784,7 @@ class SimulatedCluster:
     def get_object(
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None:
-        self._tick()
+        self._tick(plural)
         obj = self.objects.get((group, version, plural, namespace or "", name))
         if obj is None:
             return None
@@ -784,6 +806,8 @@ class SimulatedCluster:
         exit_code: int = 0,
     ) -> None:
         waiting = "ImagePullBackOff" if image in self.s.image_pull_failure else ""
+        if self.s.unplaceable_pods:
+            node = ""
         self.pods[(ns, name)] = _SimPod(
             PodInfo(name, ns, "Pending", node, labels),
             self.clock(),
@@ -796,8 +820,8 @@ class SimulatedCluster:
     def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None:
         from core.foundation.errors import AicrError, ErrorCode
 
-        self._tick()
         kind = manifest["kind"]
+        self._tick(str(manifest.get("__plural__") or ""))
         meta = manifest["metadata"]
         ns, name = meta.get("namespace", ""), meta["name"]
         labels = dict(meta.get("labels") or {})
@@ -810,6 +834,14 @@ class SimulatedCluster:
                     "request: spec.services.Frontend.componentType: unsupported value",
                 )
             return
+        if kind == "Lease":
+            group, version = manifest["apiVersion"].split("/", 1)
+            if (group, version, "leases", ns, name) in self.objects:
+                raise AicrError(
+                    ErrorCode.CONFLICT,
+                    f"Kubernetes API refused creating Lease {ns}/{name}",
+                    f'HTTP 409 (Conflict): leases.coordination.k8s.io "{name}" already exists',
+                )
         self.created.append((manifest["apiVersion"], kind, f"{ns}/{name}"))
         if kind == "Pod":
             spec = manifest["spec"]
@@ -922,7 +954,7 @@ class SimulatedCluster:
         return ""
 
     def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None:
-        self._tick()
+        self._tick("leases" if kind == "Lease" else "")
         self.deleted.append((api_version, kind, f"{namespace}/{name}"))
         if kind == "Pod":
             self.pods.pop((namespace, name), None)
@@ -951,7 +983,12 @@ class SimulatedCluster:
             return PodOutcome(name, "Missing")
         age = self.clock() - sp.created
         if not sp.info.node:
-            return PodOutcome(name, "Pending")  # never placed by its scheduler
+            # never placed by its scheduler, which says why on the PodScheduled condition
+            return PodOutcome(
+                name,
+                "Pending",
+                unscheduled="Unschedulable: 0/1 nodes are available: 1 Insufficient nvidia.com/gpu.",
+            )
         if sp.info.node in self.s.busy_nodes:
             return PodOutcome(name, "Pending", sp.info.node)
         if sp.waiting_reason:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import emit, warn
+from core.foundation.textsafe import safe_text
 
 if TYPE_CHECKING:
     from core.capture.capture import CaptureResult, Projections
@@ -106,7 +107,7 @@ def register(sub: Any) -> None:
         default=None,
         metavar="SECONDS",
         help="total time each live source may take, pages and credential plugins included "
-        "(default 120)",
+        "(default 120; env AICR_DEADLINE)",
     )
     out = parser.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
@@ -314,8 +315,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _deadline(value: float | None) -> float | None:
+    """--deadline, else AICR_DEADLINE (an empty value is unset), else None (the default)."""
     from core.foundation.errors import invalid
 
+    where = "--deadline"
+    if value is None and os.environ.get("AICR_DEADLINE"):
+        where, env = "AICR_DEADLINE", os.environ["AICR_DEADLINE"]
+        try:
+            value = float(env)
+        except ValueError:
+            raise invalid(
+                f"AICR_DEADLINE {safe_text(env[:40])!r} is not a number of seconds"
+            ) from None
     if value is not None and not 0 < value <= 3600:
-        raise invalid(f"--deadline {value:g} is out of range: expected 0 < SECONDS <= 3600")
+        raise invalid(f"{where} {value:g} is out of range: expected 0 < SECONDS <= 3600")
     return value

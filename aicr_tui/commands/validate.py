@@ -28,6 +28,7 @@ from screens.markup import escape_markup
 
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
+    from core.foundation.deadline import Deadline
     from core.services.validation import ValidationSession
     from core.validation.events import Event
     from core.validation.recipe_view import RecipeView
@@ -116,8 +117,18 @@ def register(sub: Any) -> None:
         "-n",
         "--namespace",
         metavar="NAMESPACE",
-        default=os.environ.get("AICR_NAMESPACE") or "aicr-validation",
-        help="namespace for validation workloads (default aicr-validation; env AICR_NAMESPACE)",
+        default=os.environ.get("AICR_NAMESPACE") or "",
+        help="namespace for validation workloads, held by a lease: a second run on it is "
+        "refused (default: a new namespace of the run's own, aicr-validation-<token>; env "
+        "AICR_NAMESPACE)",
+    )
+    run.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="total time the command may take, live capture, checks and cleanup included "
+        "(default: 120 s + the budgets of the checks it runs + 240 s; env AICR_DEADLINE)",
     )
     out = p.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help="CTRF JSON report (default: stdout)")
@@ -373,7 +384,46 @@ def _check_output_path(path: str | None, flag: str) -> None:
         check_output_file(path, f"{flag} file")
 
 
-def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
+def run_deadline(args: argparse.Namespace) -> Deadline | None:
+    """The command's total deadline from --deadline or AICR_DEADLINE (None: the default)."""
+    from core.foundation.deadline import Deadline
+    from core.foundation.errors import invalid
+    from core.validation.runner import MAX_DEADLINE_S
+
+    raw: object = args.deadline
+    where = "--deadline"
+    if raw is None:
+        env = os.environ.get("AICR_DEADLINE") or ""
+        if not env:
+            return None
+        where = "AICR_DEADLINE"
+        try:
+            raw = float(env)
+        except ValueError:
+            raise invalid(
+                f"AICR_DEADLINE {safe_text(env[:40])!r} is not a number of seconds"
+            ) from None
+    value = float(raw)  # type: ignore[arg-type]
+    if not 0 < value <= MAX_DEADLINE_S:
+        raise invalid(
+            f"{where} {value:g} is out of range: expected 0 < SECONDS <= {MAX_DEADLINE_S:g}"
+        )
+    return Deadline(value)
+
+
+def _capture_deadline(deadline: Deadline | None) -> float:
+    from core.validation.runner import CAPTURE_DEADLINE_S
+
+    return (
+        CAPTURE_DEADLINE_S
+        if deadline is None
+        else max(0.05, min(CAPTURE_DEADLINE_S, deadline.remaining()))
+    )
+
+
+def load_inputs(
+    args: argparse.Namespace, deadline: Deadline | None = None
+) -> tuple[RecipeView, Snapshot | None]:
     from core.documents.snapshot import load_snapshot
     from core.foundation.errors import invalid
     from core.recipe.loading import load_recipe
@@ -397,9 +447,11 @@ def load_inputs(args: argparse.Namespace) -> tuple[RecipeView, Snapshot | None]:
         oke_addons=args.oke_addons or os.environ.get("AICR_OKE_ADDONS_PATH") or None,
         legacy_daemonset=None,
     )
-    from core.live.kube import capture_cluster
+    from core.live.kube import collect_cluster
 
-    base = capture_cluster(args.kubeconfig, args.context)
+    base = collect_cluster(
+        args.kubeconfig, args.context, deadline=_capture_deadline(deadline)
+    ).snapshot
     captured = attach_projections(base, projections)
     for message in captured.warnings:
         warn(message)
@@ -535,7 +587,10 @@ def report_unmeasured(events: list[Event], allow: bool | None = None) -> None:
 
 
 def session_from_args(
-    args: argparse.Namespace, recipe: RecipeView, snapshot: Snapshot | None
+    args: argparse.Namespace,
+    recipe: RecipeView,
+    snapshot: Snapshot | None,
+    deadline: Deadline | None = None,
 ) -> ValidationSession:
     """The validation session ``aicr-tui validate`` asks for (the wizard builds the same)."""
     from core.services.validation import ValidationSession
@@ -554,6 +609,7 @@ def session_from_args(
         allow_unmeasured=args.allow_unmeasured,
         kubeconfig=args.kubeconfig,
         context=args.context,
+        deadline=deadline,
     )
 
 
@@ -567,12 +623,13 @@ def _run_live(args: argparse.Namespace) -> int:
     from core.validation.stream import EventStream
 
     select_phases(args.phase)  # a bad --phase fails before any input is read
-    inputs = load_inputs(args)  # the recipe and its policy are refused first
+    deadline = run_deadline(args)  # a bad --deadline too; the clock starts here
+    inputs = load_inputs(args, deadline)  # the recipe and its policy are refused first
     if not args.no_cluster:
         from core.live.kube import preflight_kubeconfig
 
         preflight_kubeconfig(args.kubeconfig)  # a bad kubeconfig fails before any check runs
-    session = session_from_args(args, *inputs)
+    session = session_from_args(args, *inputs, deadline)
     request = build_request(session)
 
     stream = EventStream()
@@ -597,5 +654,7 @@ def _run_live(args: argparse.Namespace) -> int:
         if recorder is not None:
             recorder.abort()
         raise
+    if result.timed_out is not None:
+        raise result.timed_out
     report_unmeasured(result.events)
     return int(result.exit_code)

@@ -556,7 +556,17 @@ def _tune(cfg: Any) -> None:
 
     # One retry when the connection cannot be made; a slow answer is never re-sent, so the
     # per-call timeout bounds each read.
-    cfg.retries = Retry(total=1, connect=1, read=0, redirect=0, status=0, other=0)
+    # A 429/503 with Retry-After is handed back as it is (not turned into "too many error
+    # responses"), so the error line can say what the server answered.
+    cfg.retries = Retry(
+        total=1,
+        connect=1,
+        read=0,
+        redirect=0,
+        status=0,
+        other=0,
+        respect_retry_after_header=False,
+    )
 
 
 def bad_reply(what: str, problem: str) -> AicrError:
@@ -671,7 +681,7 @@ def _api_error(
     from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
     from urllib3.exceptions import HTTPError, MaxRetryError, NewConnectionError, TimeoutError
 
-    from core.live.kube_wire import refused_reply
+    from core.live.kube_wire import refused_reply, transport_reason
 
     hostile = refused_reply(exc)
     if hostile is not None:
@@ -705,7 +715,7 @@ def _api_error(
             )
         return AicrError(
             ErrorCode.SERVICE_UNAVAILABLE,
-            f"the Kubernetes API of {source} answered HTTP {status} to {what}",
+            f"the Kubernetes API of {source} answered {http_status(status, exc)} to {what}",
             reason or None,
         )
     cause = exc.reason if isinstance(exc, MaxRetryError) else exc
@@ -720,13 +730,32 @@ def _api_error(
         return AicrError(
             ErrorCode.SERVICE_UNAVAILABLE,
             f"could not reach the Kubernetes API of {source} to {what}",
-            " ".join(str(cause).split())[:300],
+            transport_reason(exc),
         )
     return AicrError(
         ErrorCode.SERVICE_UNAVAILABLE,
         f"reading the Kubernetes API of {source} to {what} failed",
         " ".join(f"{type(exc).__name__}: {exc}".split())[:300],
     )
+
+
+def http_status(status: int, exc: Any) -> str:
+    """``HTTP 429 (Too Many Requests; Retry-After: 30)``: the status, its name, and for a
+    throttled or unavailable server how long it asked the client to wait."""
+    import http
+
+    try:
+        name = http.HTTPStatus(status).phrase
+    except ValueError:
+        name = ""
+    wait = ""
+    if status in (429, 503):
+        from core.live.kube_wire import retry_after
+
+        after = retry_after(getattr(exc, "headers", None))
+        wait = f"; Retry-After: {after}" if after else "; no Retry-After"
+    inner = f"{name}{wait}".strip("; ")
+    return f"HTTP {status}" + (f" ({inner})" if inner else "")
 
 
 def _status_message(exc: Any) -> str:

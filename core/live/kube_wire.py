@@ -55,6 +55,51 @@ def refused_reply(exc: BaseException | None) -> ReplyRefused | None:
     return None
 
 
+def retry_after(headers: Any) -> str:
+    """The ``Retry-After`` header of a reply, made printable (at most 40 characters), or ""."""
+    if headers is None:
+        return ""
+    try:
+        value = headers.get("Retry-After")
+    except (AttributeError, TypeError):
+        return ""
+    text = "".join(ch for ch in str(value or "") if ch.isprintable())
+    return " ".join(text.split())[:40]
+
+
+def transport_reason(exc: BaseException) -> str:
+    """What went wrong on the wire, in a few words, without the client library's internals
+    (no pool, connection-object or class names): the innermost OS error's text (for
+    example "Connection refused"), a timeout, a wire limit, or a connection cut mid-reply."""
+    hostile = refused_reply(exc)
+    if hostile is not None:
+        return str(hostile)
+    seen: set[int] = set()
+    todo: list[Any] = [exc]
+    found: list[BaseException] = []
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        found.append(item)
+        todo.extend((getattr(item, "reason", None), item.__cause__, item.__context__, *item.args))
+    for item in found:
+        if isinstance(item, TimeoutError) or "timed out" in str(item).lower():
+            return "no answer in time (read timed out)"
+    for item in found:
+        if isinstance(item, OSError) and item.strerror:
+            return " ".join(str(item.strerror).split())[:120]
+    for item in found:
+        if isinstance(item, http.client.IncompleteRead):
+            return "the connection was closed in the middle of the reply"
+        if isinstance(item, http.client.RemoteDisconnected | ConnectionError):
+            return "the server closed the connection without a reply"
+        if isinstance(item, http.client.HTTPException | ValueError):
+            return "the reply is not well-formed HTTP"
+    return "the connection failed"
+
+
 class BoundedHTTPResponse(http.client.HTTPResponse):
     """``http.client``'s response with the limits of the module docstring."""
 
@@ -64,6 +109,7 @@ class BoundedHTTPResponse(http.client.HTTPResponse):
         self._raw_total = 0
         self._decoded_total = 0
         self._decoder: Any = None
+        self._encoding = ""
         self._raw_done = False
 
     def _read_status(self) -> Any:
@@ -98,6 +144,7 @@ class BoundedHTTPResponse(http.client.HTTPResponse):
                 f"the reply is encoded as {', '.join(encodings)[:60]!r}; only gzip or deflate "
                 "is decoded"
             )
+        self._encoding = encodings[0]
         self._decoder = zlib.decompressobj(_DECODERS[encodings[0]])
         del self.msg["Content-Encoding"]
         del self.msg["Content-Length"]
@@ -124,17 +171,29 @@ class BoundedHTTPResponse(http.client.HTTPResponse):
         decoder = self._decoder
         limit = min(amt, CHUNK_BYTES)
         while True:
-            if decoder.unconsumed_tail:
-                out = decoder.decompress(decoder.unconsumed_tail, limit)
-            elif decoder.eof or self._raw_done:
-                return b""
-            else:
-                raw = self._raw(CHUNK_BYTES)
-                if raw:
-                    out = decoder.decompress(raw, limit)
+            try:
+                if decoder.unconsumed_tail:
+                    out = decoder.decompress(decoder.unconsumed_tail, limit)
+                elif decoder.eof or self._raw_done:
+                    return b""
                 else:
-                    self._raw_done = True
-                    out = decoder.flush()
+                    raw = self._raw(CHUNK_BYTES)
+                    if raw:
+                        out = decoder.decompress(raw, limit)
+                    else:
+                        self._raw_done = True
+                        out = decoder.flush()
+                        if not decoder.eof:
+                            raise ReplyRefused(
+                                f"the reply is marked Content-Encoding {self._encoding} but "
+                                f"its body is not {self._encoding} data (it ends before the "
+                                "compressed stream does)"
+                            )
+            except zlib.error as exc:
+                raise ReplyRefused(
+                    f"the reply is marked Content-Encoding {self._encoding} but its body "
+                    f"is not {self._encoding} data ({' '.join(str(exc).split())[:80]})"
+                ) from None
             self._decoded_total += len(out)
             if self._decoded_total > MAX_API_RESPONSE_BYTES:
                 raise ReplyRefused(

@@ -16,9 +16,9 @@ from typing import Any
 
 from core.documents.recipe_result import RecipeResult
 from core.documents.snapshot import Snapshot
+from core.foundation.deadline import Deadline
 from core.recipe.catalog import load_catalog
 from core.validation.catalog import load_validator_catalog
-from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.executor import ClusterExecutor, KubernetesExecutor
 from core.validation.policy import view_with_policy
 from core.validation.recipe_view import RecipeView
@@ -42,13 +42,16 @@ class ValidationSession:
     phases: Sequence[str] = ()
     no_cluster: bool = False
     cleanup: bool = True
-    namespace: str = VALIDATION_NAMESPACE
+    # "" (the default): a namespace of the run's own, aicr-validation-<run token>
+    namespace: str = ""
     skip_checks: Sequence[str] = ()
     fail_fast: bool = False
     allow_unmeasured: bool = False
     kubeconfig: str | None = None
     context: str | None = None
     environ: Mapping[str, str] | None = field(default=None, compare=False)
+    # The command's total deadline (None: the runner's default, core.validation.runner).
+    deadline: Deadline | None = field(default=None, compare=False)
 
 
 def resolved_view(
@@ -80,16 +83,17 @@ def build_request(session: ValidationSession) -> ValidationRequest:
         skip_checks=tuple(session.skip_checks),
         fail_fast=session.fail_fast,
         allow_unmeasured=session.allow_unmeasured,
+        deadline=session.deadline,
     )
 
 
 def executor_factory(session: ValidationSession) -> Callable[[], ClusterExecutor]:
     """The cluster the session names: its kubeconfig and context, loaded as a live capture
     loads them (core.live.kube), only when the runner first needs the cluster."""
-    kubeconfig, context = session.kubeconfig, session.context
+    kubeconfig, context, deadline = session.kubeconfig, session.context, session.deadline
 
     def factory() -> ClusterExecutor:
-        return KubernetesExecutor.from_kubeconfig(kubeconfig, context)
+        return KubernetesExecutor.from_kubeconfig(kubeconfig, context, deadline=deadline)
 
     return factory
 

@@ -10,14 +10,18 @@ reached), so a check that cannot measure can say why.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import quote
 
+from core.foundation.deadline import MAX_PAGES, Deadline, timeout_error
 from core.foundation.errors import AicrError, ErrorCode, invalid
-from core.live.kube import api_client, host_client, typed_apis
+from core.live.kube import api_client, host_client, http_status, typed_apis
+from core.live.progress import page_cap
 
 GPU_RESOURCE = "nvidia.com/gpu"
 INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
@@ -28,6 +32,12 @@ WORKLOAD_KINDS = ("Deployment", "DaemonSet", "StatefulSet")
 # cleanup (so the command exits with the namespace gone, not still Terminating).
 NAMESPACE_GONE_S = 120.0
 NAMESPACE_POLL_S = 0.5
+# Every list is read in pages of this many objects (``limit``/``continue``) and each page is
+# folded into the small records below before the next is read, so a 5,000-node cluster is
+# read in constant memory: a page of nodes stays far below the 8 MiB reply cap
+# (core.foundation.limits.MAX_API_RESPONSE_BYTES), one object being at most about 6 KiB.
+PAGE_SIZE = 250
+RUN_DEADLINE_WHAT = "the validation run"
 
 
 @dataclass(frozen=True)
@@ -102,10 +112,31 @@ class PodOutcome:
     phase: str  # Pending | Running | Succeeded | Failed | Unknown | Missing
     node: str = ""
     container: ContainerOutcome | None = None
+    # The scheduler's word when the pod is not scheduled (its PodScheduled condition:
+    # "Unschedulable: 0/3 nodes are available: ...").
+    unscheduled: str = ""
 
     @property
     def terminal(self) -> bool:
         return self.phase in ("Succeeded", "Failed")
+
+    def unfinished_reason(self) -> str:
+        """Why a pod that is not terminal has not finished, in the scheduler's or the
+        kubelet's words: never scheduled (its condition), never started (its container's
+        waiting reason and message), or started and still running."""
+        if self.phase == "Missing":
+            return "the pod is gone (deleted before it finished)"
+        if self.unscheduled:
+            return f"never scheduled: {self.unscheduled}"
+        c = self.container
+        if c is not None and c.waiting_reason:
+            said = f"{c.waiting_reason}: {c.message}" if c.message else c.waiting_reason
+            return f"never started: {said}"
+        if not self.node:
+            return f"pod {self.phase}, not scheduled yet (no scheduler event)"
+        if self.phase == "Pending":
+            return f"pod Pending on {self.node}: the kubelet has not started its container"
+        return f"pod {self.phase} on {self.node}: started, did not finish within its budget"
 
 
 class ClusterExecutor(Protocol):
@@ -120,13 +151,19 @@ class ClusterExecutor(Protocol):
     def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None: ...
     def namespace_phase(self, name: str) -> str | None: ...
     def ensure_namespace(self, name: str, labels: dict[str, str]) -> bool: ...
-    def delete_namespace(self, name: str) -> None: ...
+    def delete_namespace(self, name: str, *, wait: bool = True) -> None: ...
     def served_resources(self, group: str, version: str) -> set[str] | None: ...
     def get_object(
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None: ...
     def list_objects(
-        self, group: str, version: str, plural: str, namespace: str | None = None
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str = "",
     ) -> list[dict[str, Any]]: ...
     def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None: ...
     def patch_object(
@@ -212,31 +249,181 @@ def _server_message(exc: BaseException) -> str:
 
 
 def _api_error(exc: BaseException, what: str, host: str) -> AicrError:
+    """One line for a failed call: what the server answered (status, its name, Retry-After
+    for 429/503, its own message), a reply refused by a wire limit, or what went wrong on
+    the wire, never the client library's internals."""
+    from core.live.kube_wire import refused_reply, transport_reason
+
+    hostile = refused_reply(exc)
+    if hostile is not None:
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"Kubernetes API at {host} sent a reply that is refused while {what}",
+            str(hostile),
+        )
     status = getattr(exc, "status", None)
-    reason = getattr(exc, "reason", None) or type(exc).__name__
     said = _server_message(exc)
-    cause = f"{status} {reason}" + (f": {said}" if said else "")
-    if status in (401, 403):
-        return AicrError(ErrorCode.UNAUTHORIZED, f"Kubernetes API refused {what}", cause)
-    if status in (400, 422):
-        return AicrError(ErrorCode.INVALID_REQUEST, f"Kubernetes API rejected {what}", cause)
     if isinstance(status, int) and status:
-        return AicrError(ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API failed {what}", cause)
+        cause = http_status(status, exc) + (f": {said}" if said else "")
+        if status in (401, 403):
+            return AicrError(ErrorCode.UNAUTHORIZED, f"Kubernetes API refused {what}", cause)
+        if status in (400, 422):
+            return AicrError(ErrorCode.INVALID_REQUEST, f"Kubernetes API rejected {what}", cause)
+        if status == 409:
+            return AicrError(ErrorCode.CONFLICT, f"Kubernetes API refused {what}", cause)
+        return AicrError(
+            ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API answered {what} with {cause}"
+        )
     return AicrError(
         ErrorCode.SERVICE_UNAVAILABLE,
         f"Kubernetes API at {host} unreachable while {what}",
-        " ".join(str(exc).split())[:200],
+        transport_reason(exc),
     )
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _seq(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return 0
+    try:
+        return int(value)
+    except ValueError:
+        return 0
+
+
+def _str_map(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in _map(value).items() if isinstance(v, str | int | float)}
+
+
+# The node labels a check may read (GPU presence and product, instance type, node pool,
+# hostname, topology); a node's other labels (feature discovery adds hundreds) are not kept,
+# so what a run holds per node stays small at thousands of nodes.
+NODE_LABEL_PREFIXES = (
+    "nvidia.com/",
+    "kubernetes.io/",
+    "node.kubernetes.io/",
+    "beta.kubernetes.io/",
+    "topology.kubernetes.io/",
+    "kubernetes.azure.com/",
+    "oke.oraclecloud.com/",
+    "oci.oraclecloud.com/",
+    "eks.amazonaws.com/",
+    "cloud.google.com/",
+    "karpenter.sh/",
+    "feature.node.kubernetes.io/pci-10de",
+)
+
+
+def _kept_labels(value: Any) -> dict[str, str]:
+    return {
+        sys.intern(k): sys.intern(v)
+        for k, v in _str_map(value).items()
+        if k.startswith(NODE_LABEL_PREFIXES)
+    }
+
+
+def node_info(obj: dict[str, Any]) -> NodeInfo:
+    """The fields checks read from one Node of a list page (a wrong type reads empty)."""
+    meta, spec, status = (_map(obj.get(k)) for k in ("metadata", "spec", "status"))
+    ready = any(
+        _map(c).get("type") == "Ready" and _map(c).get("status") == "True"
+        for c in _seq(status.get("conditions"))
+    )
+    return NodeInfo(
+        _text(meta.get("name")),
+        _kept_labels(meta.get("labels")),
+        {sys.intern(k): sys.intern(v) for k, v in _str_map(status.get("allocatable")).items()},
+        spec.get("unschedulable") is True,
+        ready,
+    )
+
+
+def pod_info(obj: dict[str, Any], namespace: str) -> PodInfo:
+    meta, spec, status = (_map(obj.get(k)) for k in ("metadata", "spec", "status"))
+    return PodInfo(
+        _text(meta.get("name")),
+        _text(meta.get("namespace")) or namespace,
+        _text(status.get("phase")) or "Unknown",
+        _text(spec.get("nodeName")),
+        _str_map(meta.get("labels")),
+    )
+
+
+def workload_info(kind: str, obj: dict[str, Any]) -> WorkloadInfo:
+    meta, spec, st = (_map(obj.get(k)) for k in ("metadata", "spec", "status"))
+    pod_spec = _map(_map(spec.get("template")).get("spec"))
+    containers = [_map(c) for c in _seq(pod_spec.get("containers"))]
+    if kind == "DaemonSet":
+        desired = _count(st.get("desiredNumberScheduled"))
+        ready = _count(st.get("numberReady"))
+        available = _count(st.get("numberAvailable"))
+    else:
+        replicas = spec.get("replicas")
+        desired = _count(replicas) if replicas is not None else 1
+        ready = _count(st.get("readyReplicas"))
+        available = _count(st.get("availableReplicas"))
+    return WorkloadInfo(
+        kind,
+        _text(meta.get("name")),
+        _text(meta.get("namespace")),
+        desired,
+        ready,
+        available,
+        _str_map(meta.get("labels")),
+        tuple(_text(c.get("image")) for c in containers),
+        _str_map(meta.get("annotations")),
+    )
+
+
+_WORKLOAD_PLURALS = {
+    "Deployment": "deployments",
+    "DaemonSet": "daemonsets",
+    "StatefulSet": "statefulsets",
+}
+
+
+def _seg(value: str) -> str:
+    """One path segment (a name from a recipe or a reply never changes the path's shape)."""
+    return quote(value, safe="")
+
+
+def resource_path(group: str, version: str, plural: str, namespace: str | None = None) -> str:
+    if group in ("", "core"):
+        base = f"/api/{_seg(version)}"
+    else:
+        base = f"/apis/{_seg(group)}/{_seg(version)}"
+    return base + (f"/namespaces/{_seg(namespace)}" if namespace else "") + f"/{_seg(plural)}"
 
 
 class KubernetesExecutor:
     """ClusterExecutor over the official client; build with from_kubeconfig or from_host."""
 
-    def __init__(self, api_client: Any, host: str, request_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        api_client: Any,
+        host: str,
+        request_timeout_s: float = 30.0,
+        deadline: Deadline | None = None,
+    ) -> None:
         apis = typed_apis(api_client)
         self._client = api_client
         self._host = host
         self._timeout = request_timeout_s
+        self.deadline = deadline
+        # The total a TIMEOUT names (the run's whole deadline; the bound above may be the
+        # part of it the checks get).
+        self.deadline_total_s: float | None = None
         self.core = apis.core
         self.apps = apis.apps
         self.batch = apis.batch
@@ -249,27 +436,45 @@ class KubernetesExecutor:
         context: str | None = None,
         *,
         exec_timeout: float = 30.0,
+        deadline: Deadline | None = None,
     ) -> KubernetesExecutor:
         """The same configuration rules as a live capture (core.live.kube.api_client):
         --kubeconfig, $KUBECONFIG, ~/.kube/config, else the in-cluster service account.
-        An exec credential plugin is killed after ``exec_timeout`` seconds."""
-        api, _source = api_client(kubeconfig, context, exec_timeout=exec_timeout)
-        return cls(api, str(api.configuration.host))
+        An exec credential plugin is killed after ``exec_timeout`` seconds (or what is left
+        of ``deadline``)."""
+        seconds = deadline.per_call(exec_timeout) if deadline is not None else exec_timeout
+        api, _source = api_client(kubeconfig, context, exec_timeout=seconds)
+        return cls(api, str(api.configuration.host), deadline=deadline)
 
     @classmethod
     def from_host(cls, host: str, token: str | None = None) -> KubernetesExecutor:
         return cls(host_client(host, token), host)
 
     def _bounded(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """One API call with a total deadline (twice the request timeout): the request
-        timeout bounds each socket read, so a trickling answer would otherwise never end."""
+        """One API call with a total bound: twice the request timeout (the request timeout
+        bounds each socket read, so a trickling answer would otherwise never end), and never
+        past the run's deadline (then every call ends at once with the run's TIMEOUT)."""
         from core.foundation.deadline import run_with_deadline
 
-        return run_with_deadline(
-            lambda: fn(*args, _request_timeout=self._timeout, **kwargs),
-            2 * self._timeout,
-            f"the Kubernetes API call ({what})",
-        )
+        limit = self.deadline
+        per_call, total = self._timeout, 2 * self._timeout
+        if limit is not None:
+            total_s = self.deadline_total_s or limit.seconds
+            if limit.expired():
+                raise timeout_error(RUN_DEADLINE_WHAT, total_s)
+            per_call, total = limit.per_call(per_call), limit.per_call(total)
+        try:
+            return run_with_deadline(
+                lambda: fn(*args, _request_timeout=per_call, **kwargs),
+                total,
+                f"the Kubernetes API call ({what})",
+            )
+        except AicrError as exc:
+            if limit is not None and limit.expired() and exc.code == ErrorCode.TIMEOUT:
+                raise timeout_error(
+                    RUN_DEADLINE_WHAT, self.deadline_total_s or limit.seconds
+                ) from None
+            raise
 
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
@@ -289,116 +494,104 @@ class KubernetesExecutor:
                 return None
             raise _api_error(exc, what, self._host) from exc
 
+    def _get(self, path: str, query: tuple[tuple[str, str], ...], accept: str, timeout: Any) -> Any:
+        return self._client.call_api(
+            path,
+            "GET",
+            query_params=list(query),
+            header_params={"Accept": accept},
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _return_http_data_only=True,
+            _request_timeout=timeout,
+        )
+
+    def _get_json(
+        self, what: str, path: str, query: tuple[tuple[str, str], ...] = ()
+    ) -> dict[str, Any] | None:
+        """GET ``path`` as one JSON object, read and decoded within the limits (the body is
+        read inside the call's bound); None for 404."""
+        from core.live.kube import _decode
+
+        def fetch(_request_timeout: Any) -> dict[str, Any]:
+            resp = self._get(path, query, "application/json", _request_timeout)
+            return _decode(resp, f"GET {path}")
+
+        found = self._call_or_none(what, fetch)
+        return found if isinstance(found, dict) else None
+
+    def _pages(
+        self, what: str, path: str, query: tuple[tuple[str, str], ...] = ()
+    ) -> Iterator[dict[str, Any]]:
+        """Every object of the list at ``path``, one page (``PAGE_SIZE``) at a time; only
+        the current page is held. A 404 is an empty list."""
+        token = ""
+        page = 0
+        while True:
+            page += 1
+            page_cap(page, MAX_PAGES, f"the Kubernetes API kept answering {what} with a next page")
+            params = (*query, ("limit", str(PAGE_SIZE)))
+            if token:
+                params = (*params, ("continue", token))
+            body = self._get_json(what, path, params)
+            if body is None:
+                return
+            items = body.get("items")
+            if items is not None and not isinstance(items, list):
+                raise AicrError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    f"the Kubernetes API answered {what} without an items list",
+                )
+            token = _text(_map(body.get("metadata")).get("continue"))
+            del body
+            for item in items or []:
+                if isinstance(item, dict):
+                    yield item
+            del items
+            if not token:
+                return
+
     def server_address(self) -> str:
         return self._host
 
     def list_nodes(self) -> list[NodeInfo]:
-        res = self._call("listing nodes", self.core.list_node)
-        out: list[NodeInfo] = []
-        for n in res.items or []:
-            conds = (n.status.conditions or []) if n.status else []
-            ready = any(c.type == "Ready" and c.status == "True" for c in conds)
-            out.append(
-                NodeInfo(
-                    n.metadata.name,
-                    dict(n.metadata.labels or {}),
-                    {
-                        k: str(v)
-                        for k, v in ((n.status.allocatable if n.status else None) or {}).items()
-                    },
-                    bool(n.spec.unschedulable) if n.spec else False,
-                    ready,
-                )
-            )
-        return out
+        return [node_info(n) for n in self._pages("listing nodes", "/api/v1/nodes")]
 
     def list_pods(self, namespace: str, label_selector: str = "") -> list[PodInfo]:
-        res = self._call(
-            f"listing pods in {namespace}",
-            self.core.list_namespaced_pod,
-            namespace,
-            label_selector=label_selector,
-        )
+        query = (("labelSelector", label_selector),) if label_selector else ()
+        path = resource_path("", "v1", "pods", namespace)
         return [
-            PodInfo(
-                p.metadata.name,
-                p.metadata.namespace or namespace,
-                (p.status.phase if p.status else None) or "Unknown",
-                (p.spec.node_name if p.spec else None) or "",
-                dict(p.metadata.labels or {}),
-            )
-            for p in res.items or []
+            pod_info(p, namespace) for p in self._pages(f"listing pods in {namespace}", path, query)
         ]
-
-    def _workload(self, kind: str, obj: Any) -> WorkloadInfo:
-        st = obj.status
-        containers = obj.spec.template.spec.containers or []
-        if kind == "DaemonSet":
-            desired = int(st.desired_number_scheduled or 0) if st else 0
-            ready = int(st.number_ready or 0) if st else 0
-            available = int(st.number_available or 0) if st else 0
-        else:
-            desired = int(obj.spec.replicas if obj.spec.replicas is not None else 1)
-            ready = int(st.ready_replicas or 0) if st else 0
-            available = int(getattr(st, "available_replicas", None) or 0) if st else 0
-        return WorkloadInfo(
-            kind,
-            obj.metadata.name,
-            obj.metadata.namespace,
-            desired,
-            ready,
-            available,
-            dict(obj.metadata.labels or {}),
-            tuple(c.image or "" for c in containers),
-            dict(obj.metadata.annotations or {}),
-        )
-
-    def _workload_api(
-        self, kind: str
-    ) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
-        if kind == "Deployment":
-            return (
-                self.apps.list_deployment_for_all_namespaces,
-                self.apps.list_namespaced_deployment,
-                self.apps.read_namespaced_deployment,
-            )
-        if kind == "DaemonSet":
-            return (
-                self.apps.list_daemon_set_for_all_namespaces,
-                self.apps.list_namespaced_daemon_set,
-                self.apps.read_namespaced_daemon_set,
-            )
-        if kind == "StatefulSet":
-            return (
-                self.apps.list_stateful_set_for_all_namespaces,
-                self.apps.list_namespaced_stateful_set,
-                self.apps.read_namespaced_stateful_set,
-            )
-        raise invalid(
-            f'workload kind "{kind}" is not supported; expected one of {", ".join(WORKLOAD_KINDS)}'
-        )
 
     def list_workloads(
         self, kind: str, namespace: str | None = None, label_selector: str = ""
     ) -> list[WorkloadInfo]:
-        all_ns, in_ns, _ = self._workload_api(kind)
+        plural = self._workload_plural(kind)
         what = f"listing {kind}s" + (f" in {namespace}" if namespace else "")
-        if namespace:
-            res = self._call(what, in_ns, namespace, label_selector=label_selector)
-        else:
-            res = self._call(what, all_ns, label_selector=label_selector)
-        return [self._workload(kind, o) for o in res.items or []]
+        query = (("labelSelector", label_selector),) if label_selector else ()
+        path = resource_path("apps", "v1", plural, namespace)
+        return [workload_info(kind, o) for o in self._pages(what, path, query)]
+
+    @staticmethod
+    def _workload_plural(kind: str) -> str:
+        plural = _WORKLOAD_PLURALS.get(kind)
+        if plural is None:
+            raise invalid(
+                f'workload kind "{kind}" is not supported; expected one of {", ".join(WORKLOAD_KINDS)}'
+            )
+        return plural
 
     def get_workload(self, kind: str, namespace: str, name: str) -> WorkloadInfo | None:
-        _, _, read = self._workload_api(kind)
-        obj = self._call_or_none(f"reading {kind} {namespace}/{name}", read, name, namespace)
-        return None if obj is None else self._workload(kind, obj)
+        path = resource_path("apps", "v1", self._workload_plural(kind), namespace)
+        obj = self._get_json(f"reading {kind} {namespace}/{name}", f"{path}/{_seg(name)}")
+        return None if obj is None else workload_info(kind, obj)
 
     def namespace_phase(self, name: str) -> str | None:
-        ns = self._call_or_none(f"reading namespace {name}", self.core.read_namespace, name)
+        ns = self._get_json(f"reading namespace {name}", f"/api/v1/namespaces/{_seg(name)}")
         if ns is None:
             return None
-        return str((ns.status.phase if ns.status else None) or "Active")
+        return _text(_map(ns.get("status")).get("phase")) or "Active"
 
     def _wait_namespace_gone(self, name: str) -> bool:
         """Poll until namespace ``name`` no longer exists (True) or NAMESPACE_GONE_S passes."""
@@ -440,10 +633,10 @@ class KubernetesExecutor:
             raise _api_error(exc, f"creating namespace {name}", self._host) from exc
         return True
 
-    def delete_namespace(self, name: str) -> None:
-        """Delete namespace ``name`` and wait until the server has removed it."""
+    def delete_namespace(self, name: str, *, wait: bool = True) -> None:
+        """Delete namespace ``name`` and (``wait``) wait until the server has removed it."""
         self._call_or_none(f"deleting namespace {name}", self.core.delete_namespace, name)
-        if not self._wait_namespace_gone(name):
+        if wait and not self._wait_namespace_gone(name):
             raise self._still_terminating(name, "its deletion was requested")
 
     def served_resources(self, group: str, version: str) -> set[str] | None:
@@ -459,64 +652,21 @@ class KubernetesExecutor:
     def get_object(
         self, group: str, version: str, plural: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None:
-        what = f"reading {plural}.{group} {name}"
-        if group in ("", "core"):
-            import json
-
-            path = f"/api/{version}/" + (f"namespaces/{namespace}/" if namespace else "")
-            text = self.raw_get(f"{path}{plural}/{name}")
-            if text is None:
-                return None
-            try:
-                found = json.loads(text)
-            except ValueError as exc:
-                raise AicrError(
-                    ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API sent no JSON {what}"
-                ) from exc
-            return found if isinstance(found, dict) else None
-        if namespace:
-            obj = self._call_or_none(
-                what,
-                self.custom.get_namespaced_custom_object,
-                group,
-                version,
-                namespace,
-                plural,
-                name,
-            )
-        else:
-            obj = self._call_or_none(
-                what, self.custom.get_cluster_custom_object, group, version, plural, name
-            )
-        return obj if isinstance(obj, dict) else None
+        path = resource_path(group, version, plural, namespace) + f"/{_seg(name)}"
+        return self._get_json(f"reading {plural}.{group} {name}", path)
 
     def list_objects(
-        self, group: str, version: str, plural: str, namespace: str | None = None
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str = "",
     ) -> list[dict[str, Any]]:
         what = f"listing {plural}" + (f".{group}" if group else "")
-        if group in ("", "core"):
-            path = f"/api/{version}/" + (f"namespaces/{namespace}/" if namespace else "") + plural
-            text = self.raw_get(path)
-            data: Any = None
-            if text is not None:
-                import json
-
-                try:
-                    data = json.loads(text)
-                except ValueError as exc:
-                    raise AicrError(
-                        ErrorCode.SERVICE_UNAVAILABLE, f"Kubernetes API sent no JSON {what}"
-                    ) from exc
-        elif namespace:
-            data = self._call_or_none(
-                what, self.custom.list_namespaced_custom_object, group, version, namespace, plural
-            )
-        else:
-            data = self._call_or_none(
-                what, self.custom.list_cluster_custom_object, group, version, plural
-            )
-        items = data.get("items") if isinstance(data, dict) else None
-        return [i for i in items or [] if isinstance(i, dict)]
+        query = (("labelSelector", label_selector),) if label_selector else ()
+        return list(self._pages(what, resource_path(group, version, plural, namespace), query))
 
     def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None:
         kind = str(manifest.get("kind", ""))
@@ -579,25 +729,13 @@ class KubernetesExecutor:
             )
 
     def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None:
-        try:
-            resp = self._client.call_api(
-                path,
-                "GET",
-                query_params=list(query),
-                header_params={"Accept": "application/json, text/plain, */*"},
-                auth_settings=["BearerToken"],
-                _preload_content=False,
-                _return_http_data_only=True,
-                _request_timeout=self._timeout,
-            )
-        except Exception as exc:
-            if getattr(exc, "status", None) == 404:
-                return None
-            raise _api_error(exc, f"reading {path}", self._host) from exc
-        raw = getattr(resp, "data", resp)
-        if isinstance(raw, bytes):
-            return raw[:8_388_608].decode("utf-8", "replace")
-        return str(raw)
+        def fetch(_request_timeout: Any) -> str:
+            resp = self._get(path, query, "application/json, text/plain, */*", _request_timeout)
+            raw = getattr(resp, "data", resp)
+            return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+        text = self._call_or_none(f"reading {path}", fetch)
+        return text if isinstance(text, str) else None
 
     def delete(self, api_version: str, kind: str, namespace: str, name: str) -> None:
         what = f"deleting {kind} {namespace}/{name}"
@@ -651,11 +789,17 @@ class KubernetesExecutor:
                 w = state.waiting
                 container = ContainerOutcome(None, "", w.message or "", w.reason or "")
             break
+        unscheduled = ""
+        for cond in (st.conditions if st else None) or []:
+            if cond.type == "PodScheduled" and cond.status == "False":
+                said = " ".join(f"{cond.reason or ''}: {cond.message or ''}".split())
+                unscheduled = said.strip(": ")[:400] or "the scheduler has not placed it"
         return PodOutcome(
             name,
             (st.phase if st else None) or "Unknown",
             (pod.spec.node_name if pod.spec else None) or "",
             container,
+            unscheduled,
         )
 
     def pod_logs(

@@ -24,7 +24,9 @@ from datetime import UTC, datetime
 
 from core import __version__
 from core.documents.snapshot import Snapshot
+from core.foundation.deadline import Deadline, timeout_error
 from core.foundation.errors import EXIT_INVALID, EXIT_OK, AicrError, internal, invalid
+from core.validation import isolation
 from core.validation.catalog import (
     CatalogEntry,
     ValidatorCatalog,
@@ -52,7 +54,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.executor import ClusterExecutor
+from core.validation.executor import NAMESPACE_GONE_S, ClusterExecutor, KubernetesExecutor
 from core.validation.outcome import exit_code_for, unmeasured_checks
 from core.validation.readiness import evaluate_readiness, readiness_refusal
 from core.validation.recipe_view import RecipeView
@@ -75,6 +77,19 @@ SKIP_CHECK_MESSAGE = "withheld by --skip-check (named in skipChecks)"
 FAIL_FAST_MESSAGE = "not run: --fail-fast stopped after a previous phase failed"
 # How long past a check's own budget the runner waits before declaring it timed out.
 WAIT_BUFFER_S = 150.0
+# The run's total deadline (``--deadline``; default: the live capture's 120 s, the budgets
+# of the checks the run will execute, and two namespace waits). Checks stop
+# ``cleanup_reserve`` before it, so the run's own cleanup still fits inside it; once it has
+# passed every API call ends at once, the running check and every later one are reported
+# not measured with the reason, and the command ends TIMEOUT (exit 5).
+CAPTURE_DEADLINE_S = 120.0
+MAX_DEADLINE_S = 86_400.0
+DEADLINE_MESSAGE = "not measured: the run's total deadline of {seconds:g}s passed"
+
+
+def cleanup_reserve(total: float) -> float:
+    """The part of a run's deadline kept for its cleanup: a quarter, at most 60 s."""
+    return min(60.0, total / 4)
 
 
 def select_phases(requested: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -113,6 +128,23 @@ class ValidationRequest:
     skip_checks: tuple[str, ...] = ()
     fail_fast: bool = False
     allow_unmeasured: bool = False
+    # The whole command's deadline (started before the live capture, when there is one);
+    # None: the default of the module docstring, from the run's start.
+    deadline: Deadline | None = None
+
+
+def default_deadline_s(req: ValidationRequest) -> float:
+    """The default total deadline: never shorter than a run whose every check uses its
+    whole budget (the capture, the checks the run will execute, two namespace waits)."""
+    budgets = 0.0
+    for phase in req.phases:
+        if phase not in CLUSTER_PHASES or req.no_cluster:
+            continue
+        declared = set(req.recipe.phase(phase).checks)
+        for e in req.catalog.phase_entries(phase):
+            if e.name in declared and e.name not in req.skip_checks:
+                budgets += e.timeout_s
+    return CAPTURE_DEADLINE_S + budgets + 2 * NAMESPACE_GONE_S
 
 
 @dataclass
@@ -126,6 +158,9 @@ class RunResult:
     not_measured: int = 0
     phase_status: dict[str, str] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list, repr=False)
+    # Set when the run's total deadline passed: the reports hold what was measured, and
+    # the command ends with this TIMEOUT.
+    timed_out: AicrError | None = None
 
 
 def phase_status(counts: Mapping[str, int]) -> str:
@@ -155,6 +190,85 @@ class _Run:
         self.result = RunResult(EXIT_OK)
         self.executor: ClusterExecutor | None = None
         self.current: CheckContext | None = None
+        self.deadline = req.deadline or Deadline(default_deadline_s(req))
+        total = self.deadline.seconds
+        # The checks' own deadline: the run's, less what cleanup keeps.
+        self.checks_deadline = Deadline(
+            max(0.0, self.deadline.remaining() - cleanup_reserve(total))
+        )
+
+    def deadline_passed(self) -> bool:
+        return self.checks_deadline.expired()
+
+    def deadline_message(self) -> str:
+        return DEADLINE_MESSAGE.format(seconds=self.deadline.seconds)
+
+    def prepare(self) -> tuple[bool, list[str]]:
+        """Make the run's namespace its own (core.validation.isolation): create it when
+        missing, take its lease (a refusal undoes the creation and changes nothing), then
+        remove what killed runs left. Returns (this run removes the namespace at cleanup,
+        log lines)."""
+        ex, req = self.executor, self.req
+        assert ex is not None
+        ns = req.namespace
+        created = ex.ensure_namespace(ns, {**NAMESPACE_LABELS, RUN_ID_LABEL: req.run_id})
+        try:
+            dead = isolation.acquire(ex, ns, req.run_id)
+        except AicrError:
+            if created:
+                with contextlib.suppress(AicrError):
+                    ex.delete_namespace(ns, wait=False)
+            raise
+        lines: list[str] = []
+        if dead is not None:
+            removed = isolation.sweep_run_objects(ex, ns, req.run_id)
+            lines.append(
+                f"namespace {ns}: validation run {dead} ended without cleaning up (its lease "
+                f"expired); removed {len(removed)} of its objects"
+                + (f": {', '.join(removed[:10])}" if removed else "")
+            )
+            found = ex.get_object("", "v1", "namespaces", ns)
+            meta = found.get("metadata") if isinstance(found, dict) else None
+            labels = meta.get("labels") if isinstance(meta, dict) else None
+            if isinstance(labels, dict) and all(
+                labels.get(k) == v for k, v in NAMESPACE_LABELS.items()
+            ):
+                created = True  # a validation namespace of the dead run: this run removes it
+        try:
+            lines.extend(isolation.sweep_orphan_namespaces(ex, ns))
+        except AicrError as exc:  # e.g. no RBAC to list namespaces: the run goes on
+            lines.append(f"could not look for namespaces left by killed runs: {exc.render()}")
+        return created, lines
+
+    async def heartbeat(self) -> None:
+        """Renew the run's lease until cancelled (a failed renewal is retried next time)."""
+        while True:
+            await asyncio.sleep(isolation.LEASE_RENEW_S)
+            if self.executor is None:
+                continue
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(
+                    isolation.renew, self.executor, self.req.namespace, self.req.run_id
+                )
+
+    def release(self, created_ns: bool) -> list[str]:
+        """Cleanup in a namespace this run did not create: its own objects (by run-id
+        label) and its lease, nothing else."""
+        ex, req = self.executor, self.req
+        assert ex is not None
+        lines: list[str] = []
+        if req.cleanup and not created_ns:
+            removed = isolation.sweep_run_objects(ex, req.namespace, "", only_run=req.run_id)
+            if removed:
+                lines.append(f"cleanup: deleted {', '.join(removed[:10])}")
+        isolation.release(ex, req.namespace, req.run_id)
+        return lines
+
+    def bind_deadline(self, deadline: Deadline) -> None:
+        """Bound every API call of the live executor by ``deadline``."""
+        if isinstance(self.executor, KubernetesExecutor):
+            self.executor.deadline = deadline
+            self.executor.deadline_total_s = self.deadline.seconds
 
     def t(self) -> float:
         return round(self.clock() - self.t0, 3)
@@ -270,16 +384,22 @@ class _Run:
         started = self.clock()
         fn = check_function(entry.name)
         self.current = ctx
+        wait = min(entry.timeout_s + WAIT_BUFFER_S, self.checks_deadline.remaining())
         try:
             outcome = await asyncio.wait_for(
-                asyncio.to_thread(self._guarded, fn, ctx), timeout=entry.timeout_s + WAIT_BUFFER_S
+                asyncio.to_thread(self._guarded, fn, ctx), timeout=wait
             )
         except TimeoutError:
             ctx.cancelled.set()
-            outcome = not_measured(
-                f"timeout: validator did not complete within {format_duration(entry.timeout_s)}"
-            )
+            if self.deadline_passed():
+                outcome = not_measured(self.deadline_message())
+            else:
+                outcome = not_measured(
+                    f"timeout: validator did not complete within {format_duration(entry.timeout_s)}"
+                )
         ctx.cancelled.set()
+        if self.deadline_passed() and outcome.status != PASSED and outcome.status != FAILED:
+            outcome = not_measured(self.deadline_message())
         duration = int(round((self.clock() - started) * 1000))
         self._count(outcome.status)
         await self.emit(
@@ -345,6 +465,9 @@ class _Run:
                     phase, e, NO_CLUSTER_MESSAGE, {"skipReason": SKIP_REASON_NO_CLUSTER}
                 )
                 counts[NOT_MEASURED] += 1
+            elif self.deadline_passed():
+                await self._synthetic_skip(phase, e, self.deadline_message(), {})
+                counts[NOT_MEASURED] += 1
             elif e.name in req.skip_checks:
                 await self._synthetic_skip(
                     phase, e, SKIP_CHECK_MESSAGE, {"skipReason": SKIP_REASON_WITHHELD}
@@ -375,6 +498,8 @@ class _Run:
 
     async def run(self) -> RunResult:
         req = self.req
+        if not req.namespace:
+            req.namespace = isolation.unique_namespace(VALIDATION_NAMESPACE, req.run_id)
         await self.emit(
             RunStarted(
                 0.0,
@@ -421,11 +546,8 @@ class _Run:
                 return await self.refuse(internal("no cluster executor configured for a live run"))
             try:
                 self.executor = await asyncio.to_thread(self.factory)
-                created_ns = await asyncio.to_thread(
-                    self.executor.ensure_namespace,
-                    req.namespace,
-                    {**NAMESPACE_LABELS, RUN_ID_LABEL: req.run_id},
-                )
+                self.bind_deadline(self.checks_deadline)
+                created_ns, lines = await asyncio.to_thread(self.prepare)
             except AicrError as exc:
                 self.result.error = exc
                 return await self.finish(
@@ -439,6 +561,9 @@ class _Run:
                     f"running validation phases runID={req.run_id} phases=[{' '.join(cluster_phases)}] server={self.executor.server_address()}",
                 )
             )
+            for line in lines:
+                await self.emit(LogLine(self.t(), "", "", line))
+        beat = asyncio.create_task(self.heartbeat()) if self.executor is not None else None
         try:
             stop = ""
             for p in cluster_phases:
@@ -450,13 +575,27 @@ class _Run:
             # the namespace this run created, so an abandoned run leaves nothing behind.
             if self.current is not None:
                 self.current.cancelled.set()
-            if self.executor is not None and req.cleanup and created_ns:
+            if beat is not None:
+                beat.cancel()
+            if self.executor is not None:
+                self.bind_deadline(self.deadline)
                 with contextlib.suppress(AicrError):
-                    await asyncio.shield(
-                        asyncio.to_thread(self.executor.delete_namespace, req.namespace)
-                    )
+                    if req.cleanup and created_ns:
+                        await asyncio.shield(
+                            asyncio.to_thread(self.executor.delete_namespace, req.namespace)
+                        )
+                    else:
+                        await asyncio.shield(asyncio.to_thread(self.release, created_ns))
             raise
+        if beat is not None:
+            beat.cancel()
         if self.executor is not None:
+            self.bind_deadline(self.deadline)
+            try:
+                for line in await asyncio.to_thread(self.release, created_ns):
+                    await self.emit(LogLine(self.t(), "", "", line))
+            except AicrError as exc:
+                await self.emit(LogLine(self.t(), "", "", f"cleanup failed: {exc.render()}"))
             if req.cleanup and created_ns:
                 try:
                     await asyncio.to_thread(self.executor.delete_namespace, req.namespace)
@@ -477,6 +616,11 @@ class _Run:
         code = exit_code_for(self.result.events)
         gaps = [u for u in unmeasured_checks(self.result.events) if not u.waived]
         message = ""
+        if self.deadline_passed():
+            err = timeout_error("the validation run", self.deadline.seconds)
+            err.remedy = "raise it with --deadline SECONDS (env AICR_DEADLINE)"
+            self.result.timed_out = err
+            return await self.finish(err.exit_code, err.render())
         if gaps:
             names = ", ".join(f"{u.phase}/{u.check}" for u in gaps)
             message = f"{len(gaps)} declared check(s) not measured: {names}" + (

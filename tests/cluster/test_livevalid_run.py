@@ -471,3 +471,129 @@ def test_the_prefixed_recipe_keeps_every_check_and_constraint(deployed: Deployed
         for r in deployed.doc["componentRefs"]
         if r.get("namespace")
     )
+
+
+# -- isolation: concurrent runs, a killed run, a large cluster (issue 32) -------------------------
+
+LEASE_SECONDS = 15  # core.validation.isolation.LEASE_SECONDS
+PROBE_ONLY = [
+    a
+    for n in ("dra-support", "gang-scheduling", "accelerator-metrics", "ai-service-metrics",
+              "pod-autoscaling", "cluster-autoscaling", "robust-controller", "gpu-operator-health")
+    for a in ("--skip-check", n)
+]  # fmt: skip
+
+
+def _probe_run(deployed: Deployed, out: Path, *more: str) -> list[str]:
+    """The conformance phase reduced to secure-accelerator-access (a kwok probe pod that
+    never ends: it waits its 12 s budget, then is removed)."""
+    return _base_args(deployed, "--phase", "conformance", *PROBE_ONLY, "-o", str(out), *more)
+
+
+def _start(cluster: Cluster, args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        S.cli_argv("validate", "--plain", *args),
+        env=S.cli_env(cluster),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _lease_holder(cluster: Cluster, ns: str) -> str | None:
+    lease = cluster.get("lease", "aicr-validation-run", ns)
+    return None if lease is None else str(lease["spec"].get("holderIdentity") or "") or None
+
+
+def _validation_namespaces(cluster: Cluster) -> set[str]:
+    return cluster.names(
+        "namespaces",
+        selector="app.kubernetes.io/component=validation,app.kubernetes.io/managed-by=aicr-tui",
+    )
+
+
+def test_two_concurrent_runs_do_not_disturb_each_other(
+    cluster: Cluster, deployed: Deployed
+) -> None:
+    """Run A holds -n NS; run B on the same NS is refused at once with one line and
+    changes nothing; run C (no -n) works in a namespace of its own at the same time; A
+    ends as it would alone, and nothing of any run is left."""
+    ns = f"{S.PREFIX}shared"
+    S.delete_namespaces(cluster, [ns])
+    a_out, b_out, c_out = (deployed.work / f"conc-{x}.json" for x in "abc")
+    run_a = _start(cluster, _probe_run(deployed, a_out, "-n", ns))
+    try:
+        holder = cluster.wait_until("run A's lease", lambda: _lease_holder(cluster, ns))
+        run_c = _start(cluster, _probe_run(deployed, c_out))
+        refused = S.validate(cluster, *_probe_run(deployed, b_out, "-n", ns), timeout=120)
+        assert refused.returncode == 2, refused.stderr
+        last = refused.stderr.strip().splitlines()[-1]
+        assert (
+            "[CONFLICT]" in last and f"namespace {ns} is in use by validation run {holder}" in last
+        )
+        assert not b_out.exists()
+        assert _lease_holder(cluster, ns) == holder  # B took nothing from A
+        a_err = run_a.communicate(timeout=300)[1]
+        c_err = run_c.communicate(timeout=300)[1]
+    finally:
+        for proc in (run_a,):
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert run_a.returncode == 8 and run_c.returncode == 8, (a_err, c_err)
+    for out in (a_out, c_out):
+        probe = _tests(S.ctrf(out))["secure-accelerator-access"]
+        assert probe["extra"]["verdict"] == "not measured", probe
+        assert "did not finish" in probe["message"] and "terminated" not in probe["message"]
+    c_ns = next(
+        line.rsplit(" ", 1)[-1]
+        for line in c_err.splitlines()
+        if "validation workloads will be created in namespace" in line
+    )
+    assert c_ns.startswith("aicr-validation-") and c_ns != ns
+    assert (
+        f"cleanup: deleted namespace {ns}" in a_err
+        and f"cleanup: deleted namespace {c_ns}" in c_err
+    )
+    assert not {ns, c_ns} & cluster.names("namespaces")
+    assert S.labelled_leftovers(cluster) == []
+
+
+def test_a_killed_runs_namespace_is_removed_by_the_next_run(
+    cluster: Cluster, deployed: Deployed
+) -> None:
+    """SIGKILL while the probe pod waits: the namespace and pod stay (nothing could clean
+    them); once its lease has expired, the next run removes them at its start and says so."""
+    before = _validation_namespaces(cluster)
+    killed = _start(cluster, _probe_run(deployed, deployed.work / "killed.json"))
+    try:
+
+        def probe_pod() -> tuple[str, str] | None:
+            for ns in _validation_namespaces(cluster) - before:
+                pod = _probe_pod(cluster, ns)
+                if pod:
+                    return ns, pod
+            return None
+
+        orphan_ns, _pod = cluster.wait_until("the killed run's probe pod", probe_pod)
+    finally:
+        killed.kill()
+        killed.communicate()
+    assert orphan_ns in cluster.names("namespaces")  # left by the SIGKILL
+    time.sleep(LEASE_SECONDS + 2)
+    out = deployed.work / "after-kill.json"
+    proc = S.validate(cluster, *_probe_run(deployed, out))
+    assert proc.returncode == 8, proc.stderr
+    assert f"removed namespace {orphan_ns} left by validation run" in proc.stderr, proc.stderr
+    cluster.wait_until(
+        "the orphaned namespace gone",
+        lambda: orphan_ns not in cluster.names("namespaces"),
+        timeout=180,
+    )
+    own = next(
+        line.rsplit(" ", 1)[-1]
+        for line in proc.stderr.splitlines()
+        if "validation workloads will be created in namespace" in line
+    )
+    assert own not in cluster.names("namespaces")  # the new run removed its own too
+    assert S.labelled_leftovers(cluster) == []

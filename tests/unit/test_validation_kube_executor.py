@@ -106,6 +106,7 @@ class FakeApiServer(BackgroundServer):
         self.namespaces = {"gpu-operator": "Active", "default": "Active"}
         self.forbid = forbid
         self.created: list[tuple[str, Any]] = []
+        self.leases: dict[str, Any] = {}
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -171,6 +172,17 @@ class FakeApiServer(BackgroundServer):
         self, method: str, path: str, query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any] | None:
         parts = path.strip("/").split("/")
+        if "/leases" in path:  # the run's lease (core.validation.isolation)
+            if method == "POST":
+                self.leases[parts[5]] = body
+                return 201, body
+            held = self.leases.get(parts[5]) if len(parts) == 7 else None
+            if method == "DELETE" and held is not None:
+                del self.leases[parts[5]]
+                return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success"}
+            return None if held is None else (200, held)
+        if path == "/api/v1/namespaces" and method == "GET":
+            return 200, {"kind": "NamespaceList", "apiVersion": "v1", "metadata": {}, "items": []}
         if path == "/api/v1/nodes":
             return 200, {
                 "kind": "NodeList",
@@ -448,3 +460,131 @@ def test_a_namespace_that_stays_terminating_is_a_timeout_naming_it(
     assert info.value.code == ErrorCode.TIMEOUT
     assert "namespace mine is still being deleted" in info.value.render()
     assert ("DELETE", "/api/v1/namespaces/mine") in api.requests
+
+
+class PagedApiServer(FakeApiServer):
+    """Answers the node list in pages as a real API server does (``limit``, ``continue``)
+    and refuses to send it whole: a list read without ``limit`` is answered 413."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+        self.queries: list[dict[str, list[str]]] = []
+
+    def route(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any] | None:
+        if path != "/api/v1/nodes":
+            return super().route(method, path, query, body)
+        self.queries.append(query)
+        if "limit" not in query:
+            return 413, {"kind": "Status", "code": 413, "message": "too large"}
+        limit = int(query["limit"][0])
+        start = int(query.get("continue", ["0"])[0])
+        end = min(self.count, start + limit)
+        meta = {"continue": str(end)} if end < self.count else {}
+        items = [node(f"gpu-{i:05}") for i in range(start, end)]
+        return 200, {"kind": "NodeList", "apiVersion": "v1", "metadata": meta, "items": items}
+
+
+def test_node_list_is_read_in_pages_with_limit_and_continue() -> None:
+    """Issue 32: validation listed nodes in one request (at 5,000 nodes the reply is over
+    the client's 8 MiB cap); every list is paged like the snapshot's."""
+    from core.validation.executor import PAGE_SIZE
+
+    with PagedApiServer(2 * PAGE_SIZE + 7) as api:
+        ex = KubernetesExecutor.from_host(api.host)
+        nodes = ex.list_nodes()
+    assert [n.name for n in nodes] == [f"gpu-{i:05}" for i in range(2 * PAGE_SIZE + 7)]
+    assert all(n.is_gpu_node and n.ready for n in nodes)
+    assert [q.get("continue") for q in api.queries] == [
+        None,
+        [str(PAGE_SIZE)],
+        [str(2 * PAGE_SIZE)],
+    ]
+    assert all(q["limit"] == [str(PAGE_SIZE)] for q in api.queries)
+
+
+def test_a_list_that_never_ends_is_refused_after_the_page_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import core.validation.executor as executor_module
+
+    monkeypatch.setattr(executor_module, "MAX_PAGES", 3)
+
+    class Endless(PagedApiServer):
+        def route(
+            self, method: str, path: str, query: dict[str, list[str]], body: Any
+        ) -> tuple[int, Any] | None:
+            if path == "/api/v1/nodes":
+                return 200, {"kind": "NodeList", "metadata": {"continue": "x"}, "items": []}
+            return super().route(method, path, query, body)
+
+    with Endless(0) as api:
+        with pytest.raises(AicrError) as info:
+            KubernetesExecutor.from_host(api.host).list_nodes()
+    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "after 3 pages" in info.value.render()
+
+
+def test_throttled_answer_names_429_and_retry_after() -> None:
+    class Throttled(FakeApiServer):
+        def route(
+            self, method: str, path: str, query: dict[str, list[str]], body: Any
+        ) -> tuple[int, Any] | None:
+            return 429, {"kind": "Status", "code": 429, "message": "slow down"}
+
+    with Throttled() as api:
+        with pytest.raises(AicrError) as info:
+            KubernetesExecutor.from_host(api.host).list_nodes()
+    text = info.value.render()
+    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "HTTP 429 (Too Many Requests; no Retry-After)" in text and "slow down" in text
+    assert "urllib3" not in text and "unreachable" not in text
+
+
+def test_connection_refused_names_no_library_internals() -> None:
+    with FakeApiServer() as api:
+        host = api.host
+    ex = KubernetesExecutor.from_host(host)
+    with pytest.raises(AicrError) as info:
+        ex.list_nodes()
+    text = info.value.render()
+    assert "Connection refused" in text
+    for internal in ("urllib3", "HTTPConnection", "Max retries", "object at 0x", "Pool"):
+        assert internal not in text, text
+
+
+def test_an_expired_run_deadline_ends_every_call_at_once(api: FakeApiServer) -> None:
+    from core.foundation.deadline import Deadline
+
+    ex = KubernetesExecutor.from_host(api.host)
+    ex.deadline = Deadline(0.0)
+    before = len(api.requests)
+    with pytest.raises(AicrError) as info:
+        ex.list_nodes()
+    assert info.value.code is ErrorCode.TIMEOUT
+    assert "the validation run did not finish within its total deadline" in info.value.render()
+    assert len(api.requests) == before
+
+
+def test_an_unscheduled_probe_reads_the_schedulers_reason(api: FakeApiServer) -> None:
+    message = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    api.pods[("aicr-validation", "probe")] = {
+        "metadata": _meta("probe", "aicr-validation"),
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+        "status": {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": message,
+                }
+            ],
+        },
+    }
+    status = KubernetesExecutor.from_host(api.host).pod_status("aicr-validation", "probe")
+    assert not status.terminal
+    assert status.unfinished_reason() == f"never scheduled: Unschedulable: {message}"

@@ -422,17 +422,23 @@ def test_inference_perf_workload_never_ready_is_a_timeout_failure() -> None:
     assert "AICR_INFERENCE_PERF_WORKLOAD_READY_TIMEOUT" in done.message
 
 
-def test_a_busy_gpu_node_fails_only_its_own_probe_within_the_shared_budget() -> None:
+def test_a_busy_gpu_node_leaves_only_its_own_probe_unmeasured_within_the_shared_budget() -> None:
+    """Issue 32 item 5 changed this from "failed": a probe that never started measured
+    nothing, so the check is not measured, with the kubelet's reason."""
     scenario = aks_nd96_scenario()
     busy = scenario.nodes[0].name
     scenario.busy_nodes = {busy}
     _, events, _ = run(scenario, phases=("deployment",))
     smi = finished(events)["check-nvidia-smi"]
-    assert smi.status == "failed" and smi.message == "GPU verification failed on 1/2 nodes"
+    assert smi.status == "not measured"
+    assert smi.message.startswith("the nvidia-smi probe did not finish on 1/2 nodes; ")
+    assert f"{busy}: not measured (probe pod Pending on {busy}: the kubelet has not started" in (
+        smi.message
+    )
     assert smi.extra == {"nodesValidated": "1", "nodesTotal": "2"}
     assert smi.duration_ms <= 10 * 60 * 1000 + 1000  # within the catalog budget
     lines = [e.line for e in events if isinstance(e, LogLine) and e.check == "check-nvidia-smi"]
-    assert any(ln.startswith(f"{busy}: FAILED (pod Pending") for ln in lines)
+    assert any(ln.startswith(f"{busy}: not measured (probe pod Pending") for ln in lines)
     assert any(ln.startswith(f"{scenario.nodes[1].name}: OK") for ln in lines)
 
 
@@ -593,3 +599,12 @@ def test_nvls_gate_that_cannot_run_is_not_measured() -> None:
     _, events, _ = run(_gb200_scenario(), recipe=_nvls_recipe("h100"), phases=("performance",))
     nvls = finished(events)["nccl-all-reduce-bw-nvls"]
     assert nvls.status == "not measured" and "GB200 NVL72 IMEX domain" in nvls.message
+
+
+def test_a_probe_never_scheduled_is_not_measured_with_the_schedulers_reason() -> None:
+    scenario = aks_nd96_scenario()
+    scenario.unplaceable_pods = True
+    _, events, _ = run(scenario, phases=("deployment",))
+    smi = finished(events)["check-nvidia-smi"]
+    assert smi.status == "not measured", smi
+    assert "never scheduled: Unschedulable: 0/1 nodes are available" in smi.message

@@ -228,10 +228,7 @@ def secure_accelerator_access(ctx: CheckContext) -> CheckOutcome:
         if ctx.cleanup:
             ctx.executor.delete("v1", "Pod", ctx.namespace, name)
     if not status.terminal:
-        waiting = status.container.waiting_reason if status.container else ""
-        return not_measured(
-            f"isolation probe did not finish (pod {status.phase}{': ' + waiting if waiting else ''})"
-        )
+        return not_measured(f"isolation probe did not finish: {status.unfinished_reason()}")
     for line in logs.splitlines()[-20:]:
         ctx.log(line)
     if "ISOLATION_BREACH" in logs:

@@ -198,6 +198,7 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
             return failed(f"{why}; {DRIVER_CONSTRAINT} {driver_gate.value} cannot be verified")
         return not_measured(why, skipReason=reason)
     ok_nodes = 0
+    unfinished: list[str] = []
     failures: list[str] = []
     for index, node in enumerate(targets):
         if ctx.cancelled.is_set():
@@ -228,10 +229,9 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
         try:
             status = wait_pod(ctx, name, node_budget)
             if not status.terminal:
-                waiting = status.container.waiting_reason if status.container else ""
-                detail = f"pod {status.phase}" + (f": {waiting}" if waiting else "")
-                failures.append(f"{node.name}: FAILED ({detail})")
-                ctx.log(f"{node.name}: FAILED ({detail})")
+                line = f"{node.name}: not measured (probe {status.unfinished_reason()})"
+                unfinished.append(line)
+                ctx.log(line)
                 continue
             logs = ctx.executor.pod_logs(ctx.namespace, name)
         finally:
@@ -271,4 +271,10 @@ def check_nvidia_smi(ctx: CheckContext) -> CheckOutcome:
     extra = {"nodesValidated": str(ok_nodes), "nodesTotal": str(total)}
     if failures:
         return failed(f"GPU verification failed on {len(failures)}/{total} nodes", **extra)
+    if unfinished:
+        return not_measured(
+            f"the nvidia-smi probe did not finish on {len(unfinished)}/{total} nodes; "
+            + unfinished[0],
+            **extra,
+        )
     return passed(f"nvidia-smi verified on {ok_nodes}/{total} GPU nodes", **extra)
