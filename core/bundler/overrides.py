@@ -20,7 +20,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from core.documents.model import ConfigDict, Model
+from pydantic import BaseModel, ConfigDict
+
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import (
     check_value_bounds,
@@ -52,7 +53,7 @@ _TRUE_WORDS = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE_WORDS = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
-class OverrideEntry(Model):
+class OverrideEntry(BaseModel):
     """One bundle-time override as the user typed it."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
@@ -80,7 +81,7 @@ class OverrideEntry(Model):
         return f"{self.flag} {self.key}:{self.path}={self.text}"
 
 
-class BundleOverrides(Model):
+class BundleOverrides(BaseModel):
     """All bundle-time overrides, in the order given per flag."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.documents.model import ConfigDict, Model
+from pydantic import BaseModel, ConfigDict
+
 from core.foundation.errors import invalid
 from core.foundation.names import LABEL_KEY, LABEL_VALUE, TAINT_KEY, TAINT_VALUE, shown
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-class Toleration(Model):
+class Toleration(BaseModel):
     model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str = ""
