@@ -185,7 +185,7 @@ def parse_set(entry: str) -> OverrideEntry:
             "read a values file that holds one; give a finite number, or the text with "
             "--set-json (a JSON string)"
         )
-    return OverrideEntry(kind="set", key=key, path=path, value=typed, text=value)
+    return OverrideEntry.model_construct(kind="set", key=key, path=path, value=typed, text=value)
 
 
 def parse_set_json(entry: str) -> OverrideEntry:
@@ -218,7 +218,9 @@ def parse_set_json(entry: str) -> OverrideEntry:
         raise invalid(f"--set-json {_shown(entry)!r}: the JSON value {reason}")
     # json.loads joins an escaped surrogate pair into its character; one alone stays
     refuse_lone_surrogate(parsed, f"--set-json {_shown(entry)!r}: the JSON value")
-    return OverrideEntry(kind="set-json", key=key, path=path, value=parsed, text=value)
+    return OverrideEntry.model_construct(
+        kind="set-json", key=key, path=path, value=parsed, text=value
+    )
 
 
 def _refuse_undecodable(flag: str, entry: str, text: str) -> None:
@@ -286,12 +288,14 @@ def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry
         allow_non_finite=False,
         go_keys=True,
     )
-    return OverrideEntry(kind="set-file", key=key, path=path, value=parsed, text=value)
+    return OverrideEntry.model_construct(
+        kind="set-file", key=key, path=path, value=parsed, text=value
+    )
 
 
 def parse_dynamic(entry: str) -> OverrideEntry:
     key, path, _ = _split("dynamic", entry)
-    return OverrideEntry(kind="dynamic", key=key, path=path, text="")
+    return OverrideEntry.model_construct(kind="dynamic", key=key, path=path, text="")
 
 
 def parse_overrides(
@@ -303,7 +307,7 @@ def parse_overrides(
     base_dir: Path | None = None,
 ) -> BundleOverrides:
     """Parse every flag; the first bad entry raises an AicrError naming the flag and entry."""
-    return BundleOverrides(
+    return BundleOverrides.model_construct(
         sets=tuple(parse_set(e) for e in set_),
         set_json=tuple(parse_set_json(e) for e in set_json),
         set_file=tuple(parse_set_file(e, base_dir=base_dir) for e in set_file),

@@ -46,7 +46,7 @@ class Toleration(BaseModel):
         return not self.key
 
 
-WILDCARD = Toleration(operator="Exists")
+WILDCARD = Toleration.model_construct(operator="Exists")
 
 
 def parse_toleration(text: str, flag: str = "--accelerated-node-toleration") -> Toleration:
@@ -65,10 +65,10 @@ def parse_toleration(text: str, flag: str = "--accelerated-node-toleration") -> 
         key, value = left.split("=", 1)
         TAINT_KEY.check(key, f"{flag} {shown(text)}:")
         TAINT_VALUE.check(value, f"{flag} {shown(text)}:")
-        return Toleration(key=key, operator="Equal", value=value, effect=effect)
+        return Toleration.model_construct(key=key, operator="Equal", value=value, effect=effect)
     if left:
         TAINT_KEY.check(left, f"{flag} {shown(text)}:")
-    return Toleration(key=left, operator="Exists", effect=effect)
+    return Toleration.model_construct(key=left, operator="Exists", effect=effect)
 
 
 def parse_tolerations(
