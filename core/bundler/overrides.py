@@ -20,7 +20,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from core.documents.model import ConfigDict, Model
+from pydantic import BaseModel, ConfigDict
+
 from core.foundation.errors import AicrError, invalid
 from core.foundation.limits import (
     check_value_bounds,
@@ -52,7 +53,7 @@ _TRUE_WORDS = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE_WORDS = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
-class OverrideEntry(Model):
+class OverrideEntry(BaseModel):
     """One bundle-time override as the user typed it."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
@@ -80,7 +81,7 @@ class OverrideEntry(Model):
         return f"{self.flag} {self.key}:{self.path}={self.text}"
 
 
-class BundleOverrides(Model):
+class BundleOverrides(BaseModel):
     """All bundle-time overrides, in the order given per flag."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
@@ -184,7 +185,7 @@ def parse_set(entry: str) -> OverrideEntry:
             "read a values file that holds one; give a finite number, or the text with "
             "--set-json (a JSON string)"
         )
-    return OverrideEntry(kind="set", key=key, path=path, value=typed, text=value)
+    return OverrideEntry.model_construct(kind="set", key=key, path=path, value=typed, text=value)
 
 
 def parse_set_json(entry: str) -> OverrideEntry:
@@ -217,7 +218,9 @@ def parse_set_json(entry: str) -> OverrideEntry:
         raise invalid(f"--set-json {_shown(entry)!r}: the JSON value {reason}")
     # json.loads joins an escaped surrogate pair into its character; one alone stays
     refuse_lone_surrogate(parsed, f"--set-json {_shown(entry)!r}: the JSON value")
-    return OverrideEntry(kind="set-json", key=key, path=path, value=parsed, text=value)
+    return OverrideEntry.model_construct(
+        kind="set-json", key=key, path=path, value=parsed, text=value
+    )
 
 
 def _refuse_undecodable(flag: str, entry: str, text: str) -> None:
@@ -285,12 +288,14 @@ def parse_set_file(entry: str, *, base_dir: Path | None = None) -> OverrideEntry
         allow_non_finite=False,
         go_keys=True,
     )
-    return OverrideEntry(kind="set-file", key=key, path=path, value=parsed, text=value)
+    return OverrideEntry.model_construct(
+        kind="set-file", key=key, path=path, value=parsed, text=value
+    )
 
 
 def parse_dynamic(entry: str) -> OverrideEntry:
     key, path, _ = _split("dynamic", entry)
-    return OverrideEntry(kind="dynamic", key=key, path=path, text="")
+    return OverrideEntry.model_construct(kind="dynamic", key=key, path=path, text="")
 
 
 def parse_overrides(
@@ -302,7 +307,7 @@ def parse_overrides(
     base_dir: Path | None = None,
 ) -> BundleOverrides:
     """Parse every flag; the first bad entry raises an AicrError naming the flag and entry."""
-    return BundleOverrides(
+    return BundleOverrides.model_construct(
         sets=tuple(parse_set(e) for e in set_),
         set_json=tuple(parse_set_json(e) for e in set_json),
         set_file=tuple(parse_set_file(e, base_dir=base_dir) for e in set_file),

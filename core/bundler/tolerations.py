@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.documents.model import ConfigDict, Model
+from pydantic import BaseModel, ConfigDict
+
 from core.foundation.errors import invalid
 from core.foundation.names import LABEL_KEY, LABEL_VALUE, TAINT_KEY, TAINT_VALUE, shown
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-class Toleration(Model):
+class Toleration(BaseModel):
     model_config = ConfigDict(frozen=True, defer_build=True)
 
     key: str = ""
@@ -45,7 +46,7 @@ class Toleration(Model):
         return not self.key
 
 
-WILDCARD = Toleration(operator="Exists")
+WILDCARD = Toleration.model_construct(operator="Exists")
 
 
 def parse_toleration(text: str, flag: str = "--accelerated-node-toleration") -> Toleration:
@@ -64,10 +65,10 @@ def parse_toleration(text: str, flag: str = "--accelerated-node-toleration") -> 
         key, value = left.split("=", 1)
         TAINT_KEY.check(key, f"{flag} {shown(text)}:")
         TAINT_VALUE.check(value, f"{flag} {shown(text)}:")
-        return Toleration(key=key, operator="Equal", value=value, effect=effect)
+        return Toleration.model_construct(key=key, operator="Equal", value=value, effect=effect)
     if left:
         TAINT_KEY.check(left, f"{flag} {shown(text)}:")
-    return Toleration(key=left, operator="Exists", effect=effect)
+    return Toleration.model_construct(key=left, operator="Exists", effect=effect)
 
 
 def parse_tolerations(

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.documents.model import ConfigDict, Model
+from pydantic import BaseModel, ConfigDict
+
 from core.foundation.errors import invalid
 from core.foundation.names import did_you_mean
 
@@ -61,7 +62,7 @@ FLAGS: dict[str, str] = {
 }
 
 
-class Criteria(Model):
+class Criteria(BaseModel):
     """A normalised criteria query (or an overlay's criteria block)."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ruamel.yaml.scalarstring import LiteralScalarString
 
-from core.documents.model import ConfigDict, Field, Model, field_validator, validate_document
 from core.foundation import names
-from core.foundation.errors import invalid
+from core.foundation.errors import invalid, validate_document
 from core.foundation.yamlio import dump_json, dump_yaml, load_yaml_plain
 
 RESULT_KIND = "RecipeResult"
@@ -42,7 +42,7 @@ def _text(v: Any) -> Any:
     return v
 
 
-class Constraint(Model):
+class Constraint(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
@@ -62,7 +62,7 @@ class Constraint(Model):
         )
 
 
-class ComponentRef(Model):
+class ComponentRef(BaseModel):
     """One component of a recipe (or an overlay's partial view of it).
 
     Frozen: resolved refs are shared between results and the catalog memo. Use
@@ -174,7 +174,7 @@ def check_component_ref(ref: ComponentRef, field: str) -> None:
         names.COMPONENT_NAME.check(dep, f"{field}.dependencyRefs[{i}]")
 
 
-class ValidationPhase(Model):
+class ValidationPhase(BaseModel):
     """One validation phase. ``None`` lists mean "not stated" (inherit), ``[]`` clears."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -208,7 +208,7 @@ class ValidationPhase(Model):
 PHASES = ("readiness", "deployment", "performance", "conformance")
 
 
-class Validation(Model):
+class Validation(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     readiness: ValidationPhase | None = None
@@ -231,14 +231,14 @@ class Validation(Model):
         return doc
 
 
-class ExcludedOverlay(Model):
+class ExcludedOverlay(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     reason: str = ""
 
 
-class ConstraintWarning(Model):
+class ConstraintWarning(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     overlay: str
@@ -259,7 +259,7 @@ class ConstraintWarning(Model):
         return doc
 
 
-class SelectedProfile(Model):
+class SelectedProfile(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
@@ -275,7 +275,7 @@ class SelectedProfile(Model):
         return doc
 
 
-class ResultMetadata(Model):
+class ResultMetadata(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     version: str = ""
@@ -322,7 +322,7 @@ class ResultMetadata(Model):
         return doc
 
 
-class ResultCriteria(Model):
+class ResultCriteria(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     service: str = "any"
@@ -339,7 +339,7 @@ class ResultCriteria(Model):
         return doc
 
 
-class RecipeResult(Model):
+class RecipeResult(BaseModel):
     """The resolved, version-locked recipe."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
@@ -394,7 +394,7 @@ class RecipeResult(Model):
         return doc
 
 
-def _omit(doc: dict[str, Any], model: Model, fields: tuple[str, ...]) -> dict[str, Any]:
+def _omit(doc: dict[str, Any], model: BaseModel, fields: tuple[str, ...]) -> dict[str, Any]:
     for f in fields:
         v = getattr(model, f)
         if v:

@@ -12,9 +12,10 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from core import __version__
-from core.documents.model import ConfigDict, Field, Model, field_validator, validate_document
-from core.foundation.errors import invalid, not_found
+from core.foundation.errors import invalid, not_found, validate_document
 from core.foundation.fileio import atomic_write_text, read_document
 from core.foundation.yamlio import (
     dump_json,
@@ -53,7 +54,7 @@ def _mapping(value: Any) -> dict[Any, Any]:
     return value
 
 
-class Item(Model):
+class Item(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
     context: dict[str, str] | None = None
     data: dict[str, Scalar] | None = None
@@ -69,7 +70,7 @@ class Item(Model):
         return None if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
 
-class Subtype(Model):
+class Subtype(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
     subtype: str
     data: dict[str, Scalar] = Field(default_factory=dict)
@@ -87,7 +88,7 @@ class Subtype(Model):
         return None if v is None else {str(k): str(x) for k, x in _mapping(v).items()}
 
 
-class Measurement(Model):
+class Measurement(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
     type: str
     subtypes: list[Subtype] = Field(default_factory=list)
@@ -98,7 +99,7 @@ class Measurement(Model):
         return [] if v is None else v
 
 
-class Snapshot(Model):
+class Snapshot(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
     kind: str = SNAPSHOT_KIND
     apiVersion: str = SNAPSHOT_API_VERSION

@@ -7,10 +7,12 @@ a one-line message, and an optional cause. The CLI maps the code to the exit sta
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
+    from pydantic import BaseModel, ValidationError
+
+    _M = TypeVar("_M", bound=BaseModel)
 
 
 class ErrorCode(StrEnum):
@@ -95,6 +97,16 @@ def malformed(exc: ValidationError, what: str, *, at: str = "") -> AicrError:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first.get("loc", ()))
     return invalid(f"{what} is malformed at {at}{where or 'top level'}", first.get("msg", ""))
+
+
+def validate_document(cls: type[_M], data: Any, what: str, *, at: str = "") -> _M:
+    """``cls.model_validate(data)``, its ValidationError worded by :func:`malformed`."""
+    from pydantic import ValidationError
+
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise malformed(exc, what, at=at) from exc
 
 
 def not_found(message: str, cause: BaseException | str | None = None) -> AicrError:

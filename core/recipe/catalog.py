@@ -22,16 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from core import __version__
 from core.documents.criteria import DIMENSIONS, Criteria, overlay_criteria, valid_values
-from core.documents.model import (
-    ConfigDict,
-    Field,
-    Model,
-    field_validator,
-    validate_document,
-)
-from core.documents.model import trusted_model as trusted
 from core.documents.recipe_result import (
     API_AUTHORING,
     API_PROFILE,
@@ -43,7 +37,7 @@ from core.documents.recipe_result import (
 from core.foundation import names
 from core.foundation.cachedir import user_cache_dir
 from core.foundation.digest import blake2b_256
-from core.foundation.errors import AicrError, invalid, not_found
+from core.foundation.errors import AicrError, invalid, not_found, validate_document
 from core.foundation.fileio import MAX_DOCUMENT_BYTES, read_document
 from core.foundation.yamlio import load_yaml_plain
 from core.recipe.constraints import parse_path
@@ -71,7 +65,7 @@ CACHE_FORMAT = 4  # 4: BLAKE2b; 3: validated models, sealed (2 parsed documents;
 
 
 # ----------------------------------------------------------------------------- models
-class OverlaySpec(Model):
+class OverlaySpec(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     base: str = ""
@@ -93,7 +87,7 @@ class OverlaySpec(Model):
         return "" if v is None else v
 
 
-class MixinSpec(Model):
+class MixinSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     constraints: list[Constraint] = Field(default_factory=list)
@@ -123,7 +117,7 @@ class Mixin:
     path: str
 
 
-class HelmDefaults(Model):
+class HelmDefaults(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     defaultRepository: str = ""
@@ -132,7 +126,7 @@ class HelmDefaults(Model):
     defaultNamespace: str = ""
 
 
-class KustomizeDefaults(Model):
+class KustomizeDefaults(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     defaultSource: str = ""
@@ -140,7 +134,7 @@ class KustomizeDefaults(Model):
     defaultTag: str = ""
 
 
-class SchedulingGroup(Model):
+class SchedulingGroup(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     nodeSelectorPaths: list[str] = Field(default_factory=list)
@@ -150,7 +144,7 @@ class SchedulingGroup(Model):
     requireNodeSelectorIfStorageClassSet: bool = False
 
 
-class NodeScheduling(Model):
+class NodeScheduling(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     system: SchedulingGroup | None = None
@@ -158,7 +152,7 @@ class NodeScheduling(Model):
     nodeCountPaths: list[str] = Field(default_factory=list)
 
 
-class ComponentValidation(Model):
+class ComponentValidation(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     function: str
@@ -167,7 +161,7 @@ class ComponentValidation(Model):
     message: str = ""
 
 
-class RegistryComponent(Model):
+class RegistryComponent(BaseModel):
     """One registry entry: aliases, chart defaults, scheduling paths, bundle checks."""
 
     model_config = ConfigDict(extra="allow", defer_build=True)
@@ -211,7 +205,7 @@ class RegistryComponent(Model):
         return [self.name, *self.valueOverrideKeys]
 
 
-class Registry(Model):
+class Registry(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
     apiVersion: str = ""
@@ -403,9 +397,9 @@ def _parsed_rels(files: dict[str, Path]) -> list[str]:
 # A catalog that passed every load-time check is stored as JSON (``model_dump()`` of its
 # models, the values files as parsed) under a key hashed from the content of every parsed
 # file, its catalog-relative path and location, this build's version and CACHE_FORMAT. A
-# later process with the same content rebuilds the same models without validating or even
-# parsing anything (:func:`core.documents.trusted.trusted`). Any edit under recipes/ or a
-# ``--data`` layer changes the key. The file's first line seals its body with a BLAKE2b-256:
+# later process with the same content rebuilds the same models from those dumps (pydantic's
+# ``model_validate``), parsing no YAML and running no load-time check. Any edit under
+# recipes/ or a ``--data`` layer changes the key. The file's first line seals its body with a BLAKE2b-256:
 # an edited, truncated or foreign file is ignored and rebuilt, and so is one that is not a
 # regular file, not the user's own, or writable by others. Only plain JSON is ever read
 # back (never pickle or marshal), and nothing from it is executed.
@@ -546,9 +540,9 @@ def _overlay_from(record: dict[str, Any]) -> Overlay:
     return Overlay(
         name=record["name"],
         api_version=record["api_version"],
-        spec=trusted(OverlaySpec, record["spec"]),
+        spec=OverlaySpec.model_validate(record["spec"]),
         path=record["path"],
-        criteria=None if criteria is None else trusted(Criteria, criteria),
+        criteria=None if criteria is None else Criteria.model_construct(**criteria),
         chain=tuple(record["chain"]),
         owned_paths={k: list(v) for k, v in record["owned_paths"].items()},
     )
@@ -572,7 +566,7 @@ def _from_payload(
 ) -> Catalog:
     overlays = {ov.name: ov for ov in map(_overlay_from, payload["overlays"])}
     mixins = {
-        m["name"]: Mixin(name=m["name"], spec=trusted(MixinSpec, m["spec"]), path=m["path"])
+        m["name"]: Mixin(name=m["name"], spec=MixinSpec.model_validate(m["spec"]), path=m["path"])
         for m in payload["mixins"]
     }
     values = payload["values"]
@@ -584,7 +578,7 @@ def _from_payload(
         base=_overlay_from(payload["base"]),
         overlays=overlays,
         mixins=mixins,
-        registry=trusted(Registry, payload["registry"]),
+        registry=Registry.model_validate(payload["registry"]),
         files=files,
         registered=_registered(overlays),
         _docs=values,

@@ -6,8 +6,9 @@ as a :class:`~core.documents.recipe_result.RecipeRequest` and is resolved here.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from core.documents.criteria import DIMENSIONS, parse_criteria
-from core.documents.model import as_validation_error
 from core.documents.recipe_result import RecipeRequest, RecipeResult, read_recipe
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_document
@@ -53,9 +54,7 @@ def resolve_request(request: RecipeRequest, catalog: Catalog) -> RecipeResult:
         )
         try:
             mine = ProfileDeclaration.model_validate(request.profile)
-        except ValueError as exc:
-            if as_validation_error(exc) is None:
-                raise
+        except ValidationError as exc:
             raise invalid(f'recipe file "{source}" has a malformed spec.profile') from exc
         if resolved is None or mine.model_dump() != resolved.model_dump():
             raise invalid(

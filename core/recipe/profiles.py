@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from core.documents.model import ConfigDict, Field, Model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from core.documents.recipe_result import Constraint
 from core.foundation.errors import invalid
 from core.foundation.names import did_you_mean, shown
@@ -27,7 +28,7 @@ ADVERTISERS = ("", "external")
 MAX_SAFE_INT = 2**53 - 1
 
 
-class ProfileComponentRef(Model):
+class ProfileComponentRef(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
@@ -39,7 +40,7 @@ class ProfileComponentRef(Model):
         return {} if v is None else v
 
 
-class ProfileValue(Model):
+class ProfileValue(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     advertiser: str = ""
@@ -58,7 +59,7 @@ class ProfileValue(Model):
         return "" if v is None else v
 
 
-class ProfileDeclaration(Model):
+class ProfileDeclaration(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str

@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 import core
 from aicr_tui.cli import COMMANDS, build_parser
-from core.documents.model import Model
 from tests.conftest import SAMPLES
 
 AKS = ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent", "training"]
@@ -143,21 +142,15 @@ def test_offline_command_imports_only_what_it_uses(
     name: str, argv: list[str], commands: set[str], tmp_path: Path, users_home: Path
 ) -> None:
     argv = [str(recipe_file(tmp_path, users_home)) if a == "@recipe" else a for a in argv]
-    modules, compiled = run_command(argv, tmp_path, users_home)
+    modules, _ = run_command(argv, tmp_path, users_home)
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], f"{name} imported {heavy[:5]}"
     used = {m.rsplit(".", 1)[1] for m in modules if m.startswith("aicr_tui.commands.")}
     assert used - {"_common"} == commands, f"{name} registered {sorted(used)}"
-    # well-formed input takes the light models' fast path: pydantic is loaded only to word
-    # a validation error
-    assert "pydantic" not in modules, f"{name} loaded pydantic"
-    # (Issue 36 withdrew the budget that kept dataclasses, hashlib, threading, platformdirs
-    # and importlib.metadata out, and with it importlib.resources, which importlib.metadata
-    # loads through importlib.abc: the stdlib and platformdirs are used as they are.)
-    # the first compile() in a process builds every AST node type (~10M instructions):
-    # a TypeVar bound given as a string (a ForwardRef) compiles it, and model annotations
-    # are evaluated from their text without compile()
-    assert compiled == [], f"{name} compiled {compiled[:5]}"
+    # (Issue 36 withdrew the budget that kept pydantic, dataclasses, hashlib, threading,
+    # platformdirs and importlib.metadata out of a one-shot command: documents are pydantic
+    # models and the stdlib and platformdirs are used as they are; pydantic itself compiles
+    # and loads what it needs.)
 
 
 def test_a_named_command_parses_as_with_every_command_registered() -> None:
@@ -190,20 +183,15 @@ def test_an_unknown_command_still_lists_every_command(
         assert f"'{name}'" in err
 
 
-def core_models() -> list[type[BaseModel] | type[Model]]:
-    """Every model class in core: pydantic's, and the documents' light ones (whose
-    pydantic validator, the shadow, is generated from the same declaration)."""
-    found: dict[str, type[BaseModel] | type[Model]] = {}
+def core_models() -> list[type[BaseModel]]:
+    """Every pydantic model class in core."""
+    found: dict[str, type[BaseModel]] = {}
     for info in pkgutil.walk_packages(core.__path__, "core."):
         if info.name.startswith("core.live"):
             continue  # the cloud collectors: no models, and their SDKs are slow to import
         module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):
-            if (
-                issubclass(obj, BaseModel | Model)
-                and obj is not Model
-                and obj.__module__ == info.name
-            ):
+            if issubclass(obj, BaseModel) and obj.__module__ == info.name:
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return list(found.values())
 
