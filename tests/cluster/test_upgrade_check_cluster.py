@@ -18,7 +18,15 @@ tests/data/charts/archives by build.py: see tests/data/charts/PROVENANCE.md):
   ``selectorLabelsOverride``. upgrade-check says the dra driver is ``blocked`` (the selectors
   of its Deployment and DaemonSet change); that bundle's ``deploy.sh`` is run anyway and
   the real API server must refuse each object named, leaving the installed selectors as they
-  were.
+  were;
+- ``namespace``: the dra driver in another namespace, a new Helm release over the objects the
+  installed one owns: ``blocked``; that bundle's ``deploy.sh`` is refused by Helm (invalid
+  ownership metadata) on an object the installed release owns;
+- ``crd`` (judged after the upgrade, against 0.5.0-dev as installed): a derived 0.5.1-v1 tree
+  whose ComputeDomain CRD no longer lists its stored version ``v1beta1`` (the one stated edit
+  of the unit case; no such chart is published): ``blocked``; Helm never upgrades ``crds/``,
+  so the change is forced as its step says, ``kubectl apply`` of the new CRD, and the server
+  refuses it while ``status.storedVersions`` names ``v1beta1``.
 
 Each verdict is read from ``-o json`` of the real run; the table of the ``upgrade`` run is
 printed (docs/upgrade-check.md shows it).
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -65,6 +74,11 @@ CHARTS = [
 SELECTOR_OVERRIDE = {"app": "dra"}
 # The dra driver's namespace changed in the target recipe: a new Helm release.
 MOVED_TO = "dra-system"
+# A derived target (no such chart is published): 0.5.0-dev with its ComputeDomain CRD's
+# stored version renamed; see _derived_stored_version_removed.
+CRD_REMOVED = "0.5.1-v1"
+CRD_FILE = "crds/resource.nvidia.com_computedomains.yaml"
+CRD_NAME = "computedomains.resource.nvidia.com"
 
 
 def _recipes(tmp: Path) -> dict[str, Path]:
@@ -87,9 +101,32 @@ def _recipes(tmp: Path) -> dict[str, Path]:
     dra["overrides"] = {**dra.get("overrides", {}), "selectorLabelsOverride": SELECTOR_OVERRIDE}
     write("selector")
     dra["overrides"].pop("selectorLabelsOverride")
+    ns = dra["namespace"]
     dra["namespace"] = MOVED_TO
     write("namespace")
+    dra["namespace"] = ns
+    dra["version"] = CRD_REMOVED
+    write("crd")
     return out
+
+
+def _derived_stored_version_removed(tmp: Path) -> Path:
+    """A charts directory holding a copy of the 0.5.0-dev tree as version 0.5.1-v1 whose
+    ComputeDomain CRD (in ``crds/``) names its one, stored, version ``v1`` instead of
+    ``v1beta1``: the one stated edit of tests/unit/test_upgrade_charts.py's stored-version
+    case, not a published chart."""
+    charts = tmp / "derived-charts"
+    tree = charts / f"{DRA}-{CRD_REMOVED}"
+    shutil.copytree(REPO / f"tests/data/upstream_charts/{DRA}-{NEW}", tree)
+    chart_yaml = tree / "Chart.yaml"
+    text = chart_yaml.read_text(encoding="utf-8")
+    assert text.count(f'version: "{NEW}"') == 1
+    chart_yaml.write_text(text.replace(f'version: "{NEW}"', f'version: "{CRD_REMOVED}"'))
+    crd = tree / CRD_FILE
+    text = crd.read_text(encoding="utf-8")
+    assert text.count("  - name: v1beta1") == 1
+    crd.write_text(text.replace("  - name: v1beta1", "  - name: v1"), encoding="utf-8")
+    return charts
 
 
 def _check(cluster: Cluster, target: Path, *extra: str) -> Any:
@@ -102,8 +139,8 @@ def _check(cluster: Cluster, target: Path, *extra: str) -> Any:
     return proc
 
 
-def _verdicts(cluster: Cluster, target: Path) -> tuple[int, dict[str, dict[str, Any]]]:
-    proc = _check(cluster, target, "-o", "json")
+def _verdicts(cluster: Cluster, target: Path, *extra: str) -> tuple[int, dict[str, dict[str, Any]]]:
+    proc = _check(cluster, target, "-o", "json", *extra)
     assert proc.returncode in (0, 10, 11, 12), proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["exitCode"] == proc.returncode
@@ -145,6 +182,7 @@ def test_upgrade_check_verdicts_agree_with_the_real_server(
     bundles = {
         name: bundle(path, tmp_path / f"bundle-{name}", *AKS_TOLERATION)
         for name, path in recipes.items()
+        if name != "crd"  # judged only: Helm never applies a crds/ change
     }
     started = time.monotonic()
     with modelled_cluster(cluster, model("aks-h100-install.yaml").nodes):
@@ -253,6 +291,26 @@ def test_upgrade_check_verdicts_agree_with_the_real_server(
             # what upgrade-check reads now is the target: nothing left to change
             code, now = _verdicts(cluster, recipes["upgrade"])
             assert code == 0 and {c["verdict"] for c in now.values()} == {"safe"}, now
+
+            # ---- blocked: a target whose crds/ CRD no longer lists the stored version. Helm
+            # never upgrades crds/, so the step is applying the new CRD by hand: the server
+            # refuses it while status.storedVersions names the version removed
+            derived = _derived_stored_version_removed(tmp_path)
+            code, crd = _verdicts(cluster, recipes["crd"], "--charts", str(derived))
+            assert code == 12, crd
+            kinds_of = {(r["kind"], r["verdict"]) for r in crd[DRA]["reasons"]}
+            assert ("crd-stored-version-removed", "blocked") in kinds_of, crd[DRA]
+            live = cluster.get("crd", CRD_NAME)
+            assert live is not None and live["status"]["storedVersions"] == ["v1beta1"], live
+            applied = cluster.kubectl(
+                "apply", "-f", str(derived / f"{DRA}-{CRD_REMOVED}" / CRD_FILE), check=False
+            )
+            print(f"forced CRD stored version removal: exit {applied.returncode}\n{applied.stderr}")
+            assert applied.returncode != 0, applied.stdout
+            assert "status.storedVersions[0]" in applied.stderr, applied.stderr
+            assert 'v1beta1": missing from spec.versions' in applied.stderr, applied.stderr
+            kept = cluster.get("crd", CRD_NAME)
+            assert kept is not None and [v["name"] for v in kept["spec"]["versions"]] == ["v1beta1"]
 
             undeployed = run_script(cluster, repos, bundles["upgrade"] / "undeploy.sh")
             assert undeployed.returncode == 0, str(undeployed)
