@@ -82,7 +82,7 @@ CRD_NAME = "computedomains.resource.nvidia.com"
 
 
 def _recipes(tmp: Path) -> dict[str, Path]:
-    """The installed recipe (the current one, two components) and the two targets."""
+    """The installed recipe (the current one, two components) and the four targets."""
     doc: dict[str, Any] = yaml.safe_load(recipe(tmp, *AKS_TRAINING).read_text(encoding="utf-8"))
     doc["componentRefs"] = [c for c in doc["componentRefs"] if c["name"] in KEPT]
     doc["deploymentOrder"] = [n for n in doc["deploymentOrder"] if n in KEPT]
