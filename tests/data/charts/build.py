@@ -56,6 +56,14 @@ SOURCES: dict[str, Source] = {
         "dra-driver-nvidia-gpu",
         "0.4.1",
     ),
+    # The newer side of the cluster tier's upgrade case (tests/cluster/test_upgrade_check_cluster.py):
+    # the main-branch tree after the v0.4.1 tag, at its own Chart.yaml version. No recipe pins it.
+    "nvidia-dra-driver-gpu@0.5.0-dev": Source(
+        "nvidia-dra-driver-gpu-0.5.0-dev",
+        "oci://registry.k8s.io/dra-driver-nvidia/charts",
+        "dra-driver-nvidia-gpu",
+        "0.5.0-dev",
+    ),
     "nvsentinel": Source("nvsentinel-main-2026-07-14", "oci://ghcr.io/nvidia", "nvsentinel", "v1.20.0"),
     "nodewright-operator": Source(
         "nodewright-chart-v0.15.1", "oci://ghcr.io/nvidia/nodewright/charts", "nodewright", "v0.17.1"
