@@ -544,15 +544,22 @@ def test_fail_fast_skips_later_phases_after_a_failing_one() -> None:
 NVLS_MARKERS = TEST_DATA / "validation" / "nccl_transport_markers.txt"
 
 
-def _nvls_recipe(accelerator: str = "gb200") -> RecipeView:
-    """The training recipe re-aimed at GB200 with upstream's OKE performance block."""
+OKE_GB200_SNAPSHOT = load_snapshot(str(SAMPLES / "snapshots" / "oke-gb200-active.yaml"))
+
+
+def _nvls_recipe() -> RecipeView:
+    """The training recipe re-aimed at OKE GB200 on Oracle Linux with upstream's OKE
+    performance block; readiness keeps the one constraint an OKE capture can answer, so the
+    run is checked against the OKE GB200 sample capture it agrees with (a capture that
+    contradicts the recipe fails readiness before any gate runs)."""
     gate = PhaseSpec(
         checks=("nccl-all-reduce-bw-nvls",),
         constraints=(RecipeConstraint("nccl-all-reduce-bw-nvls", ">= 500"),),
     )
     return replace(
         RECIPE,
-        criteria={**RECIPE.criteria, "service": "oke", "accelerator": accelerator},
+        criteria={**RECIPE.criteria, "service": "oke", "accelerator": "gb200", "os": "ol"},
+        constraints=tuple(c for c in RECIPE.constraints if c.name == "K8s.server.version"),
         phases={**RECIPE.phases, "performance": gate},
     )
 
@@ -569,7 +576,12 @@ def _gb200_scenario(markers: bool = True) -> Scenario:
 
 
 def test_nvls_gate_passes_only_when_the_log_proves_nvls() -> None:
-    result, events, cluster = run(_gb200_scenario(), recipe=_nvls_recipe(), phases=("performance",))
+    result, events, cluster = run(
+        _gb200_scenario(),
+        recipe=_nvls_recipe(),
+        snapshot=OKE_GB200_SNAPSHOT,
+        phases=("performance",),
+    )
     nvls = finished(events)["nccl-all-reduce-bw-nvls"]
     assert nvls.status == "passed" and result.exit_code == 0, nvls.message
     bw = measurements(events, "nccl-all-reduce-bw-nvls")[-1]
@@ -582,7 +594,10 @@ def test_nvls_gate_passes_only_when_the_log_proves_nvls() -> None:
     ]
     # the same bandwidth without the NVLS markers is a failure, never a pass
     _, events, _ = run(
-        _gb200_scenario(markers=False), recipe=_nvls_recipe(), phases=("performance",)
+        _gb200_scenario(markers=False),
+        recipe=_nvls_recipe(),
+        snapshot=OKE_GB200_SNAPSHOT,
+        phases=("performance",),
     )
     nvls = finished(events)["nccl-all-reduce-bw-nvls"]
     assert nvls.status == "failed"
@@ -592,11 +607,17 @@ def test_nvls_gate_passes_only_when_the_log_proves_nvls() -> None:
 def test_nvls_gate_that_cannot_run_is_not_measured() -> None:
     scenario = _gb200_scenario()
     scenario.missing_groups = {"resource.nvidia.com"}
-    result, events, cluster = run(scenario, recipe=_nvls_recipe(), phases=("performance",))
+    result, events, cluster = run(
+        scenario, recipe=_nvls_recipe(), snapshot=OKE_GB200_SNAPSHOT, phases=("performance",)
+    )
     nvls = finished(events)["nccl-all-reduce-bw-nvls"]
     assert nvls.status == "not measured" and "ComputeDomain" in nvls.message
     assert result.exit_code == 8 and not any(k == "Pod" for _, k, _ in cluster.created)
-    _, events, _ = run(_gb200_scenario(), recipe=_nvls_recipe("h100"), phases=("performance",))
+    # the AKS H100 recipe (and its own capture) carrying the NVLS gate: no IMEX domain there
+    h100 = replace(
+        RECIPE, phases={**RECIPE.phases, "performance": _nvls_recipe().phases["performance"]}
+    )
+    _, events, _ = run(_gb200_scenario(), recipe=h100, phases=("performance",))
     nvls = finished(events)["nccl-all-reduce-bw-nvls"]
     assert nvls.status == "not measured" and "GB200 NVL72 IMEX domain" in nvls.message
 
