@@ -123,6 +123,7 @@ def test_new_leaf_deploys_every_chart_and_undeploys(
                 )
             undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh")
             assert undeployed.returncode == 0, str(undeployed)
+            print(f"undeploy.sh: {undeployed.seconds:.0f} s")
             left = wait_gone(cluster, before)
             assert not any(left.values()), f"undeploy.sh left behind: {left}"
         finally:
