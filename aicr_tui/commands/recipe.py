@@ -39,27 +39,64 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class OnceCatalogHelp(Once):
+    """A criteria flag whose help lists the values the shipped catalog's overlays register.
+
+    The catalog is read only when help is shown (argparse reads ``help`` while formatting),
+    never when the flag is parsed; ``{values}`` in the help is replaced by those values.
+    """
+
+    @property
+    def help(self) -> str | None:
+        template: str | None = self.__dict__.get("_help_template")
+        if template is None:
+            return None
+        return template.format(values=registered_values(self.dest))
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self.__dict__["_help_template"] = value
+
+
+def registered_values(dimension: str) -> str:
+    """The values of ``dimension`` the shipped catalog's overlays register, comma-separated
+    (``see recipe list`` when the catalog cannot be read)."""
+    from core.foundation.errors import AicrError
+    from core.recipe.catalog import load_catalog
+
+    try:
+        values = sorted(load_catalog().registered.get(dimension, ()))
+    except (AicrError, OSError):
+        return "see `recipe list`"
+    return ", ".join(values) or "none registered"
+
+
 def add_criteria_arguments(parser: argparse.ArgumentParser) -> None:
     """The criteria, profile, snapshot and catalog flags shared by recipe and query."""
     parser.register("action", "once", Once)
+    parser.register("action", "once_catalog_help", OnceCatalogHelp)
     crit = parser.add_argument_group("criteria")
     crit.add_argument(
         "--service",
-        action="once",
+        action="once_catalog_help",
         metavar="SERVICE",
-        help="managed Kubernetes service (aks, oke, …)",
+        help="managed Kubernetes service ({values})",
     )
     crit.add_argument(
         "--accelerator",
         "--gpu",
         dest="accelerator",
-        action="once",
+        action="once_catalog_help",
         metavar="ACCELERATOR",
-        help="GPU (h100, gb200, b200, …)",
+        help="GPU ({values})",
     )
-    crit.add_argument("--os", action="once", metavar="OS", help="node OS (ubuntu, ol, …)")
-    crit.add_argument("--intent", action="once", metavar="INTENT", help="training or inference")
-    crit.add_argument("--platform", action="once", metavar="PLATFORM", help="kubeflow, dynamo, …")
+    crit.add_argument("--os", action="once_catalog_help", metavar="OS", help="node OS ({values})")
+    crit.add_argument(
+        "--intent", action="once_catalog_help", metavar="INTENT", help="intent ({values})"
+    )
+    crit.add_argument(
+        "--platform", action="once_catalog_help", metavar="PLATFORM", help="platform ({values})"
+    )
     crit.add_argument(
         "--nodes", action="once", metavar="NODES", help="GPU node count (integer >= 0)"
     )
