@@ -12,11 +12,11 @@ from aicr_tui.cli import build_parser
 from core.recipe.catalog import load_catalog
 
 FLAGS = {
-    "service": "--service S",
-    "accelerator": "--accelerator A, --gpu A",
+    "service": "--service SERVICE",
+    "accelerator": "--accelerator ACCELERATOR, --gpu ACCELERATOR",
     "os": "--os OS",
-    "intent": "--intent I",
-    "platform": "--platform P",
+    "intent": "--intent INTENT",
+    "platform": "--platform PLATFORM",
 }
 
 
