@@ -63,7 +63,8 @@ def test_a_custom_resource_before_its_crd_is_refused_and_the_scripts_wait_preven
     cluster: Cluster, tmp_path: Path
 ) -> None:
     bundle_dir = bundle(recipe(tmp_path, *AKS_TRAINING), tmp_path / "b", *AKS_TOLERATION)
-    step = bundle_dir / "004-network-operator"
+    # the step's folder, numbered by the catalog's deployment order
+    (step,) = bundle_dir.glob("[0-9][0-9][0-9]-network-operator")
     manifest = step / "manifests" / "nic-cluster-policy-aks.yaml"
     deploy = (bundle_dir / "deploy.sh").read_text(encoding="utf-8")
     # the generated order: chart, then the wait for the kind, then the manifest
@@ -72,7 +73,7 @@ def test_a_custom_resource_before_its_crd_is_refused_and_the_scripts_wait_preven
     assert (
         chart_at
         < wait_at
-        < deploy.index("004-network-operator/manifests/nic-cluster-policy-aks.yaml")
+        < deploy.index(f"{step.name}/manifests/nic-cluster-policy-aks.yaml")
     )
     before = ClusterState.read(cluster)
     assert CRD_NAME not in before.crds
