@@ -138,7 +138,7 @@ class CycleSelect(Select[str], KeptLines):
     def action_step(self, step: int) -> None:
         """Set the value ``step`` options away from the current one, wrapping around and
         passing over options that mean the same as the current one."""
-        values = [value for _, value in self._options if value is not Select.NULL]
+        values = [str(value) for _, value in self._options if value is not Select.NULL]
         if self.expanded or len(values) < 2:
             return
         index = values.index(self.value) if self.value in values else -1
