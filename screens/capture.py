@@ -240,8 +240,17 @@ class CaptureScreen(HostedScreen):
         self.state.criteria = dict(sample.criteria)
         self.state.user_criteria = set()  # a sample is a fresh start
         self.state.profile_value = None
+        self._point_at(sample.key)
         self._status(f"Loading {sample.title}…")
         self._load(files, sample.title, sample.key, given={})
+
+    def _point_at(self, key: str) -> None:
+        """The list's cursor on sample ``key`` (loaded from the palette, it stayed where it
+        was, and enter there loaded another capture than the one shown)."""
+        options = self.query_one("#capture-samples", OptionList)
+        for index, option in enumerate(options.options):
+            if option.id == key and options.highlighted != index:
+                options.highlighted = index
 
     def load_files(self, files: dict[str, str], label: str) -> None:
         self._status(f"Loading {label}…")

@@ -95,3 +95,23 @@ async def test_without_samples_the_capture_title_offers_no_sample(tmp_path) -> N
         assert app.state.samples == []
         assert "sample" not in app.screen.sub_title
         assert "o opens a file" in app.screen.sub_title
+
+
+async def test_the_capture_list_follows_a_sample_loaded_from_the_palette(tmp_path) -> None:
+    """Before: the palette loaded "OKE: add-on DELETING" while the list's cursor stayed on
+    the first sample, so enter there loaded another capture than the one shown."""
+    from textual.widgets import OptionList
+
+    from tests.pilot.wizard_helpers import palette_command
+
+    async with wizard_running(tmp_path) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, CaptureScreen)
+        options = screen.query_one("#capture-samples", OptionList)
+        assert options.highlighted == 0
+        await palette_command(pilot, "ctrl+p", "Load sample: OKE: add-on DELETING")
+        await settle(pilot, 3)
+        assert app.screen is screen
+        assert app.state.sample_key == "oke-deleting"
+        assert options.highlighted is not None
+        assert options.get_option_at_index(options.highlighted).id == "oke-deleting"
