@@ -115,3 +115,30 @@ async def test_the_capture_list_follows_a_sample_loaded_from_the_palette(tmp_pat
         assert app.state.sample_key == "oke-deleting"
         assert options.highlighted is not None
         assert options.get_option_at_index(options.highlighted).id == "oke-deleting"
+
+
+async def test_b_and_v_on_a_failing_verdict_say_what_blocks(tmp_path) -> None:
+    """Before: with a capture loaded and the default gpuStack failing, b and v said "pick a
+    capture and a passing selection first"; now they say the verdict fails and which key
+    fixes it (s switches to the value that qualifies)."""
+    async with wizard_running(tmp_path) as (app, pilot):
+        await open_recipe(pilot, "aks-none")
+        assert isinstance(app.screen, RecipeScreen)
+        assert app.state.capture is not None and not app.state.verdict.ok
+        notes: list[str] = []
+        original = app.notify
+
+        def spy(message: str, *args: object, **kwargs: object) -> None:
+            notes.append(str(message))
+            original(message, *args, **kwargs)  # type: ignore[arg-type]
+
+        app.notify = spy  # type: ignore[method-assign]
+        for key in ("b", "v"):
+            notes.clear()
+            await pilot.press(key)
+            await settle(pilot)
+            assert isinstance(app.screen, RecipeScreen), key
+            assert len(notes) == 1, notes
+            assert "pick a capture" not in notes[0]
+            assert "verdict fails" in notes[0]
+            assert "s: switch to gpuStack=operator-managed" in notes[0]
