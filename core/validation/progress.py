@@ -93,8 +93,10 @@ class CheckRow:
         gate = self.headline_gate()
         if gate is None:
             return ""
-        extra = f" +{len(self.gates) - 1}" if len(self.gates) > 1 else ""
-        return f"{gate.measured}{extra}"
+        # The headline gate's figure alone: a "+1" after it (the other gates) read as part
+        # of the figure, and in words it no longer fits the column. The gates panel lists
+        # every gate of the check.
+        return gate.measured
 
     @property
     def threshold(self) -> str:
