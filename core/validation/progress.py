@@ -195,7 +195,11 @@ def display_safe(event: Event) -> Event:
     for name in event.__dataclass_fields__:
         value = getattr(event, name)
         if isinstance(value, str):
-            if not value.isprintable():
+            if isinstance(event, LogLine) and name == "line" and "\t" in value:
+                # A tab-separated table keeps its columns: tabs are expanded once the
+                # escape sequences are gone, not squeezed to one space each.
+                changes[name] = safe_text(safe_text(value, multiline=True).expandtabs())
+            elif not value.isprintable():
                 changes[name] = safe_text(value)
         elif isinstance(value, tuple) and not all(
             not isinstance(v, str) or v.isprintable() for v in value
