@@ -142,3 +142,19 @@ async def test_b_and_v_on_a_failing_verdict_say_what_blocks(tmp_path) -> None:
             assert "pick a capture" not in notes[0]
             assert "verdict fails" in notes[0]
             assert "s: switch to gpuStack=operator-managed" in notes[0]
+
+
+async def test_the_recipe_form_follows_the_terminal_width(tmp_path) -> None:
+    """Issue 34 item 7: the recipe step's left column was 39 cells (40 with its border) at
+    every size; it now takes 40% of the terminal, never under 40 cells (the widest value,
+    "default: azure-managed", whole at 80x24) nor over 72."""
+    widths = {}
+    for size in ((80, 24), (120, 40), (200, 50)):
+        async with wizard_running(tmp_path, size) as (app, pilot):
+            await open_recipe(pilot, "aks-none")
+            form = app.screen.query_one("#recipe-form")
+            widths[size[0]] = form.outer_size.width
+            for select in form.query("CycleSelect"):
+                row = "".join(s.text for s in select.query_one("_RowCurrent").render_line(0))
+                assert "…" not in row, (size, row)
+    assert widths == {80: 40, 120: 48, 200: 72}, widths
