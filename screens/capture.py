@@ -23,6 +23,7 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.foundation.textsafe import safe_text
+from core.recipe.qualification import AKS_POOLS, OKE_ADDON, OKE_LEGACY
 from core.services.errors import error_line
 from screens.host import HostedScreen
 from screens.markup import escape_markup
@@ -41,6 +42,10 @@ from screens.widgets.wizard_filter import FilterBar, matches
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
     from screens.state import LoadedCapture
+
+
+# The readings the gpuStack verdict turns on, shown first in the readings table.
+DECIDING_READINGS = frozenset({AKS_POOLS, OKE_ADDON, OKE_LEGACY})
 
 
 class CaptureLoaded(Message):
@@ -500,14 +505,18 @@ class CaptureScreen(HostedScreen):
                 pool_rows,
                 shrink=((3, 8), (2, 8), (0, 15)),
             )
-            # The reading's name first and whole; a long value wraps under itself.
+            # The reading's name first and whole; a long value wraps under itself. The
+            # readings that decide the gpuStack verdict (the pools' driver, the add-on
+            # state) come first: in document order they sat below the fold at 80x24.
+            shown = [
+                (path, value)
+                for path, value in snapshot_readings(state.snapshot)
+                if matches(f"{path} {value}", q("capture-readings"))
+            ]
+            shown.sort(key=lambda reading: reading[0] not in DECIDING_READINGS)
             readings.fill(
                 ("reading", "value"),
-                [
-                    (path, (escape_markup(path), escape_markup(value)))
-                    for path, value in snapshot_readings(state.snapshot)
-                    if matches(f"{path} {value}", q("capture-readings"))
-                ],
+                [(path, (escape_markup(path), escape_markup(value))) for path, value in shown],
                 shrink=((1, 14), (0, 20)),
             )
 

@@ -5,6 +5,8 @@ samples the capture title does not offer to load one."""
 
 from __future__ import annotations
 
+import pytest
+
 from screens.capture import CaptureScreen
 from screens.recipe import RecipeScreen
 from tests.pilot.wizard_helpers import open_recipe, settle, wait_until, wizard_running
@@ -158,3 +160,26 @@ async def test_the_recipe_form_follows_the_terminal_width(tmp_path) -> None:
                 row = "".join(s.text for s in select.query_one("_RowCurrent").render_line(0))
                 assert "…" not in row, (size, row)
     assert widths == {80: 40, 120: 48, 200: 72}, widths
+
+
+@pytest.mark.parametrize(
+    ("sample", "deciding"),
+    [
+        ("aks-mixed", "K8s.aks-gpu-pools.gpu-driver"),
+        ("oke-deleting", "K8s.oke-addons.nvidia-gpu-plugin"),
+    ],
+)
+async def test_the_reading_that_decides_the_verdict_comes_first(tmp_path, sample, deciding):
+    """Issue 34 item 7: the pools' driver reading (Mixed) was the 12th row of the readings,
+    below the fold at 80x24; the reading gpuStack turns on is now the first row."""
+    from textual.widgets import DataTable
+
+    from tests.pilot.wizard_helpers import pick_sample
+
+    async with wizard_running(tmp_path) as (app, pilot):
+        await pick_sample(pilot, sample)
+        await settle(pilot)
+        table = app.screen.query_one("#capture-readings", DataTable)
+        assert table.row_count > 5
+        first = str(table.get_row_at(0)[0])
+        assert first == deciding, first
