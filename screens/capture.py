@@ -493,8 +493,10 @@ class CaptureScreen(HostedScreen):
         readings = self.query_one("#capture-readings", FitTable)
         with self.app.batch_update():
             self._filter_samples(q("capture-samples"))
-            # The projected mode keeps its width; at 80 columns the source file, then the
-            # size/state, then the name wrap rather than being cut.
+            # At 80 columns the projected mode first wraps at its spaces ("(not a GPU
+            # pool)"), so the VM size keeps room to break at a "_" rather than mid-token;
+            # then the source file, then the size/state, then the name wrap rather than
+            # being cut.
             pool_rows = []
             for i, row in enumerate(state.rows):
                 cells = (row.name, row.mode, row.detail, row.source)
@@ -503,7 +505,7 @@ class CaptureScreen(HostedScreen):
             pools.fill(
                 ("name", "projected mode", "size / state", "source"),
                 pool_rows,
-                shrink=((3, 8), (2, 8), (0, 15)),
+                shrink=((1, 9), (3, 8), (2, 8), (0, 15)),
             )
             # The reading's name first and whole; a long value wraps under itself. The
             # readings that decide the gpuStack verdict (the pools' driver, the add-on

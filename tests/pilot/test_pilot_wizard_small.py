@@ -183,3 +183,28 @@ async def test_the_reading_that_decides_the_verdict_comes_first(tmp_path, sample
         assert table.row_count > 5
         first = str(table.get_row_at(0)[0])
         assert first == deciding, first
+
+
+async def test_capture_tables_break_a_vm_size_at_its_separators(tmp_path) -> None:
+    """Issue 34 item 7: at 80x24 the pools table folded ``Standard_ND96isr_H100_v5`` into
+    ``Standard_ND96i`` / ``sr_H100_v5`` while the projected mode kept 16 cells for
+    "(not a GPU pool)"; that column now wraps at its spaces first and the size breaks after
+    a ``_``."""
+    from screens.widgets.fit_table import break_offsets
+    from tests.pilot.fit import screen_lines
+    from tests.pilot.wizard_helpers import pick_sample
+
+    size = "Standard_ND96isr_H100_v5"
+    assert [size[a:b] for a, b in break_offsets(size, 17)] == ["Standard_ND96isr_", "H100_v5"]
+    kernel = "6.8.0-1059-azure"
+    assert [kernel[a:b] for a, b in break_offsets(kernel, 14)] == [
+        "6.8.0-1059-",
+        "azure",
+    ]
+    async with wizard_running(tmp_path) as (app, pilot):
+        await pick_sample(pilot, "aks-mixed")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        text = "\n".join(screen_lines(app))
+        assert "Standard_ND96i " not in text and "Standard_ND96i\n" not in text, text
+        assert "Standard_ND96isr_" in text and "H100_v5" in text, text
