@@ -124,7 +124,7 @@ class AicrApp(App[int]):
     def show_bundle(self) -> None:
         recipe = self.state.recipe
         if recipe is None:
-            self.notify(self.NO_RECIPE, severity="warning")
+            self.notify(self.no_recipe_reason(), severity="warning")
             return
         from core.services.bundle import default_override_lines
         from screens.bundle_preview import BundlePreviewScreen
@@ -158,7 +158,26 @@ class AicrApp(App[int]):
             f"Bundle written to {escape_markup(message.out_dir)}. esc then v: replay validation"
         )
 
-    NO_RECIPE = "No qualified recipe yet: pick a capture and a passing selection first."
+    def no_recipe_reason(self) -> str:
+        """Why ``b`` and ``v`` have no recipe to use, with the key that fixes it: "pick a
+        capture" was said even with a capture loaded and its verdict failing."""
+        from screens.recipe import RecipeScreen
+
+        state = self.state
+        if state.verdict is None:
+            if state.capture is None:
+                return (
+                    "No recipe yet: load a capture (enter on a sample, o: open a file), "
+                    "then n: the recipe step."
+                )
+            return "No recipe yet: n: the recipe step qualifies the selection."
+        screen = self._find(RecipeScreen)
+        target = screen.switch_target() if isinstance(screen, RecipeScreen) else None
+        gpu_stack = state.profile_value or "its default"
+        base = f"The verdict fails (gpuStack={gpu_stack}): there is no recipe to use"
+        if target is not None:
+            return f"{base}; s: switch to gpuStack={target}, which qualifies."
+        return f"{base}; g: the troubleshooting guide says what to change."
 
     def show_validation(self, recording: Path | None = None) -> None:
         """Replay a recorded run (the one named, or in the demo the one recorded for this
@@ -173,7 +192,7 @@ class AicrApp(App[int]):
         note = ""
         if recording is None:
             if self.state.recipe is None:
-                self.notify(self.NO_RECIPE, severity="warning")
+                self.notify(self.no_recipe_reason(), severity="warning")
                 return
             if self.state.demo and self.state.recordings:
                 from core.services.replay import choose_recording

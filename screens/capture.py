@@ -23,6 +23,7 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.foundation.textsafe import safe_text
+from core.recipe.qualification import AKS_POOLS, OKE_ADDON, OKE_LEGACY
 from core.services.errors import error_line
 from screens.host import HostedScreen
 from screens.markup import escape_markup
@@ -41,6 +42,10 @@ from screens.widgets.wizard_filter import FilterBar, matches
 if TYPE_CHECKING:
     from core.documents.snapshot import Snapshot
     from screens.state import LoadedCapture
+
+
+# The readings the gpuStack verdict turns on, shown first in the readings table.
+DECIDING_READINGS = frozenset({AKS_POOLS, OKE_ADDON, OKE_LEGACY})
 
 
 class CaptureLoaded(Message):
@@ -240,8 +245,17 @@ class CaptureScreen(HostedScreen):
         self.state.criteria = dict(sample.criteria)
         self.state.user_criteria = set()  # a sample is a fresh start
         self.state.profile_value = None
+        self._point_at(sample.key)
         self._status(f"Loading {sample.title}…")
         self._load(files, sample.title, sample.key, given={})
+
+    def _point_at(self, key: str) -> None:
+        """The list's cursor on sample ``key`` (loaded from the palette, it stayed where it
+        was, and enter there loaded another capture than the one shown)."""
+        options = self.query_one("#capture-samples", OptionList)
+        for index, option in enumerate(options.options):
+            if option.id == key and options.highlighted != index:
+                options.highlighted = index
 
     def load_files(self, files: dict[str, str], label: str) -> None:
         self._status(f"Loading {label}…")
@@ -479,8 +493,10 @@ class CaptureScreen(HostedScreen):
         readings = self.query_one("#capture-readings", FitTable)
         with self.app.batch_update():
             self._filter_samples(q("capture-samples"))
-            # The projected mode keeps its width; at 80 columns the source file, then the
-            # size/state, then the name wrap rather than being cut.
+            # At 80 columns the projected mode first wraps at its spaces ("(not a GPU
+            # pool)"), so the VM size keeps room to break at a "_" rather than mid-token;
+            # then the source file, then the size/state, then the name wrap rather than
+            # being cut.
             pool_rows = []
             for i, row in enumerate(state.rows):
                 cells = (row.name, row.mode, row.detail, row.source)
@@ -489,16 +505,20 @@ class CaptureScreen(HostedScreen):
             pools.fill(
                 ("name", "projected mode", "size / state", "source"),
                 pool_rows,
-                shrink=((3, 8), (2, 8), (0, 15)),
+                shrink=((1, 9), (3, 8), (2, 8), (0, 15)),
             )
-            # The reading's name first and whole; a long value wraps under itself.
+            # The reading's name first and whole; a long value wraps under itself. The
+            # readings that decide the gpuStack verdict (the pools' driver, the add-on
+            # state) come first: in document order they sat below the fold at 80x24.
+            shown = [
+                (path, value)
+                for path, value in snapshot_readings(state.snapshot)
+                if matches(f"{path} {value}", q("capture-readings"))
+            ]
+            shown.sort(key=lambda reading: reading[0] not in DECIDING_READINGS)
             readings.fill(
                 ("reading", "value"),
-                [
-                    (path, (escape_markup(path), escape_markup(value)))
-                    for path, value in snapshot_readings(state.snapshot)
-                    if matches(f"{path} {value}", q("capture-readings"))
-                ],
+                [(path, (escape_markup(path), escape_markup(value))) for path, value in shown],
                 shrink=((1, 14), (0, 20)),
             )
 

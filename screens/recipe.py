@@ -524,11 +524,13 @@ class RecipeScreen(HostedScreen):
 
     def _update_profile_select(self) -> None:
         name, values, default, selected = profile_info(self.state.verdict)
-        select: Select[str] = self.query_one("#sel-profile", Select)
+        select = self.query_one("#sel-profile", CycleSelect)
         options = [
             (f"default: {escape_markup(default)}" if default else "(default)", DEFAULT_VALUE)
         ]
         options += [(escape_markup(v), v) for v in values]
+        # "default: azure-managed" and "azure-managed" resolve alike: → steps past the twin.
+        select.same_as = {DEFAULT_VALUE: default} if default else {}
         current = self.state.profile_value or DEFAULT_VALUE
         if [v for _, v in options] != [v for _, v in select._options if v is not Select.NULL]:
             self._populating = True

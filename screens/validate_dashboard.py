@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import re
 import threading
 import time
 from collections import deque
@@ -24,6 +25,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -255,10 +257,31 @@ class TailLog(RichLog):
         """Show ``text`` in place of every line (the same as ``clear()`` then ``write()``)."""
         before = self.virtual_size
         self.clear()
-        self.write(text)
+        self.write_lines(text)
         if self.virtual_size == before and self.is_mounted and not self._deferred_renders:
             # The same scrollable size: no layout to redo, only the repaint clear() asked.
             self._layout_required = False
+
+    def write_lines(self, text: Text) -> None:
+        """Write ``text``'s lines: prose wraps at the pane's width, a column-aligned line
+        (NCCL's result table, a ``kubectl get`` listing) stays whole on one line and the
+        pane scrolls sideways to it, so its columns still line up and nothing is lost."""
+        width = self.scrollable_content_region.width
+        prose: list[str] = []
+        for line in text.plain.split("\n"):
+            if len(line) <= width or not _COLUMNS.search(line):
+                prose.append(line)
+                continue
+            if prose:
+                self.write(Text("\n".join(prose)))
+                prose = []
+            self.write(Text(line, no_wrap=True, overflow="ignore"), width=cell_len(line))
+        if prose:
+            self.write(Text("\n".join(prose)))
+
+
+# A column-aligned line: two runs of at least two blanks between words.
+_COLUMNS = re.compile(r"\S {2,}\S.*\S {2,}\S")
 
 
 class WrappedLine(Static):
@@ -776,7 +799,7 @@ class ValidationDashboardScreen(Screen[None]):
         elif replace:
             log.clear()
         elif lines:
-            log.write(Text("\n".join(lines)))
+            log.write_lines(Text("\n".join(lines)))
 
     def _paint_log_title(self) -> None:
         row = self.model.rows.get(self.selected)

@@ -93,8 +93,10 @@ class CheckRow:
         gate = self.headline_gate()
         if gate is None:
             return ""
-        extra = f" +{len(self.gates) - 1}" if len(self.gates) > 1 else ""
-        return f"{gate.measured}{extra}"
+        # The headline gate's figure alone: a "+1" after it (the other gates) read as part
+        # of the figure, and in words it no longer fits the column. The gates panel lists
+        # every gate of the check.
+        return gate.measured
 
     @property
     def threshold(self) -> str:
@@ -193,7 +195,11 @@ def display_safe(event: Event) -> Event:
     for name in event.__dataclass_fields__:
         value = getattr(event, name)
         if isinstance(value, str):
-            if not value.isprintable():
+            if isinstance(event, LogLine) and name == "line" and "\t" in value:
+                # A tab-separated table keeps its columns: tabs are expanded once the
+                # escape sequences are gone, not squeezed to one space each.
+                changes[name] = safe_text(safe_text(value, multiline=True).expandtabs())
+            elif not value.isprintable():
                 changes[name] = safe_text(value)
         elif isinstance(value, tuple) and not all(
             not isinstance(v, str) or v.isprintable() for v in value

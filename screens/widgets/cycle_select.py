@@ -121,6 +121,9 @@ class CycleSelect(Select[str], KeptLines):
         """``options``: (markup prompt, value) pairs; ``label``: the row's name."""
         super().__init__(options, allow_blank=False, compact=True, id=id)
         self.row_label = label
+        # Values that mean the same as another (the default option stands for the value it
+        # resolves to): one key press never lands on a value that changes nothing.
+        self.same_as: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         for widget in super().compose():
@@ -133,9 +136,15 @@ class CycleSelect(Select[str], KeptLines):
         self.query_one(_RowCurrent).redraw()  # the arrow points up while the list is open
 
     def action_step(self, step: int) -> None:
-        """Set the value ``step`` options away from the current one, wrapping around."""
-        values = [value for _, value in self._options if value is not Select.NULL]
+        """Set the value ``step`` options away from the current one, wrapping around and
+        passing over options that mean the same as the current one."""
+        values = [str(value) for _, value in self._options if value is not Select.NULL]
         if self.expanded or len(values) < 2:
             return
         index = values.index(self.value) if self.value in values else -1
-        self.value = values[(index + step) % len(values)]
+        current = self.same_as.get(str(self.value), str(self.value))
+        for offset in range(1, len(values)):
+            candidate = values[(index + step * offset) % len(values)]
+            if self.same_as.get(candidate, candidate) != current:
+                self.value = candidate
+                return

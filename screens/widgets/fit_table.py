@@ -40,7 +40,63 @@ def column_widths(
     return widths
 
 
-class FitTable(DataTable[str]):
+# Where a token without spaces may break, after the character: a size such as
+# ``Standard_ND96isr_H100_v5`` breaks after ``_``, a kernel version after ``-``.
+_BREAK_AFTER = "-_/.,=:;"
+
+
+def break_offsets(plain: str, width: int) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of ``plain``'s lines at ``width`` cells (ASCII widths): at a
+    space when the line has one, else after a separator, else (a token with neither) at
+    the width itself."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while len(plain) - start > width:
+        window = plain[start : start + width + 1]
+        space = window.rfind(" ")
+        if space > 0:
+            spans.append((start, start + space))
+            start += space + 1
+            continue
+        cut = max((i + 1 for i, ch in enumerate(window[:width]) if ch in _BREAK_AFTER), default=0)
+        end = start + (cut if cut > 0 else width)
+        spans.append((start, end))
+        start = end
+    spans.append((start, len(plain)))
+    return spans
+
+
+class BrokenText(Text):
+    """A cell's text with line breaks put in for its column; ``str()`` is still the cell's
+    own text (the table holds the value, only its rendering is broken)."""
+
+    def __init__(self, original: str) -> None:
+        super().__init__()
+        self.original = original
+
+    def __str__(self) -> str:
+        return self.original
+
+
+def broken_cell(cell: str, width: int) -> str | Text:
+    """``cell`` (markup) as lines of at most ``width`` cells broken where a person would
+    break them, or the cell itself (folded at the width as before) when it fits, is not
+    plain ASCII, or would take more lines broken that way than folded."""
+    if width <= 0:
+        return cell
+    text = Text.from_markup(cell)
+    plain = text.plain
+    if len(plain) <= width or "\n" in plain or not plain.isascii():
+        return cell
+    spans = break_offsets(plain, width)
+    if len(spans) > -(-len(plain) // width):
+        return cell  # breaking where a person would costs a line here: folded as before
+    broken = BrokenText(plain)
+    broken.append_text(Text("\n").join(text[start:end] for start, end in spans))
+    return broken
+
+
+class FitTable(DataTable[str | Text]):
     """A DataTable whose columns wrap to the table's width instead of running past it."""
 
     def __init__(
@@ -96,7 +152,11 @@ class FitTable(DataTable[str]):
         for index, (label, width) in enumerate(zip(self._columns, widths, strict=True)):
             self.add_column(label, width=width, key=f"col-{index}")
         for key, cells, height in self._rows:
-            self.add_row(*cells, key=key, height=None if wraps else height)
+            shown = [
+                broken_cell(cell, width) if width < natural_width else cell
+                for cell, width, natural_width in zip(cells, widths, natural, strict=False)
+            ]
+            self.add_row(*shown, key=key, height=None if wraps else height)
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
 

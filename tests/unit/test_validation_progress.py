@@ -105,8 +105,9 @@ def test_gate_values_use_the_display_form_and_mark_unmeasured_floors() -> None:
     nccl = model.rows["performance/nccl-all-reduce-bw"]
     assert nccl.measured == "n/a" and nccl.headline_gate().note.startswith("not applicable")
     inference = model.rows["performance/inference-perf"]
-    # The failing gate is the one the table shows; the other is counted.
-    assert inference.measured == "2579.7 ms +1" and inference.threshold == "<= 2000"
+    # The failing gate is the one the table shows, its figure alone (issue 34 item 8: a
+    # bare "+1" after it, the other gate, was unexplained; the gates panel lists both).
+    assert inference.measured == "2579.7 ms" and inference.threshold == "<= 2000"
     assert [g.value for g in inference.gates] == ["148,004", "2579.7"]
 
 
