@@ -130,7 +130,8 @@ async def test_the_oke_capture_lists_the_gpu_plugin_once_with_its_state(tmp_path
             rows = [table.get_row_at(i) for i in range(table.row_count)]
             plugin = [row for row in rows if row[0] == "NvidiaGpuPlugin"]
             assert len(plugin) == 1, rows
-            assert plugin[0][1] == state
+            # a cell broken to fit holds the line break FitTable inserted at a separator
+            assert str(plugin[0][1]).replace("\n", "") == state
 
 
 async def _bundle(pilot: Any) -> BundlePreviewScreen:
