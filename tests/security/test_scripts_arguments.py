@@ -30,7 +30,6 @@ from tests.unit.test_bundle_support import demo_recipe, plan
 BASH = shutil.which("bash") or "/bin/bash"
 # Everything the scripts and the stubs run, except timeout(1).
 TOOLS = ("bash", "env", "dirname", "basename", "mktemp", "rm", "cat", "sleep", "grep")
-SCRIPTS = ("deploy.sh", "undeploy.sh", "001-kube-prometheus-stack/install.sh")
 
 
 def _stub(log: Path, pids: Path) -> str:
@@ -53,6 +52,23 @@ def _stub(log: Path, pids: Path) -> str:
 @cache
 def _plan():  # type: ignore[no-untyped-def]
     return plan(demo_recipe("aks-azure"))
+
+
+def _install(name: str) -> str:
+    """The install.sh of the named component, at whatever step the catalog puts it."""
+    return next(f"{c.folder}/install.sh" for c in _plan().components if c.name == name)
+
+
+def _step(script: str):  # type: ignore[no-untyped-def]
+    """The step a helm that never succeeds stops at: deploy.sh's first, or the script's own."""
+    components = _plan().components
+    if script == "deploy.sh":
+        return components[0]
+    return next(c for c in components if f"{c.folder}/install.sh" == script)
+
+
+KPS_INSTALL = _install("kube-prometheus-stack")
+SCRIPTS = ("deploy.sh", "undeploy.sh", KPS_INSTALL)
 
 
 class Host:
@@ -204,12 +220,13 @@ def test_install_dry_run_prints_the_commands_and_runs_none(host: Host) -> None:
         assert printed, script
         assert ": dry run" in proc.stdout and "none run" in proc.stdout
     assert host.calls() == []
-    proc = host.run("007-gpu-operator/install.sh", "--dry-run")
+    gpu_operator = _install("gpu-operator")
+    proc = host.run(gpu_operator, "--dry-run")
     assert (
         "+ helm upgrade --install" in proc.stdout and "-- gpu-operator gpu-operator" in proc.stdout
     )
     # and without --dry-run it does install, through the same runner
-    proc = host.run("007-gpu-operator/install.sh")
+    proc = host.run(gpu_operator)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().endswith("gpu-operator installed")
     # the labelled namespace first (kubectl create -f -), then the release
@@ -234,7 +251,7 @@ def test_an_unusable_tmpdir_stops_before_anything_runs(host: Host, script: str) 
 
 
 @pytest.mark.parametrize("timeout_tool", [True, False], ids=["timeout1", "watchdog"])
-@pytest.mark.parametrize("script", ["deploy.sh", "001-kube-prometheus-stack/install.sh"])
+@pytest.mark.parametrize("script", ["deploy.sh", KPS_INSTALL])
 @pytest.mark.parametrize("mode", ["hang", "deaf", "fail"])
 def test_hung_deaf_and_failing_helm_end_with_the_summary(
     host: Host, script: str, mode: str, timeout_tool: bool
@@ -252,24 +269,33 @@ def test_hung_deaf_and_failing_helm_end_with_the_summary(
     name = Path(script).name
     assert f"Summary ({name}):" in proc.stdout
     why = "exit 3" if mode == "fail" else "timed out"
-    assert f"[001] kube-prometheus-stack: FAILED ({why})" in proc.stdout
+    step = _step(script)
+    number = f"{step.index:03d}"
+    assert f"[{number}] {step.name}: FAILED ({why})" in proc.stdout
     assert "RETRY 1/1" in proc.stderr
     assert "FAILED (exit" in proc.stderr and "2 attempt(s)" in proc.stderr
     if mode != "fail":
         assert proc.stderr.count("TIMEOUT: no result within 1s") == 2
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("stopped at step 001" if name == "deploy.sh" else "step 001 failed")
+    assert last.startswith(
+        f"stopped at step {number}" if name == "deploy.sh" else f"step {number} failed"
+    )
     assert len([c for c in host.calls() if c.startswith("helm upgrade")]) == 2
-    assert "cert-manager" not in " ".join(host.calls())
+    # no later step ran: helm saw the failing step's release and no later step's
+    released = {c.rsplit(" -- ", 1)[-1] for c in host.calls() if c.startswith("helm upgrade")}
+    assert released == {f"{step.name} {step.chart}"}, host.calls()
+    assert [c for c in _plan().components if c.index > step.index], "a later step to skip"
     assert host.leftover() == []
 
 
 def test_undeploy_retries_that_all_fail_end_with_the_summary(host: Host) -> None:
     proc = host.run("undeploy.sh", STUB_MODE="fail", AICR_DEPLOY_RETRIES="2")
     assert proc.returncode == 1
-    assert "[011] prometheus-adapter: FAILED (exit 3)" in proc.stdout
+    last = _plan().components[-1]  # undeploy.sh removes in reverse: the last step first
+    number = f"{last.index:03d}"
+    assert f"[{number}] {last.name}: FAILED (exit 3)" in proc.stdout
     assert "3 attempt(s)" in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("stopped at step 011")
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"stopped at step {number}")
 
 
 @pytest.mark.parametrize("timeout_tool", [True, False], ids=["timeout1", "watchdog"])
@@ -293,6 +319,7 @@ def test_an_interrupted_run_stops_the_running_command(host: Host, timeout_tool: 
     proc.terminate()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
-    assert "[001] kube-prometheus-stack: INTERRUPTED" in out
+    first = _plan().components[0]
+    assert f"[{first.index:03d}] {first.name}: INTERRUPTED" in out
     assert err.strip().splitlines()[-1] == "deploy.sh: interrupted"
     assert host.leftover() == []

@@ -15,6 +15,7 @@ import yaml
 
 from tests.conftest import TEST_DATA, run_cli
 from tests.dead_proxy import DeadProxy
+from tests.manifest_yaml import load_manifest
 from tests.unit.deployer_checks import validate_bundle, validate_document
 
 ARCHIVES = TEST_DATA / "charts" / "archives"
@@ -389,7 +390,7 @@ def _images(rendered: dict[str, str]) -> dict[tuple[str, int, str], str]:
         if "/tests/" in name or not name.endswith((".yaml", ".yml")):
             continue
         for i, chunk in enumerate(re.split(r"(?m)^---.*$", text)):
-            obj = yaml.safe_load(chunk)
+            obj = load_manifest(chunk)
             if isinstance(obj, dict):
                 for ref, where in image_fields(obj):
                     out[(name, i, where)] = ref
