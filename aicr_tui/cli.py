@@ -115,11 +115,20 @@ class OneLineParser(argparse.ArgumentParser):
     style of every other error (``aicr-tui: error: [INVALID_REQUEST] ...``), with a "did
     you mean" for a mistyped option or choice."""
 
+    _words: list[str] = []  # the words this parser was last asked to parse
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         from core.foundation.textsafe import safe_text
 
         where = self.prog.removeprefix("aicr-tui").strip()
-        text = " ".join(message.split()) + self._suggestion(message)
+        message = self._real_cause(" ".join(message.split()))
+        text = message + self._suggestion(message)
         line = f"{where}: {text}" if where else text
         sys.stderr.write(f"aicr-tui: error: [INVALID_REQUEST] {safe_text(line)}\n")
         raise SystemExit(2)
@@ -133,6 +142,22 @@ class OneLineParser(argparse.ArgumentParser):
                 for sub in action.choices.values():
                     found.extend(sub._options() if isinstance(sub, OneLineParser) else [])
         return found
+
+    def _real_cause(self, message: str) -> str:
+        """A mistyped option before a value (``recipe --servce aks``) leaves the value to a
+        positional (``recipe``'s ACTION), whose "invalid choice" hides the typo: name the
+        unknown option instead, as argparse does when no positional is in the way."""
+        choice = re.search(r"invalid choice: '([^']*)'", message)
+        if choice is None or choice.group(1) not in self._words:
+            return message
+        known = set(self._options()) | {o for a in self._actions for o in a.option_strings}
+        before = self._words[: self._words.index(choice.group(1))]
+        unknown = [
+            w
+            for w in before
+            if w.startswith("--") and w != "--" and w.split("=", 1)[0] not in known
+        ]
+        return f"unrecognized arguments: {' '.join(unknown)}" if unknown else message
 
     def _suggestion(self, message: str) -> str:
         from core.foundation.names import did_you_mean

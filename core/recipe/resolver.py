@@ -438,6 +438,10 @@ def _missing_dimensions(
         c = o.criteria
         if c is None or c.value(dim) != value:
             continue
+        # As in check_coverage: an independent overlay (service any, e.g. h100-any) never
+        # carries a dimension, so what it leaves unstated is not what the carriers need.
+        if c.service in (ANY, ""):
+            continue
         if any(c.value(d) not in (ANY, "", v) for d, v in stated.items()):
             continue
         dims = {d for d in DIMENSIONS if d not in stated and c.value(d) not in (ANY, "")}

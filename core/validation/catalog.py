@@ -164,7 +164,8 @@ def _check_entries(entries: Sequence[CatalogEntry], source: str) -> None:
             )
         if not e.image.strip():
             raise invalid(f'validator catalog "{source}": validator "{e.name}" has no image')
-        _ = e.timeout_s  # a malformed duration fails at load, naming the entry
+        # a malformed duration fails at load, naming the file and the entry
+        parse_duration(e.timeout, f'validator catalog "{source}": timeout of validator "{e.name}"')
 
 
 def rewrite_image(image: str, env: Mapping[str, str]) -> str:

@@ -156,11 +156,17 @@ def _check_header(events: list[Event], source: str) -> None:
                 )
         if not no_cluster:
             continue
-        synthetic = (
-            event.phase == "readiness"
-            or (event.status == NOT_MEASURED
-                and event.message in (NO_CLUSTER_MESSAGE, FAIL_FAST_MESSAGE))
-        ) if isinstance(event, CheckFinished) else not isinstance(event, Measurement)  # fmt: skip
+        # Readiness is evaluated in no-cluster mode too (from the snapshot, not the cluster):
+        # its constraints' CheckFinished and Measurement events are no cluster result.
+        if isinstance(event, CheckFinished | Measurement) and event.phase == "readiness":
+            synthetic = True
+        elif isinstance(event, CheckFinished):
+            synthetic = event.status == NOT_MEASURED and event.message in (
+                NO_CLUSTER_MESSAGE,
+                FAIL_FAST_MESSAGE,
+            )
+        else:
+            synthetic = not isinstance(event, Measurement)
         if not synthetic:
             raise invalid(
                 f"{head} says mode no-cluster, where nothing is measured, but {where} "

@@ -15,10 +15,13 @@ AKS = ["--service", "aks", "--accelerator", "h100", "--os", "ubuntu", "--intent"
 
 
 def a100_capture(tmp_path: Path) -> Path:
+    # The GPU model and, since captures record them, the pools' VM sizes: a capture of an
+    # A100 cluster names the A100 SKU too (a model alone would contradict its own pools).
     text = H100.read_text()
     assert "model: NVIDIA H100 80GB HBM3" in text
     path = tmp_path / "a100.yaml"
-    path.write_text(text.replace("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"))
+    text = text.replace("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB")
+    path.write_text(text.replace("Standard_ND96isr_H100_v5", "Standard_ND96amsr_A100_v4"))
     return path
 
 

@@ -56,10 +56,16 @@ def test_a_failed_validate_names_the_failed_check_on_its_last_line(cli) -> None:
 
 
 def test_criteria_error_reads_as_one_sentence(cli) -> None:
-    line = _one_error(cli, "recipe", "--service", "aks", "--accelerator", "b200", "--os", "ubuntu")
+    # h100 on AKS without --intent: neither the accelerator nor the OS is carried until an
+    # intent is chosen (h100-any, an independent overlay, carries neither), so the line says
+    # once what both need, then the nearest leaves, in the same sentence.
+    line = _one_error(cli, "recipe", "--service", "aks", "--accelerator", "h100", "--os", "ubuntu")
     assert line.count("also need") == 1, line
-    assert 'accelerator "b200" or os "ubuntu"' in line
-    assert line.endswith("the overlays for them also need --intent (inference/training)")
+    assert 'accelerator "h100" or os "ubuntu"' in line
+    assert (
+        ": the overlays for them also need --intent (inference/training); "
+        "nearest published leaves: h100-aks-ubuntu-"
+    ) in line, line
 
 
 @pytest.mark.parametrize(

@@ -126,6 +126,26 @@ def test_a_no_cluster_header_on_a_run_that_measured_is_refused(tmp_path: Path) -
             parse_recording("".join(json.dumps(e) + "\n" for e in events), "x.jsonl")
 
 
+def test_a_no_cluster_measurement_beyond_readiness_is_refused(tmp_path: Path) -> None:
+    """A --no-cluster run records readiness Measurements (evaluated from the snapshot) and
+    replays; a Measurement of a cluster check added to it is refused."""
+    rec = tmp_path / "e.jsonl"
+    res = _cli("-r", str(RECORDINGS / "aks-h100-training.recipe.yaml"),
+               "-s", str(SAMPLES / "snapshots" / "aks-h100-install.yaml"), "--no-cluster",
+               "--record", str(rec), "-o", str(tmp_path / "a.json"))  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    events = _events(rec)
+    assert any(e["type"] == "Measurement" and e["phase"] == "readiness" for e in events)
+    parse_recording(rec.read_text(encoding="utf-8"), "genuine.jsonl")  # its own run replays
+    measured = next(e for e in _events(PASSED) if e["type"] == "Measurement"
+                    and e["phase"] == "performance")  # fmt: skip
+    at = next(i for i, e in enumerate(events) if e["type"] == "CheckFinished"
+              and e["check"] == measured["check"])  # fmt: skip
+    events.insert(at, {**measured, "t": events[at]["t"]})
+    with pytest.raises(AicrError, match=r"\(Measurement\) records a cluster result"):
+        parse_recording("".join(json.dumps(e) + "\n" for e in events), "x.jsonl")
+
+
 def test_the_recorded_allow_unmeasured_is_not_the_replays_verdict(tmp_path: Path) -> None:
     """A consistent recording of a run with --allow-unmeasured (header, exit code and
     message all say so) replays exit 8 unless this replay is given --allow-unmeasured."""

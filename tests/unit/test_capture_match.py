@@ -31,6 +31,12 @@ def a100_capture() -> Snapshot:
     """The AKS H100 sample with the GPU of an A100 node (the H100 recipe must not pass)."""
     s = snap("aks-h100-install")
     gpu(s).data["model"] = "NVIDIA A100-SXM4-80GB"
+    # The sample records its pools' VM sizes: an A100 node pool names the A100 SKU.
+    pools = s.subtype("K8s", "aks-gpu-pools")
+    assert pools is not None and pools.context is not None
+    pools.context["vm-sizes"] = pools.context["vm-sizes"].replace(
+        "Standard_ND96isr_H100_v5", "Standard_ND96amsr_A100_v4"
+    )
     return s
 
 
@@ -56,18 +62,19 @@ def test_the_sample_captures_agree_with_their_own_leaves() -> None:
 
 
 def test_every_reading_of_the_accelerator_is_checked() -> None:
-    # The GPU Feature Discovery label alone (no model reading).
+    # The GPU Feature Discovery label alone (no model reading, no pool VM sizes).
     s = snap("aks-h100-install")
     sub = gpu(s)
     del sub.data["model"]
+    pools = s.subtype("K8s", "aks-gpu-pools")
+    assert pools is not None
+    pools.context = None
     sub.context = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}
     (c,) = criteria_conflicts({"accelerator": "b200"}, s)
     assert (c.stated, c.observed.value, c.observed.raw) == ("b200", "h100", "NVIDIA-H100-80GB-HBM3")
     assert "nvidia.com/gpu.product" in c.observed.reading
     # A pool's VM size, or a node shape, when the capture records one.
     del sub.context["nvidia.com/gpu.product"]
-    pools = s.subtype("K8s", "aks-gpu-pools")
-    assert pools is not None
     pools.context = {"vm-sizes": "gpupool1=Standard_ND96isr_H100_v5"}
     (c,) = criteria_conflicts({"accelerator": "gb200"}, s)
     assert c.observed.value == "h100" and c.observed.raw == "Standard_ND96isr_H100_v5"
