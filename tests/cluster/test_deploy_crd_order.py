@@ -70,11 +70,7 @@ def test_a_custom_resource_before_its_crd_is_refused_and_the_scripts_wait_preven
     # the generated order: chart, then the wait for the kind, then the manifest
     chart_at = deploy.index("-- network-operator network-operator")
     wait_at = deploy.index("wait_for_kind mellanox.com/v1alpha1 NicClusterPolicy")
-    assert (
-        chart_at
-        < wait_at
-        < deploy.index(f"{step.name}/manifests/nic-cluster-policy-aks.yaml")
-    )
+    assert chart_at < wait_at < deploy.index(f"{step.name}/manifests/nic-cluster-policy-aks.yaml")
     before = ClusterState.read(cluster)
     assert CRD_NAME not in before.crds
     try:
