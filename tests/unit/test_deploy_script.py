@@ -119,6 +119,20 @@ def _deleted(stubs: Stubs) -> str:
     return "".join(b.split("\n", 1)[1] for b in blocks if b.startswith("delete "))
 
 
+def _bundle_id(bundle: Path) -> str:
+    """The bundle's digest, as deploy.sh marks its objects with it."""
+    script = (bundle / "deploy.sh").read_text()
+    return script.split("\nBUNDLE_DIGEST=", 1)[1].split("\n", 1)[0]
+
+
+def _releases_are_ours(stubs: Stubs, tmp_path: Path) -> None:
+    """``helm list`` answers that every release is there, deployed, its record ours."""
+    (tmp_path / "list-q").write_text("r\n")
+    (tmp_path / "list-json").write_text('[{"name":"r","status":"deployed"}]\n')
+    stubs.rule("helm", " -q", "print", str(tmp_path / "list-q"))
+    stubs.rule("helm", "list --namespace", "print", str(tmp_path / "list-json"))
+
+
 def _upgrades(calls: list[list[str]]) -> list[str]:
     """Release names of the helm upgrade calls, in order (the word after ``--``)."""
     return [c[c.index("--") + 1] for c in calls if c[:2] == ["helm", "upgrade"]]
@@ -181,9 +195,8 @@ def test_the_crd_race_is_waited_out_before_the_custom_resource(bundle, stubs) ->
     """Skyhook's CRD comes with nodewright-operator; the Skyhook CR in
     nodewright-customizations is applied only once discovery serves the kind."""
     stubs.rule("kubectl", "get --raw /apis/skyhook.nvidia.com/v1alpha1", "serve", 3)
-    stubs.rule(
-        "kubectl", "apply -f 006-nodewright-customizations/manifests/tuning.yaml", "needs-served"
-    )
+    # the manifest is read (and marked as this bundle's) by `kubectl label --local -f FILE`
+    stubs.rule("kubectl", "-f 006-nodewright-customizations/manifests/tuning.yaml", "needs-served")
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
     calls = stubs.calls()
@@ -210,7 +223,7 @@ def test_a_crd_that_never_establishes_times_out(bundle, stubs) -> None:
 
 def test_best_effort_finishes_and_reports_failures_with_a_nonzero_exit(bundle, stubs) -> None:
     stubs.rule("helm", "-- nfd ", "fail", 99)
-    stubs.rule("kubectl", "apply -f 007-gpu-operator/manifests", "fail", 99)
+    stubs.rule("kubectl", "-f 007-gpu-operator/manifests", "fail", 99)
     proc = stubs.run(bundle / "deploy.sh", "--best-effort", AICR_DEPLOY_RETRIES="1")
     assert proc.returncode == 1
     assert _upgrades(stubs.calls())[-1] == "prometheus-adapter"  # carried on to the end
@@ -262,9 +275,14 @@ def test_the_namespace_of_a_manifest_only_step_goes_in_as_a_document(bundle, stu
         ["bash", "-c", line.replace("ensure_namespace", "printf '%s\\n'", 1)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
+    identity = _bundle_id(bundle)
     assert json.loads(piped.stdout) == {
         "apiVersion": "v1", "kind": "Namespace",
-        "metadata": {"name": "skyhook", "labels": {"app.kubernetes.io/created-by": "aicr-tui"}},
+        "metadata": {
+            "name": "skyhook",
+            "labels": {"app.kubernetes.io/created-by": "aicr-tui", "aicr-tui/bundle": identity[:32]},
+            "annotations": {"aicr-tui/bundle-digest": identity},
+        },
     }  # fmt: skip
     assert ["kubectl", "create", "-f", "-"] in stubs.calls()
 
@@ -273,20 +291,22 @@ def test_an_existing_namespace_is_used_as_it_is_and_kept_by_undeploy(
     bundle, stubs, tmp_path
 ) -> None:
     """A namespace that exists before deploy.sh (``monitoring`` with someone else's objects)
-    answers AlreadyExists to the labelled create: deploy carries on, and undeploy.sh keeps
-    it because it lacks the label; the namespaces the bundle made (label present) go."""
+    answers AlreadyExists to the marked create: deploy carries on without relabelling it
+    (it lacks the aicr-tui label), and undeploy.sh keeps it; the namespaces the bundle made
+    (this bundle's label) go."""
     stubs.rule("kubectl", "create -f -", "fail-with", "AlreadyExists")
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
     assert "[001] kube-prometheus-stack: installed" in proc.stdout
-    labels = tmp_path / "label"
-    labels.write_text("namespace/ours")
-    (tmp_path / "monitoring").write_text("namespace/monitoring")
-    (tmp_path / "empty").write_text("")
-    # monitoring exists without the label; every other namespace carries it
-    stubs.rule("kubectl", "metadata.name=monitoring -o name -l", "print", str(tmp_path / "empty"))
-    stubs.rule("kubectl", "metadata.name=monitoring -o name", "print", str(tmp_path / "monitoring"))
-    stubs.rule("kubectl", "-o name -l app.kubernetes.io/created-by=aicr-tui", "print", str(labels))
+    assert not any(c[1] == "label" and "--local" not in c for c in stubs.calls())
+    ours = tmp_path / "ours"
+    ours.write_text(f"aicr-tui {_bundle_id(bundle)[:32]}\n")
+    (tmp_path / "theirs").write_text("<none> <none>\n")
+    # monitoring exists without the label; every other namespace carries this bundle's
+    stubs.rule(
+        "kubectl", "metadata.name=monitoring --no-headers", "print", str(tmp_path / "theirs")
+    )
+    stubs.rule("kubectl", "get namespaces --field-selector", "print", str(ours))
     (stubs.dir / "stdin").unlink()  # what deploy.sh piped; undeploy's deletions from here on
     proc = stubs.run(bundle / "undeploy.sh")
     assert proc.returncode == 0, proc.stderr
@@ -340,8 +360,9 @@ def test_help_documents_the_flags_and_settings(bundle, stubs) -> None:
         assert word in readme
 
 
-def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
+def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs, tmp_path) -> None:
     stubs.rule("helm", "uninstall --namespace gpu-operator", "fail", 99)
+    _releases_are_ours(stubs, tmp_path)
     proc = stubs.run(bundle / "undeploy.sh", "--best-effort")
     assert proc.returncode == 1
     removed = [c[-1] for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]
@@ -355,71 +376,48 @@ def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
     assert "[002] cert-manager: removed" in resumed.stdout
 
 
-def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
+def test_undeploy_keeps_crds_unless_asked_and_never_with_others_custom_resources(
     bundle, stubs, tmp_path
 ) -> None:
-    """Found on the real API server (tests/cluster/test_deploy_helm.py): after ``helm
-    uninstall`` of every release, 36 CRDs (every chart's ``crds/`` directory, which Helm
-    installs and never deletes, and cert-manager's CRDs kept by ``helm.sh/resource-policy:
-    keep``), the 10 namespaces ``--create-namespace`` made and kai-scheduler's kept
-    kai-resource-reservation namespace were still there. Each chart step now deletes its
-    pinned chart's CRDs (``helm show crds`` of the same pin), the CRDs and Namespaces Helm
-    kept for the release, and the namespace, in the step of the first component
-    installed into it (the last removed), never a system namespace."""
-    crds = tmp_path / "crds.yaml"
-    crds.write_text("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-                    "metadata:\n  name: queues.scheduling.run.ai\n")  # fmt: skip
-    stubs.rule("helm", "show crds --version v0.16.8", "print", str(crds))
-    ours = tmp_path / "ours"
-    ours.write_text("namespace/ours")  # every namespace carries the label deploy.sh gives
-    stubs.rule("kubectl", "-l app.kubernetes.io/created-by=aicr-tui", "print", str(ours))
+    """Issue 32: undeploy.sh deleted every chart's CRDs (``helm show crds``), also CRDs that
+    existed before and every other team's custom resources in them. Now it never deletes a
+    CRD by default: it lists the CRDs marked as this bundle's with the custom resources in
+    them; ``--delete-crds`` deletes one only when no custom resource this bundle did not
+    create remains, ``--destroy-custom-resources`` accepts that loss by name. A release whose
+    record is not this bundle's is not uninstalled."""
+    identity = _bundle_id(bundle)[:32]
+    (tmp_path / "crds").write_text("queues.scheduling.run.ai queues scheduling.run.ai\n")
+    stubs.rule("kubectl", f"get customresourcedefinitions -l aicr-tui/bundle={identity}", "print",
+               str(tmp_path / "crds"))  # fmt: skip
+    (tmp_path / "crs").write_text(f"team-a theirs <none>\nkai-scheduler ours {identity}\n")
+    stubs.rule(
+        "kubectl", "get queues.scheduling.run.ai --all-namespaces", "print", str(tmp_path / "crs")
+    )
     proc = stubs.run(bundle / "undeploy.sh")
     assert proc.returncode == 0, proc.stderr
-    calls = stubs.calls()
-    comps = _bundle_plan().components
-    charted = [c for c in comps if c.has_chart]
-    shows = [c for c in calls if c[:3] == ["helm", "show", "crds"]]
-    assert [c[-1].rsplit("/", 1)[-1] for c in shows] == [c.chart for c in reversed(charted)]
-    kai = next(c for c in charted if c.name == "kai-scheduler")
-    assert [
-        "helm",
-        "show",
-        "crds",
-        "--version",
-        kai.version,
-        "--",
-        f"{kai.source}/{kai.chart}",
-    ] in calls
-    # the chart's CRDs are deleted after its release is gone
-    index = calls.index(
-        [
-            "helm",
-            "uninstall",
-            "--namespace",
-            "kai-scheduler",
-            "--ignore-not-found",
-            "--",
-            "kai-scheduler",
-        ]
-    )
     assert (
-        calls.index(
-            ["helm", "show", "crds", "--version", kai.version, "--", f"{kai.source}/{kai.chart}"]
-        )
-        > index
+        "keeping CRD queues.scheduling.run.ai (created by this bundle): 2 custom resource(s) in "
+        "it, not ours: team-a/theirs" in proc.stdout
     )
-    deleted = _deleted(stubs)
-    assert "name: queues.scheduling.run.ai" in deleted
-    # the CRDs Helm kept are selected by the release's ownership annotations
-    kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions,namespaces"]]
-    assert len(kept) == len(charted)
-    assert any('"cert-manager/cert-manager"' in c[-1] for c in kept)
-    # every namespace once, each after the last release in it is gone
-    namespaces = [
-        json.loads(ln)["metadata"]["name"] for ln in deleted.splitlines() if '"Namespace"' in ln
-    ]
-    assert sorted(namespaces) == sorted({c.namespace for c in comps})
-    assert namespaces.index("monitoring") == len(namespaces) - 1  # kube-prometheus-stack, 001
+    assert "--delete-crds" in proc.stdout
+    assert not [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]  # none is ours
+    assert not any("customresourcedefinition/" in " ".join(c) for c in stubs.calls())
+    assert not [c for c in stubs.calls() if c[:3] == ["helm", "show", "crds"]]
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
+    assert proc.returncode == 1
+    assert (
+        "keeping CRD queues.scheduling.run.ai: custom resources this bundle did not create remain: team-a/theirs"
+        in proc.stderr
+    )
+    assert not any("customresourcedefinition/" in " ".join(c) for c in stubs.calls())
+    proc = stubs.run(bundle / "undeploy.sh", "--destroy-custom-resources")
+    assert proc.returncode == 2 and "goes with --delete-crds" in proc.stderr
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds", "--destroy-custom-resources")
+    assert proc.returncode == 0, proc.stderr
+    assert [c for c in stubs.calls() if "customresourcedefinition/queues.scheduling.run.ai" in c] == [
+        ["kubectl", "delete", "--ignore-not-found", "--wait=false",
+         "customresourcedefinition/queues.scheduling.run.ai"]
+    ]  # fmt: skip
 
 
 def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:
