@@ -180,10 +180,15 @@ def _helm_lines(c: ComponentPlan, prefix: str, identity: Identity) -> list[str]:
         chart=chart,
     )
     # The namespace is made (marked) before helm, so helm's --create-namespace finds it;
-    # the release is checked (ours? left pending?) before and verified after.
+    # the release is checked (ours? left pending?) before and verified after; the chart's
+    # crds/ CRDs go in first (chart_crds: one another team installed is left as it is).
+    crds = _command(
+        "chart-crds.cmd", options=" ".join(["--version", q(c.version), *repo]), chart=chart
+    )
     return [
         _ensure_namespace_line(c.namespace, identity),
         _command("release-ready.cmd", **where),
+        crds,
         line,
         _command("release-verify.cmd", **where),
     ]

@@ -35,6 +35,7 @@ VALUE_FLAGS = {
 }  # fmt: skip
 BOOL_FLAGS = {
     "--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client",
+    "--deployed", "--failed", "--pending", "--skip-crds",
     "--wait=false", "--all", "--no-headers", "--server-side", "--force-conflicts",
     "--field-manager=aicr-tui", "--local", "--overwrite", "-q", "--request-timeout=10s",
     "--all-namespaces", "--verbs=list", "--namespaced", "--no-hooks", "--show-managed-fields",
@@ -131,6 +132,19 @@ def _check_calls(
                 assert chart == f"{c.source.rstrip('/')}/{c.chart}" and "--repo" not in flags
             else:
                 assert chart == c.chart and flags["--repo"] == [c.source]
+            seen += 1
+        elif argv[0] == "helm" and words == ["show", "crds"]:
+            # deploy: the pinned chart's crds/ CRDs, applied before the release
+            (chart,) = positional
+            assert any(
+                flags["--version"] == [c.version]
+                and (
+                    chart == f"{c.source.rstrip('/')}/{c.chart}" and "--repo" not in flags
+                    if c.source.startswith("oci://")
+                    else chart == c.chart and flags["--repo"] == [c.source]
+                )
+                for c in comps
+            ), argv
             seen += 1
         elif argv[0] == "helm" and words in (["list"], ["get", "manifest"]):
             # is the release there, ours, pending? (its name only inside the --filter

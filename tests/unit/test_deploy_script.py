@@ -38,6 +38,7 @@ while IFS='|' read -r rtool match action arg; do
     fail-with) echo "Error from server ($arg): stub" >&2; exit 1 ;;
     sleep) exec sleep "$arg" ;;
     print) cat "$arg"; exit 0 ;;
+    print-first) if [ "$c" -le "${arg%%:*}" ]; then cat "${arg#*:}"; exit 0; fi ;;
     serve)
       if [ "$c" -le "$arg" ]; then
         echo 'Error from server (NotFound): the server could not find the requested resource' >&2
@@ -163,14 +164,14 @@ def test_a_failing_command_is_retried_with_backoff_and_succeeds(bundle, stubs) -
 
 
 def test_retry_delay_doubles(bundle, stubs) -> None:
-    stubs.rule("helm", "-- cert-manager", "fail", 2)
+    stubs.rule("helm", "-- cert-manager cert-manager", "fail", 2)
     proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="2", AICR_DEPLOY_RETRY_DELAY="1")
     assert proc.returncode == 0, proc.stderr
     assert "RETRY 1/2 in 1s" in proc.stderr and "RETRY 2/2 in 2s" in proc.stderr
 
 
 def test_retries_exhausted_stop_the_deploy_with_a_resume_hint(bundle, stubs) -> None:
-    stubs.rule("helm", "-- network-operator", "fail", 99)
+    stubs.rule("helm", "-- network-operator network-operator", "fail", 99)
     proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="1")
     assert proc.returncode == 1
     assert _upgrades(stubs.calls())[-2:] == ["network-operator", "network-operator"]
@@ -446,3 +447,119 @@ def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:
     )
     assert ready[-1] == f"./{path}"
     assert ready[ready.index("--namespace") + 1] == "gpu-operator"
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    (tmp_path / name).write_text(text)
+    return str(tmp_path / name)
+
+
+def test_a_release_left_pending_is_recovered_before_the_step_runs_again(
+    bundle, stubs, tmp_path
+) -> None:
+    """Issue 32: after a kill during `helm upgrade --install`, every rerun failed with
+    "another operation (install/upgrade/rollback) is in progress". deploy.sh now uninstalls a
+    first install that never completed and rolls an upgrade back to the last deployed
+    revision, saying so, before it runs the step again."""
+    pending = _write(
+        tmp_path, "pending-install", '[{"name":"cert-manager","status":"pending-install"}]'
+    )
+    stubs.rule("helm", "--filter ^cert-manager$ -o json", "print-first", f"2:{pending}")
+    upgrading = _write(tmp_path, "pending-upgrade", '[{"name":"nfd","status":"pending-upgrade"}]')
+    stubs.rule("helm", "--filter ^nfd$ -o json", "print-first", f"2:{upgrading}")
+    history = _write(
+        tmp_path, "history",
+        '[{"revision":2,"updated":"t","status":"superseded","chart":"c","app_version":"1","description":"d"},'
+        '{"revision":3,"updated":"t","status":"deployed","chart":"c","app_version":"1","description":"d"},'
+        '{"revision":4,"updated":"t","status":"pending-upgrade","chart":"c","app_version":"1","description":"d"}]',
+    )  # fmt: skip
+    stubs.rule("helm", "history --namespace node-feature-discovery", "print", history)
+    _releases_are_ours(stubs, tmp_path)  # after the rules above: the first match answers
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "recovering Helm release cert-manager/cert-manager: a first install never completed "
+        "(pending-install); uninstalling it, then installing again" in proc.stdout
+    )
+    assert (
+        "recovering Helm release node-feature-discovery/nfd: left pending-upgrade by an "
+        "interrupted run; rolling back to revision 3" in proc.stdout
+    )
+    calls = stubs.calls()
+    uninstall = calls.index(
+        ["helm", "uninstall", "--namespace", "cert-manager", "--no-hooks", "--ignore-not-found",
+         "--", "cert-manager"]
+    )  # fmt: skip
+    upgrade = next(
+        i for i, c in enumerate(calls) if c[:2] == ["helm", "upgrade"] and c[-2] == "cert-manager"
+    )
+    assert uninstall < upgrade
+    rollback = next(c for c in calls if c[:2] == ["helm", "rollback"])
+    assert rollback[-3:] == ["--", "nfd", "3"]
+
+
+def test_a_release_of_someone_else_is_refused_before_anything_changes(
+    bundle, stubs, tmp_path
+) -> None:
+    """A release named like one of the bundle's whose record is not aicr-tui's: one REFUSED
+    line, exit 1, no install, no upgrade; --adopt takes it over."""
+    theirs = _write(tmp_path, "theirs", '[{"name":"gpu-operator","status":"deployed"}]')
+    stubs.rule("helm", "--filter ^gpu-operator$ -o json", "print", theirs)
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 1
+    refused = [ln for ln in proc.stderr.splitlines() if ln.startswith("REFUSED")]
+    assert refused == [
+        "REFUSED: Helm release gpu-operator/gpu-operator exists and is not ours (its release "
+        "record has no app.kubernetes.io/created-by=aicr-tui label); leave it, remove it, or "
+        "take it over with --adopt release/gpu-operator/gpu-operator"
+    ]
+    assert not [c for c in stubs.calls() if c[0] == "helm" and c[1] != "list"]
+    assert not [
+        c for c in stubs.calls() if c[0] == "kubectl" and c[1] in ("create", "apply", "patch")
+    ]
+    proc = stubs.run(bundle / "deploy.sh", "--adopt", "release/gpu-operator/gpu-operator")
+    assert proc.returncode == 0, proc.stderr
+    proc = stubs.run(bundle / "deploy.sh", "--adopt", "gpu-operator")
+    assert proc.returncode == 2 and "--adopt needs KIND/NAMESPACE/NAME" in proc.stderr
+
+
+def test_switching_bundles_lists_what_is_left_and_prune_removes_only_that(
+    bundle, stubs, tmp_path
+) -> None:
+    """The state record names an earlier bundle whose inventory holds a release and a CRD
+    this bundle does not: deploy.sh lists them and prints the --prune command; with --prune
+    it uninstalls that release (its record is aicr-tui's) and never touches the CRD."""
+    _releases_are_ours(stubs, tmp_path)
+    old = _write(tmp_path, "old", "0123456789abcdef0123456789abcdef")
+    stubs.rule("kubectl", 'index .data "bundle"', "print", old)
+    crd = '{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"olds.example.com"}}'
+    inventory = _write(
+        tmp_path, "inventory",
+        f"release monitoring kube-prometheus-stack\nrelease kgateway-system kgateway\nobject {crd}\n",
+    )  # fmt: skip
+    stubs.rule("kubectl", 'index .data "inventory"', "print", inventory)
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "switching bundles: the earlier bundle 0123456789abcdef0123456789abcdef deployed"
+        in proc.stdout
+    )
+    listed = proc.stdout.split("does not contain:\n", 1)[1].split("\n==>", 1)[0]
+    assert listed.split("\n")[:2] == ["  release kgateway-system kgateway", f"  object {crd}"]
+    assert f"{bundle / 'deploy.sh'} --prune" in proc.stderr
+    assert not [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]
+    proc = stubs.run(bundle / "deploy.sh", "--prune")
+    assert proc.returncode == 0, proc.stderr
+    assert "pruning Helm release kgateway-system/kgateway" in proc.stdout
+    assert [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]] == [
+        [
+            "helm",
+            "uninstall",
+            "--namespace",
+            "kgateway-system",
+            "--ignore-not-found",
+            "--",
+            "kgateway",
+        ]
+    ]
+    assert not any("olds.example.com" in " ".join(c) for c in stubs.calls())

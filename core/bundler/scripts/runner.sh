@@ -466,11 +466,40 @@ delete_ours() {
   kubectl delete --ignore-not-found --wait=false -f - < "$_WORK/delete"
 }
 
+# deploy: the chart's crds/ CRDs (`helm show crds` of the same pin; args: its options, --,
+# the chart), before `helm upgrade --install --skip-crds`. Helm would apply every one of them,
+# also a CRD another team installed (Helm 4 applies them server-side: a conflict, or a
+# silent change). Here a CRD that exists and is not ours is used as it is, and said so; any
+# other is applied with this bundle's marks.
+chart_crds() {
+  local doc row api kind ns name ours bundle helm manager
+  if (( DRY_RUN )); then
+    _show helm show crds "$@" >&3
+    return 0
+  fi
+  helm show crds "$@" > "$_WORK/chart-crds.yaml" || return
+  grep -q '^kind: *CustomResourceDefinition' "$_WORK/chart-crds.yaml" || return 0
+  rm -rf -- "$_WORK/crd"
+  mkdir -- "$_WORK/crd"
+  _marked "$_WORK/chart-crds.yaml" | awk -v dir="$_WORK/crd" '/^\{$/ { n++ } { print > (dir "/" n ".json") }' || return
+  for doc in "$_WORK"/crd/*.json; do
+    [[ -s "$doc" ]] || continue
+    row="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
+      -o "custom-columns=$_COLUMNS" -f "$doc")" || return
+    read -r api kind ns name ours bundle helm manager <<<"$row"
+    if [[ -n "$name" && "$ours" != "$OURS_VALUE" ]] && ! _adopted "$(_key "$kind" "" "$name")"; then
+      printf 'using the existing CRD %s as it is: not ours (owner: %s)\n' "$name" "$(_owner "$helm" "$manager")"
+      continue
+    fi
+    kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f - < "$doc" >/dev/null || return
+  done
+}
+
 # ---- Helm releases ----
 # $1 namespace, $2 release: the release's status (empty when there is none).
 _release_status() {
   local out
-  out="$(_timed helm list --namespace "$1" --all --filter "^${2//./\\.}\$" -o json)" || return
+  out="$(_timed helm list --namespace "$1" --deployed --failed --pending --filter "^${2//./\\.}\$" -o json)" || return
   [[ "$out" =~ \"status\":\"([a-z-]+)\" ]] && printf '%s' "${BASH_REMATCH[1]}"
   return 0
 }
@@ -478,7 +507,7 @@ _release_status() {
 # Whether the release's current record carries label $3 (default: ours).
 _release_marked() {
   local out
-  out="$(_timed helm list --namespace "$1" --all --filter "^${2//./\\.}\$" --selector "${3:-$OURS_KEY=$OURS_VALUE}" -q)" || return 2
+  out="$(_timed helm list --namespace "$1" --deployed --failed --pending --filter "^${2//./\\.}\$" --selector "${3:-$OURS_KEY=$OURS_VALUE}" -q)" || return 2
   [[ -n "$out" ]]
 }
 
@@ -527,7 +556,9 @@ release_verify() {
     return 1
   fi
   _timed helm get manifest --namespace "$ns" -- "$rel" > "$_WORK/manifest" || return
-  if grep -q '^kind:' "$_WORK/manifest" && ! _timed kubectl get -o name -f - < "$_WORK/manifest" >/dev/null; then
+  # objects without a namespace of their own are in the release's (as helm put them)
+  if grep -q '^kind:' "$_WORK/manifest" &&
+    ! _timed kubectl get -o name --namespace "$ns" -f - < "$_WORK/manifest" >/dev/null; then
     printf 'FAILED: Helm release %s/%s reports deployed but not every object of it is on the API server\n' "$ns" "$rel" >&2
     return 1
   fi
