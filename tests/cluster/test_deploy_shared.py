@@ -211,6 +211,20 @@ def _settled(
         time.sleep(3)
 
 
+def _kill_session(sid: int) -> None:
+    """SIGKILL every process of session ``sid`` (the script's own, started in a new session):
+    timeout(1) runs helm in a process group of its own, which a kill of the script's group
+    misses (found: the orphaned helm finished the install after the script was killed)."""
+    out = subprocess.run(["ps", "-eo", "pid=,sid="], capture_output=True, text=True, check=False)
+    for line in out.stdout.splitlines():
+        pid, _, session = line.strip().partition(" ")
+        if session.strip() == str(sid):
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def _kill_during_helm(
     cluster: Cluster, repos: chart_repository.ChartRepositories, script: Path, log: Path
 ) -> str:
@@ -232,7 +246,7 @@ def _kill_during_helm(
             pending = [r for r in json.loads(listed or "[]") if r["namespace"] != TEAM]
             # the second release: the first is kube-prometheus-stack, the slowest to give up
             if pending and pending[0]["name"] != "kube-prometheus-stack":
-                os.killpg(proc.pid, signal.SIGKILL)
+                _kill_session(proc.pid)
                 proc.wait(timeout=30)
                 return f"{pending[0]['namespace']}/{pending[0]['name']}"
             time.sleep(0.3)
