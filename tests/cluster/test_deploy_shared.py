@@ -301,7 +301,7 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
             assert f"recovering Helm release {killed}" in rerun.stdout, str(rerun)
             statuses = {
                 f"{r['namespace']}/{r['name']}": r["status"]
-                for r in json.loads(cluster.helm("list", "-A", "-a", "-o", "json").stdout)
+                for r in json.loads(cluster.helm("list", "-A", "-o", "json").stdout)
             }
             assert set(statuses.values()) == {"deployed"}, statuses
             during = _changes(before, inventory(cluster))
