@@ -198,7 +198,8 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
                 expected
             )
             _validate_the_deployment(cluster, bundle_dir, snapshot, tmp_path)
-            undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh")
+            # CRDs stay unless asked for (issue 32): the bundle's own go with --delete-crds
+            undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh", "--delete-crds")
             assert undeployed.returncode == 0, str(undeployed)
             left = wait_gone(cluster, before)
             assert not any(left.values()), f"undeploy.sh left behind: {left}"
