@@ -30,7 +30,7 @@ from tests.unit.test_bundle_support import demo_recipe, plan
 BASH = shutil.which("bash") or "/bin/bash"
 # Everything the scripts and the stubs run, except timeout(1).
 TOOLS = ("bash", "env", "dirname", "basename", "mktemp", "rm", "cat", "sleep", "grep")
-SCRIPTS = ("deploy.sh", "undeploy.sh", "001-kube-prometheus-stack/install.sh")
+SCRIPTS = ("deploy.sh", "undeploy.sh", "001-nfd/install.sh")
 
 
 def _stub(log: Path, pids: Path) -> str:
@@ -212,12 +212,12 @@ def test_install_dry_run_prints_the_commands_and_runs_none(host: Host) -> None:
         assert printed, script
         assert ": dry run" in proc.stdout and "none run" in proc.stdout
     assert host.calls() == []
-    proc = host.run("007-gpu-operator/install.sh", "--dry-run")
+    proc = host.run("009-gpu-operator/install.sh", "--dry-run")
     assert (
         "+ helm upgrade --install" in proc.stdout and "-- gpu-operator gpu-operator" in proc.stdout
     )
     # and without --dry-run it does install, through the same runner
-    proc = host.run("007-gpu-operator/install.sh")
+    proc = host.run("009-gpu-operator/install.sh")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().endswith("gpu-operator installed")
     # the marked namespace first (kubectl create -f -), then the release, after its status
@@ -245,7 +245,7 @@ def test_an_unusable_tmpdir_stops_before_anything_runs(host: Host, script: str) 
 
 
 @pytest.mark.parametrize("timeout_tool", [True, False], ids=["timeout1", "watchdog"])
-@pytest.mark.parametrize("script", ["deploy.sh", "001-kube-prometheus-stack/install.sh"])
+@pytest.mark.parametrize("script", ["deploy.sh", "001-nfd/install.sh"])
 @pytest.mark.parametrize("mode", ["hang", "deaf", "fail"])
 def test_hung_deaf_and_failing_helm_end_with_the_summary(
     host: Host, script: str, mode: str, timeout_tool: bool
@@ -263,7 +263,7 @@ def test_hung_deaf_and_failing_helm_end_with_the_summary(
     name = Path(script).name
     assert f"Summary ({name}):" in proc.stdout
     why = "exit 3" if mode == "fail" else "timed out"
-    assert f"[001] kube-prometheus-stack: FAILED ({why})" in proc.stdout
+    assert f"[001] nfd: FAILED ({why})" in proc.stdout
     assert "RETRY 1/1" in proc.stderr
     assert "FAILED (exit" in proc.stderr and "2 attempt(s)" in proc.stderr
     if mode != "fail":
@@ -272,16 +272,18 @@ def test_hung_deaf_and_failing_helm_end_with_the_summary(
     assert last.startswith("stopped at step 001" if name == "deploy.sh" else "step 001 failed")
     assert len([c for c in host.calls() if c.startswith("helm upgrade")]) == 2
     # nothing of the next step ran (deploy.sh's preflight reads every release's status)
-    assert not any("cert-manager" in c for c in host.calls() if not c.startswith("helm list"))
+    assert not any(
+        "prometheus-operator-crds" in c for c in host.calls() if not c.startswith("helm list")
+    )
     assert host.leftover() == []
 
 
 def test_undeploy_retries_that_all_fail_end_with_the_summary(host: Host) -> None:
     proc = host.run("undeploy.sh", STUB_MODE="fail", AICR_DEPLOY_RETRIES="2")
     assert proc.returncode == 1
-    assert "[011] prometheus-adapter: FAILED (exit 3)" in proc.stdout
+    assert "[013] prometheus-adapter: FAILED (exit 3)" in proc.stdout
     assert "3 attempt(s)" in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("stopped at step 011")
+    assert proc.stderr.strip().splitlines()[-1].startswith("stopped at step 013")
 
 
 @pytest.mark.parametrize("timeout_tool", [True, False], ids=["timeout1", "watchdog"])
@@ -308,7 +310,7 @@ def test_an_interrupted_run_stops_the_running_command(host: Host, timeout_tool: 
     proc.terminate()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
-    assert "[001] kube-prometheus-stack: INTERRUPTED" in out
+    assert "[001] nfd: INTERRUPTED" in out
     assert "INTERRUPTED at step 001 (signal)" in err
     assert err.strip().splitlines()[-1] == "deploy.sh: interrupted"
     assert host.leftover() == []

@@ -82,8 +82,12 @@ def test_helm_bundle_carries_and_installs_from_archives(recipe: Path, tmp_path: 
     assert "-- gpu-operator charts/gpu-operator-v26.7.0.tgz" in deploy
     own = (next(out.glob("*-gpu-operator")) / "install.sh").read_text()
     assert "-- gpu-operator ../charts/gpu-operator-v26.7.0.tgz" in own
+    # undeploy.sh reads no chart at all (issue 32: the CRDs it may delete are the ones
+    # carrying this bundle's marks, not a `helm show crds` of the pin), so no repository
+    # either; deploy.sh reads each chart's crds/ from the archive before the release
     undeploy = (out / "undeploy.sh").read_text()
-    assert "charts/gpu-operator-v26.7.0.tgz" in undeploy
+    assert "chart_crds --version" not in undeploy
+    assert "chart_crds --version v26.7.0 -- charts/gpu-operator-v26.7.0.tgz" in deploy
     readme = (out / "README.md").read_text()
     assert (
         "## Vendored charts" in readme
@@ -389,6 +393,10 @@ def _images(rendered: dict[str, str]) -> dict[tuple[str, int, str], str]:
         if "/tests/" in name or not name.endswith((".yaml", ".yml")):
             continue
         for i, chunk in enumerate(re.split(r"(?m)^---.*$", text)):
+            if re.search(r"(?m)^kind: CustomResourceDefinition\s*$", chunk):
+                # a CRD holds no image; prometheus-operator-crds' enums hold a bare `=`,
+                # which YAML 1.1 loaders take for the `value` tag and refuse
+                continue
             obj = yaml.safe_load(chunk)
             if isinstance(obj, dict):
                 for ref, where in image_fields(obj):

@@ -287,7 +287,7 @@ ensure_namespace() {
   fi
   while :; do
     rc=0
-    out="$(printf '%s\n' "$doc" | _timed kubectl create -f - 2>&1)" || rc=$?
+    out="$(_timed kubectl create -f - <<<"$doc" 2>&1)" || rc=$?
     if (( rc == 0 )); then
       printf '%s\n' "$out"
       return 0
@@ -346,6 +346,9 @@ HELM_LABELS=(--labels "$OURS_KEY=$OURS_VALUE,$BUNDLE_KEY=$BUNDLE_ID")
 _COLUMNS='API:.apiVersion,KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name,OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle,HELM:.metadata.annotations.meta\.helm\.sh/release-name,MANAGER:.metadata.managedFields[0].manager'
 _UNSERVED='no matches for kind|the server doesn.t have a resource type|resource mapping not found|could not find the requested resource'
 
+# Documents go to kubectl on stdin as here-strings, not `printf | kubectl`: under pipefail a
+# kubectl that exits before reading them all (an error, a stub) would fail the pipeline with
+# printf's SIGPIPE, a failure that is not kubectl's answer.
 _api_answers() {
   command kubectl get --raw /readyz --request-timeout=10s >/dev/null 2>&1
 }
@@ -357,8 +360,8 @@ _existing() {
   local objs="$1" out rc=0 line
   (( DRY_RUN )) && return 0
   [[ -n "$objs" ]] || return 0
-  out="$(printf '%s\n' "$objs" | _timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
-    -o "custom-columns=$_COLUMNS" -f - 2>"$_WORK/err")" || rc=$?
+  out="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
+    -o "custom-columns=$_COLUMNS" -f - <<<"$objs" 2>"$_WORK/err")" || rc=$?
   if (( rc == 0 )); then
     [[ -z "$out" ]] || printf '%s\n' "$out"
     return 0
@@ -370,8 +373,8 @@ _existing() {
   while IFS= read -r line; do
     [[ -n "$line" ]] || continue
     rc=0
-    out="$(printf '%s\n' "$line" | _timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
-      -o "custom-columns=$_COLUMNS" -f - 2>"$_WORK/err")" || rc=$?
+    out="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
+      -o "custom-columns=$_COLUMNS" -f - <<<"$line" 2>"$_WORK/err")" || rc=$?
     if (( rc == 0 )); then
       [[ -z "$out" ]] || printf '%s\n' "$out"
     elif ! grep -qE "$_UNSERVED" "$_WORK/err"; then
@@ -432,7 +435,7 @@ apply_ours() {
   _marked "$file" > "$_WORK/marked" || return
   kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f - < "$_WORK/marked" || return
   # helm and kubectl returning is not the result: every object must be there.
-  if ! printf '%s\n' "$objs" | _timed kubectl get -o name -f - >/dev/null; then
+  if ! _timed kubectl get -o name -f - <<<"$objs" >/dev/null; then
     printf 'FAILED: after applying %s, not every object of it is on the API server\n' "$file" >&2
     return 1
   fi
@@ -841,11 +844,11 @@ finish_undeploy() {
 
 _take_over_namespace() {
   local ours
-  ours="$(printf '%s\n' "$1" | _timed kubectl get --no-headers -f - \
+  ours="$(_timed kubectl get --no-headers -f - <<<"$1" \
     -o 'custom-columns=OURS:.metadata.labels.app\.kubernetes\.io/created-by')" || return
   [[ "$ours" == "$OURS_VALUE" ]] || return 0
-  printf '%s\n' "$1" | kubectl label --overwrite -f - "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null || return
-  printf '%s\n' "$1" | kubectl annotate --overwrite -f - "$DIGEST_KEY=$BUNDLE_DIGEST" >/dev/null
+  kubectl label --overwrite -f - "$BUNDLE_KEY=$BUNDLE_ID" <<<"$1" >/dev/null || return
+  kubectl annotate --overwrite -f - "$DIGEST_KEY=$BUNDLE_DIGEST" <<<"$1" >/dev/null
 }
 
 SUMMARY=() FAILED=()
