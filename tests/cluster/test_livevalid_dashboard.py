@@ -78,13 +78,15 @@ async def test_the_dashboard_streams_a_live_run_from_the_real_api(
         )
         assert _status(screen, "deployment/operator-health") == "passed"
         assert _status(screen, "deployment/gpu-operator-version") == "passed"
-        assert _status(screen, "deployment/check-nvidia-smi") == "failed"
+        # kwok runs no nvidia-smi: the probe pod never finishes, which is not measured (issue
+        # 32: a probe that never ends is reported with its reason, never as a failed GPU)
+        assert _status(screen, "deployment/check-nvidia-smi") == "not measured"
         summary = screen.model.summary
-        assert summary.exit_code == 8 and summary.failed == 1
+        assert summary.exit_code == 8 and summary.failed == 0 and summary.not_measured == 1
         # the screen's own report (what "s" saves) is the CLI's CTRF shape
         report = screen._report.report()
         names = {t["name"]: t["status"] for t in report["results"]["tests"]}
-        assert names["expected-resources"] == "passed" and names["check-nvidia-smi"] == "failed"
+        assert names["expected-resources"] == "passed" and names["check-nvidia-smi"] == "other"
     assert DASH_NS not in cluster.names("namespaces")
     assert S.labelled_leftovers(cluster) == []
 

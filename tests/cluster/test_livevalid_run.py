@@ -186,7 +186,9 @@ def test_the_deployment_phase_reads_the_real_objects(cluster: Cluster, deployed:
     proc, tests = _deployment_phase(cluster, deployed, "deployment-ok.json")
     assert proc.returncode == 0, proc.stderr  # a withheld check is waived (--skip-check)
     assert tests["expected-resources"]["status"] == "passed", tests["expected-resources"]
-    assert tests["expected-resources"]["message"] == "all 19 expected resources healthy"
+    assert (
+        tests["expected-resources"]["message"] == "all 20 expected resources healthy"
+    )  # the regenerated demo recipe's 20
     assert tests["operator-health"]["status"] == "passed"
     assert any(line.endswith(": Running") for line in tests["operator-health"]["stdout"])
     version = tests["gpu-operator-version"]
@@ -209,7 +211,7 @@ def test_the_deployment_phase_reads_the_real_objects(cluster: Cluster, deployed:
         assert proc.returncode == 8, proc.stderr  # a check failed
         er = tests["expected-resources"]
         assert er["status"] == "failed", er
-        assert er["message"].startswith("2 of 19 expected resources unhealthy"), er["message"]
+        assert er["message"].startswith("2 of 20 expected resources unhealthy"), er["message"]
         assert f"Deployment {gone[1]}/{gone[2]}: not found" in er["message"]
         assert (
             f"Deployment {stuck[1]}/{stuck[2]}: not ready (ready 0/1, available 0)" in er["message"]
