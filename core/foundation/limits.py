@@ -106,7 +106,8 @@ MAX_PATH_CHARS = 4096
 # quotes included, spans at most 1024 bytes; values travel as JSON text in the argocd-helm
 # root chart, so a longer key is refused where it is typed.
 MAX_GO_JSON_KEY_BYTES = 1024
-# Escaped by Go's encoding/json (HTML-safe) or by the argocd-helm root chart as \uXXXX.
+# Escaped by Go's encoding/json (HTML-safe) or by the argocd-helm root chart as a \u escape
+# with four hex digits.
 _GO_JSON_ESCAPED = frozenset("<>&\u2028\u2029\ufeff\ufffe\uffff") | {
     chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))
 }
