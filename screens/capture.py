@@ -398,14 +398,7 @@ class CaptureScreen(HostedScreen):
     def _fetch_requested(self, values: dict[str, str] | None) -> None:
         if values is None:
             return
-        request = LiveRequest(
-            kubeconfig=values.get("kubeconfig") or None,
-            context=values.get("context") or None,
-            aks_subscription=values.get("aks_subscription", ""),
-            aks_resource_group=values.get("aks_resource_group", ""),
-            aks_cluster=values.get("aks_cluster", ""),
-            oke_cluster_id=values.get("oke_cluster_id", ""),
-        )
+        request = LiveRequest.from_form(values)
         self.state.kubeconfig = request.kubeconfig
         self.state.kube_context = request.context
         self._cancel = threading.Event()

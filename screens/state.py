@@ -150,6 +150,18 @@ class LiveRequest:
     aks_cluster: str = ""
     oke_cluster_id: str = ""
 
+    @classmethod
+    def from_form(cls, values: dict[str, str]) -> LiveRequest:
+        """The request the fetch-live form's answers describe (blank fields: not given)."""
+        return cls(
+            kubeconfig=values.get("kubeconfig") or None,
+            context=values.get("context") or None,
+            aks_subscription=values.get("aks_subscription", ""),
+            aks_resource_group=values.get("aks_resource_group", ""),
+            aks_cluster=values.get("aks_cluster", ""),
+            oke_cluster_id=values.get("oke_cluster_id", ""),
+        )
+
 
 # --------------------------------------------------------------------------- demo samples
 @dataclass(frozen=True)
