@@ -121,28 +121,67 @@ def _chart_source(c: ComponentPlan, prefix: str = "") -> tuple[list[str], str]:
 
 CREATED_BY_LABEL = "app.kubernetes.io/created-by"
 CREATED_BY_VALUE = "aicr-tui"
+BUNDLE_LABEL = "aicr-tui/bundle"
+DIGEST_ANNOTATION = "aicr-tui/bundle-digest"
+STATE_NAMESPACE = "aicr-tui"
+STATE_NAME = "aicr-tui-state"
 
 
-def _namespace_document(namespace: str, *, labelled: bool) -> str:
+@dataclass(frozen=True)
+class Identity:
+    """The bundle's identity on a cluster: ``digest`` (sha256 of everything the bundle
+    installs) and ``label``, its first 32 hex digits (a label value holds at most 63)."""
+
+    digest: str
+
+    @property
+    def label(self) -> str:
+        return self.digest[:32]
+
+
+def bundle_identity(
+    components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
+) -> Identity:
+    """What the scripts mark as this bundle's: a digest of every release (namespace, name,
+    chart source and version, values) and manifest, so two bundles that would install
+    anything differently never share it."""
+    data = [
+        [c.name, c.namespace, c.source, c.chart, c.version, c.values, c.cluster_values,
+         sorted(c.manifests.items())]
+        for c in components
+    ] + [[r.release, r.namespace, r.folder] for r in (readiness or {}).values()]  # fmt: skip
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return Identity(digest=sha256_hex(text.encode("utf-8")))
+
+
+def _marks(identity: Identity) -> dict[str, object]:
+    return {
+        "labels": {CREATED_BY_LABEL: CREATED_BY_VALUE, BUNDLE_LABEL: identity.label},
+        "annotations": {DIGEST_ANNOTATION: identity.digest},
+    }
+
+
+def _namespace_document(namespace: str, identity: Identity | None = None) -> str:
     """A Namespace as one JSON line (the name a JSON string, which never reads as an
-    option); ``labelled`` adds the label that tells undeploy.sh the bundle made it."""
+    option); with ``identity``, carrying this bundle's marks."""
     meta: dict[str, object] = {"name": namespace}
-    if labelled:
-        meta["labels"] = {CREATED_BY_LABEL: CREATED_BY_VALUE}
+    if identity is not None:
+        meta.update(_marks(identity))
     return json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": meta})
 
 
-def _ensure_namespace_line(namespace: str) -> str:
-    document = _namespace_document(namespace, labelled=True)
+def _ensure_namespace_line(namespace: str, identity: Identity) -> str:
+    document = _namespace_document(namespace, identity)
     return _command("kubectl-namespace.cmd", namespace_document=shell.quote(document))
 
 
-def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
+def _helm_lines(c: ComponentPlan, prefix: str, identity: Identity) -> list[str]:
     q = shell.quote
     options = ["-f", q(f"{prefix}values.yaml")]
     if c.cluster_values is not None:
         options += ["-f", q(f"{prefix}cluster-values.yaml")]
     repo, chart = _chart_source(c, prefix)
+    where = {"namespace": q(c.namespace), "release": q(c.name), "number": f"{c.index:03d}"}
     line = _command(
         "helm-install.cmd",
         version=q(c.version),
@@ -151,8 +190,45 @@ def _helm_lines(c: ComponentPlan, prefix: str) -> list[str]:
         release=q(c.name),
         chart=chart,
     )
-    # The namespace is made (labelled) before helm, so helm's --create-namespace finds it.
-    return [_ensure_namespace_line(c.namespace), line]
+    # The namespace is made (marked) before helm, so helm's --create-namespace finds it;
+    # the release is checked (ours? left pending?) before and verified after; the chart's
+    # crds/ CRDs go in first (chart_crds: one another team installed is left as it is).
+    crds = _command(
+        "chart-crds.cmd", options=" ".join(["--version", q(c.version), *repo]), chart=chart
+    )
+    return [
+        _ensure_namespace_line(c.namespace, identity),
+        _command("release-ready.cmd", **where),
+        crds,
+        line,
+        _command("release-verify.cmd", **where),
+    ]
+
+
+def manifest_objects(text: str, source: str) -> list[dict[str, Any]]:
+    """apiVersion, kind, name (and namespace) of each object of a rendered manifest."""
+    from core.bundler.templates import parse_manifest_documents
+    from core.foundation.errors import AicrError
+
+    try:
+        docs = parse_manifest_documents(text, source)
+    except AicrError:
+        return []
+    out: list[dict[str, Any]] = []
+    for doc in docs:
+        meta: dict[str, Any] = {"name": str(doc["metadata"]["name"])}
+        ns = doc["metadata"].get("namespace")
+        if isinstance(ns, str) and ns:
+            meta["namespace"] = ns
+        out.append(
+            {"apiVersion": str(doc["apiVersion"]), "kind": str(doc["kind"]), "metadata": meta}
+        )
+    return out
+
+
+def _objects_word(text: str, source: str) -> str:
+    """The objects of a manifest as one shell word: a JSON document a line."""
+    return shell.quote("\n".join(json.dumps(o) for o in manifest_objects(text, source)))
 
 
 # API groups the API server serves itself; any other group's kind comes from a CRD.
@@ -196,14 +272,16 @@ def custom_kinds(text: str, source: str) -> list[tuple[str, str]]:
     return out
 
 
-def _manifest_lines(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) -> list[str]:
+def _manifest_lines(
+    c: ComponentPlan, prefix: str, identity: Identity, *, wait_kinds: bool = False
+) -> list[str]:
     lines: list[str] = []
     if not c.manifests:
         return lines
     if not c.has_chart:
         # `kubectl create namespace ... -- NAME` is refused by a real kubectl (it reads NAME
         # only before a `--`), so the Namespace goes in as a document on stdin.
-        lines.append(_ensure_namespace_line(c.namespace))
+        lines.append(_ensure_namespace_line(c.namespace, identity))
     waited: set[tuple[str, str]] = set()
     for name in sorted(c.manifests):
         body = c.manifests[name]
@@ -218,89 +296,118 @@ def _manifest_lines(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) 
                             kind=shell.quote(kind),
                         )
                     )
-        # A CRD larger than the 256 KiB last-applied annotation (Gateway API's HTTPRoute is
-        # ~330 KiB) cannot go through client-side apply: CRD manifests apply server-side.
-        script = (
-            "kubectl-apply-server-side.cmd"
-            if "\nkind: CustomResourceDefinition" in body
-            else "kubectl-apply.cmd"
+        # Server-side, with our field manager and marks (a CRD larger than the 256 KiB
+        # last-applied annotation, Gateway API's HTTPRoute ~330 KiB, could not go
+        # client-side anyway), after checking that every object that exists is ours.
+        lines.append(
+            _command(
+                "apply-ours.cmd",
+                file=shell.quote(f"{prefix}manifests/{name}"),
+                objects=_objects_word(body, name),
+            )
         )
-        lines.append(_command(script, file=shell.quote(f"{prefix}manifests/{name}")))
     return lines
 
 
-def install_commands(c: ComponentPlan, prefix: str, *, wait_kinds: bool = False) -> list[str]:
+def install_commands(
+    c: ComponentPlan, prefix: str, identity: Identity, *, wait_kinds: bool = False
+) -> list[str]:
     """Helm release first (chart source and version pinned), then the raw manifests (each
     custom resource's kind waited for first, with ``wait_kinds``)."""
-    lines = _helm_lines(c, prefix) if c.has_chart else []
-    return lines + _manifest_lines(c, prefix, wait_kinds=wait_kinds)
+    lines = _helm_lines(c, prefix, identity) if c.has_chart else []
+    return lines + _manifest_lines(c, prefix, identity, wait_kinds=wait_kinds)
 
 
 # Namespaces a bundle never deletes, even when a component is installed into one.
 PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
 
-def _kept_objects_template(c: ComponentPlan) -> str:
-    """A kubectl go-template printing, as YAML documents, the CRDs and Namespaces whose Helm
-    ownership annotations name this release: ``helm uninstall`` leaves what it was told to
-    keep (``helm.sh/resource-policy: keep``: cert-manager's CRDs, kai-scheduler's
-    kai-resource-reservation namespace)."""
-    owner = json.dumps(f"{c.namespace}/{c.name}")
-    return (
-        "{{range $o := .items}}{{with $o.metadata.annotations}}"
-        '{{if eq (printf "%v/%v" (index . "meta.helm.sh/release-namespace") '
-        '(index . "meta.helm.sh/release-name")) ' + owner + "}}"
-        '---{{"\\n"}}apiVersion: {{$o.apiVersion}}{{"\\n"}}kind: {{$o.kind}}{{"\\n"}}'
-        'metadata:{{"\\n"}}  name: {{$o.metadata.name}}{{"\\n"}}'
-        "{{end}}{{end}}{{end}}"
-    )
-
-
-def uninstall_commands(
-    c: ComponentPlan, prefix: str, *, delete_namespace: bool = False
-) -> list[str]:
-    """Manifests (reverse order), the release, then what ``helm uninstall`` leaves behind:
-    the chart's ``crds/`` CRDs (Helm installs them, never deletes them; ``helm show crds`` of
-    the same pin lists them, subcharts' included), the CRDs and Namespaces it keeps by
-    resource policy, and, with ``delete_namespace`` (the step that installed first into
-    it), the namespace when the bundle made it (its ``app.kubernetes.io/created-by=aicr-tui``
-    label; a namespace that existed before is kept)."""
+def uninstall_commands(c: ComponentPlan) -> list[str]:
+    """Manifests (reverse order; only objects carrying this bundle's label), then the
+    release (only when its release record is this bundle's). CRDs, namespaces and the state
+    record are the end of the run (``finish_undeploy``): a CRD goes only with
+    ``--delete-crds``, a namespace only when it is ours and holds nothing else."""
     q = shell.quote
     lines = [
-        _command("kubectl-delete.cmd", file=q(f"{prefix}manifests/{name}"))
+        _command("delete-ours.cmd", objects=_objects_word(c.manifests[name], name))
         for name in sorted(c.manifests, reverse=True)
     ]
     if c.has_chart:
         lines.append(_command("helm-uninstall.cmd", namespace=q(c.namespace), release=q(c.name)))
-        repo, chart = _chart_source(c, prefix)
-        lines.append(
-            _command(
-                "helm-show-crds.cmd",
-                options=" ".join(["--version", q(c.version), *repo]),
-                chart=chart,
-            )
-        )
-        lines.append(_command("kubectl-kept-objects.cmd", template=q(_kept_objects_template(c))))
-    if delete_namespace and c.namespace not in PROTECTED_NAMESPACES:
-        document = _namespace_document(c.namespace, labelled=False)
-        lines.append(
-            _command(
-                "kubectl-delete-namespace.cmd",
-                namespace=q(c.namespace),
-                namespace_document=q(document),
-            )
-        )
     return lines
 
 
-def install_sh(c: ComponentPlan) -> str:
+_INVENTORY_SAFE = re.compile(r"[A-Za-z0-9._/:-]")
+
+
+def _field(value: str) -> str:
+    """One inventory field: every character outside ``[A-Za-z0-9._/:-]`` as ``\\xHH`` (its
+    UTF-8 bytes), which the scripts decode with ``printf %b``: a value never splits a line."""
+    return "".join(
+        ch if _INVENTORY_SAFE.fullmatch(ch) else "".join(f"\\x{b:02x}" for b in ch.encode())
+        for ch in value
+    )
+
+
+def inventory(
+    components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
+) -> str:
+    """What the bundle deploys, a line each (``release NS NAME``, ``object <JSON document>``,
+    ``namespace NAME <JSON document>``; names encoded by :func:`_field`): the state record
+    keeps it, so the next bundle can list what it no longer contains."""
+    lines: list[str] = []
+    for c in components:
+        if c.has_chart:
+            lines.append(f"release {_field(c.namespace)} {_field(c.name)}")
+        r = (readiness or {}).get(c.name)
+        if r is not None:
+            lines.append(f"release {_field(r.namespace)} {_field(r.release)}")
+        for name in sorted(c.manifests):
+            for o in manifest_objects(c.manifests[name], name):
+                lines.append(f"object {json.dumps(o, separators=(',', ':'))}")
+    for ns in dict.fromkeys(c.namespace for c in components):
+        if ns not in PROTECTED_NAMESPACES:
+            lines.append(f"namespace {_field(ns)} {_namespace_document(ns)}")
+    return "\n".join(lines)
+
+
+def _identity_lines(
+    identity: Identity,
+    components: list[ComponentPlan],
+    readiness: dict[str, ReadinessStep] | None = None,
+) -> str:
+    """The shell variables the runner's ownership functions read."""
+    q = shell.quote
+    text = inventory(components, readiness)
+    state_meta: dict[str, object] = {"name": STATE_NAME, "namespace": STATE_NAMESPACE}
+    state = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": state_meta,
+        "data": {"bundle": identity.label, "digest": identity.digest, "inventory": text},
+    }
+    return "\n".join(
+        [
+            f"BUNDLE_ID={identity.label}",
+            f"BUNDLE_DIGEST={identity.digest}",
+            f"INVENTORY={q(text)}",
+            f"STATE_DOC={q(json.dumps(state))}",
+            f"STATE_NAMESPACE_DOC={q(_namespace_document(STATE_NAMESPACE, identity))}",
+        ]
+    )
+
+
+def install_sh(c: ComponentPlan, identity: Identity | None = None) -> str:
     """``NNN-<component>/install.sh``: that one component as a one-step run of the step
-    runner (the same time limit, retries, --dry-run, --help and summary as deploy.sh)."""
-    step = (c.index, c.name, f"==> [{c.index:03d}] {c.name}", install_commands(c, ""))
+    runner (the same time limit, retries, --dry-run, --help and summary as deploy.sh), with
+    the same marks as deploy.sh gives it."""
+    identity = identity or bundle_identity([c])
+    step = (c.index, c.name, f"==> [{c.index:03d}] {c.name}", install_commands(c, "", identity))
     return shell.fill(
         "install.sh",
         final_word=shell.quote(f"{c.name} installed"),
         number=_numbers([step]),
+        identity=_identity_lines(identity, [c]),
         runner=shell.template("runner.sh").rstrip("\n"),
         step=_steps([step]),
     )
@@ -337,13 +444,16 @@ def _numbers(steps: list[tuple[int, str, str, list[str]]]) -> str:
 
 def _readiness_install(r: ReadinessStep) -> list[str]:
     q = shell.quote
+    where = {"namespace": q(r.namespace), "release": q(r.release), "number": f"{r.index:03d}"}
     return [
+        _command("release-ready.cmd", **where),
         _command(
             "helm-install-local.cmd",
             namespace=q(r.namespace),
             release=q(r.release),
             chart=q(f"./{r.folder}"),
-        )
+        ),
+        _command("release-verify.cmd", **where),
     ]
 
 
@@ -353,13 +463,17 @@ def _readiness_uninstall(r: ReadinessStep) -> list[str]:
 
 
 def deploy_sh(
-    components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
+    components: list[ComponentPlan],
+    readiness: dict[str, ReadinessStep] | None = None,
+    identity: Identity | None = None,
 ) -> str:
     """``deploy.sh``: one step per component (and readiness hook) in deploymentOrder, run by
-    the step runner (timeouts, retries, --no-wait, --best-effort, --from, --dry-run)."""
+    the step runner (timeouts, retries, --no-wait, --best-effort, --from, --dry-run), after
+    reading and writing the state record (``state_begin``)."""
+    identity = identity or bundle_identity(components, readiness)
     steps: list[tuple[int, str, str, list[str]]] = []
     for c in components:
-        commands = install_commands(c, f"{c.folder}/", wait_kinds=True)
+        commands = install_commands(c, f"{c.folder}/", identity, wait_kinds=True)
         steps.append((c.index, c.name, f"==> [{c.index:03d}] {c.name}", commands))
         r = (readiness or {}).get(c.name)
         if r is not None:
@@ -368,35 +482,56 @@ def deploy_sh(
     return shell.fill(
         "deploy.sh",
         numbers=_numbers(steps),
+        identity=_identity_lines(identity, components, readiness),
         runner=shell.template("runner.sh").rstrip("\n"),
         steps=_steps(steps),
     )
 
 
 def undeploy_sh(
-    components: list[ComponentPlan], readiness: dict[str, ReadinessStep] | None = None
+    components: list[ComponentPlan],
+    readiness: dict[str, ReadinessStep] | None = None,
+    identity: Identity | None = None,
 ) -> str:
+    """``undeploy.sh``: every step in reverse, then (``finish_undeploy``) the CRDs this
+    bundle created (kept unless ``--delete-crds``), its namespaces, in reverse order of
+    first use, and the state record."""
+    identity = identity or bundle_identity(components, readiness)
+    q = shell.quote
     steps: list[tuple[int, str, str, list[str]]] = []
-    # A namespace goes with the first component installed into it, which is the last one
-    # removed, so nothing of a later component is still in it.
-    first_in: dict[str, str] = {}
-    for c in components:
-        first_in.setdefault(c.namespace, c.name)
     for c in reversed(components):
         r = (readiness or {}).get(c.name)
         if r is not None:
             banner = f"==> removing [{r.index:03d}] {r.release}"
             steps.append((r.index, r.release, banner, _readiness_uninstall(r)))
         banner = f"==> removing [{c.index:03d}] {c.name}"
-        commands = uninstall_commands(
-            c, f"{c.folder}/", delete_namespace=first_in[c.namespace] == c.name
+        steps.append((c.index, c.name, banner, uninstall_commands(c)))
+    namespaces = [
+        ns
+        for ns in reversed(list(dict.fromkeys(c.namespace for c in components)))
+        if ns not in PROTECTED_NAMESPACES
+    ]
+    lines = [
+        _command(
+            "kubectl-delete-namespace.cmd",
+            namespace=q(ns),
+            namespace_document=q(_namespace_document(ns)),
         )
-        steps.append((c.index, c.name, banner, commands))
+        + " || rc=1"
+        for ns in namespaces
+    ]
+    function = (
+        "_bundle_namespaces() {\n  local rc=0\n"
+        + "".join(f"  {line}\n" for line in lines)
+        + '  return "$rc"\n}'
+    )
     return shell.fill(
         "undeploy.sh",
         numbers=_numbers(steps),
+        identity=_identity_lines(identity, components, readiness),
         runner=shell.template("runner.sh").rstrip("\n"),
         steps=_steps(steps),
+        namespaces=function,
     )
 
 

@@ -18,6 +18,7 @@ another in one module, and each undeploys and sweeps in a ``finally``.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,7 +173,9 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
     expected = {
         f"{r['namespace']}/{r['name']}"
         for r in releases(bundle_dir)
-        if "helm upgrade --install" in (bundle_dir / r["path"] / "install.sh").read_text()
+        if re.search(
+            r"(?m)^\s*helm upgrade --install ", (bundle_dir / r["path"] / "install.sh").read_text()
+        )
     }
     with modelled_cluster(cluster, model(snapshot).nodes):
         if existing:
@@ -198,7 +201,8 @@ def test_deploy_sh_installs_every_step_and_undeploy_sh_removes_it_all(
                 expected
             )
             _validate_the_deployment(cluster, bundle_dir, snapshot, tmp_path)
-            undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh")
+            # CRDs stay unless asked for (issue 32): the bundle's own go with --delete-crds
+            undeployed = run_script(cluster, repos, bundle_dir / "undeploy.sh", "--delete-crds")
             assert undeployed.returncode == 0, str(undeployed)
             left = wait_gone(cluster, before)
             assert not any(left.values()), f"undeploy.sh left behind: {left}"

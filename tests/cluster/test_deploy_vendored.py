@@ -19,6 +19,7 @@ network-operator 180 s; without cert-manager too (this set) 77 s, the file 82 s.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -98,7 +99,9 @@ def test_vendored_bundle_deploys_and_undeploys_with_no_chart_repository(
     expected = {
         f"{r['namespace']}/{r['name']}"
         for r in releases(bundle_dir)
-        if "helm upgrade --install" in (bundle_dir / r["path"] / "install.sh").read_text()
+        if re.search(
+            r"(?m)^\s*helm upgrade --install ", (bundle_dir / r["path"] / "install.sh").read_text()
+        )
     }
     env = dead_proxy.env(tmp_path / "helm")
     with modelled_cluster(cluster, model("aks-h100-install.yaml").nodes):

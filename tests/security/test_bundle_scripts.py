@@ -31,10 +31,14 @@ from core.foundation.errors import AicrError
 # Flags of the commands the scripts run: value-taking ones and booleans.
 VALUE_FLAGS = {
     "--version", "--namespace", "-f", "--repo", "-o", "--timeout", "--raw", "--field-selector", "-l",
+    "--filter", "--selector", "--labels", "--type", "-p", "--max",
 }  # fmt: skip
 BOOL_FLAGS = {
     "--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client",
-    "--wait=false",
+    "--deployed", "--failed", "--pending", "--skip-crds",
+    "--wait=false", "--all", "--no-headers", "--server-side", "--force-conflicts",
+    "--field-manager=aicr-tui", "--local", "--overwrite", "-q", "--request-timeout=10s",
+    "--all-namespaces", "--verbs=list", "--namespaced", "--no-hooks", "--show-managed-fields",
 }  # fmt: skip
 
 
@@ -51,9 +55,12 @@ def _stubs(root: Path) -> tuple[dict[str, str], Path, Path]:
         stub.write_text(
             "#!/bin/bash\n"
             f'if [ "$*" = "apply -f -" ]; then cat >/dev/null; fi\n'
+            # every release is there, deployed, and its record carries this bundle's labels
+            f'if [ "$1" = list ]; then case " $* " in *" -q "*) echo r ;; *) echo \'[{{"status":"deployed"}}]\' ;; esac; fi\n'
             # API discovery: the custom kinds the catalog's manifests use are served
             f'if [ "$1 $2" = "get --raw" ]; then echo \'{{"resources":[{{"kind":"Skyhook"}},{{"kind":"NicClusterPolicy"}}]}}\'; fi\n'
-            f"{{ printf '%s\\0' {tool} \"$@\"; printf '\\1\\0'; }} >> {quote(str(log))}\n"
+            # one write per call: the two ends of a pipeline run at once
+            f"printf '%s\\0' {tool} \"$@\" $'\\1' >> {quote(str(log))}\n"
         )
         stub.chmod(0o755)
     canary = root / "canary"
@@ -65,7 +72,7 @@ def _stubs(root: Path) -> tuple[dict[str, str], Path, Path]:
 
 def _run(script: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(script)], env=env, capture_output=True, text=True, timeout=60, check=False
+        ["bash", str(script)], env=env, capture_output=True, text=True, timeout=300, check=False
     )
 
 
@@ -127,7 +134,7 @@ def _check_calls(
                 assert chart == c.chart and flags["--repo"] == [c.source]
             seen += 1
         elif argv[0] == "helm" and words == ["show", "crds"]:
-            # undeploy: the pinned chart's crds/ CRDs, to delete after the release
+            # deploy: the pinned chart's crds/ CRDs, applied before the release
             (chart,) = positional
             assert any(
                 flags["--version"] == [c.version]
@@ -139,10 +146,34 @@ def _check_calls(
                 for c in comps
             ), argv
             seen += 1
-        elif argv[0] == "kubectl" and words == ["get", "customresourcedefinitions,namespaces"]:
-            # undeploy: the CRDs Helm kept for a release, printed by a go-template
-            (output,) = flags["-o"]
-            assert output.startswith("go-template=") and positional == []
+        elif argv[0] == "helm" and words in (["list"], ["get", "manifest"]):
+            # is the release there, ours, pending? (its name only inside the --filter
+            # regex word); after the install, its manifest read back
+            namespaces = {c.namespace for c in comps} | {"aicr-tui"}
+            assert flags["--namespace"][0] in namespaces, argv
+            if words == ["list"]:
+                (pattern,) = flags["--filter"]
+                assert pattern.startswith("^") and pattern.endswith("$") and positional == []
+            else:
+                (release,) = positional
+                assert by_release[release].namespace == flags["--namespace"][0]
+            seen += 1
+        elif argv[0] == "kubectl" and words[:1] in (["label"], ["annotate"]) and "--local" in flags:
+            # this bundle's marks put on a manifest offline (a manifest file, or stdin)
+            (file,) = flags["-f"]
+            assert file == "-" or any(
+                file == f"{p}manifests/{m}" for c in comps for m in c.manifests for p in prefix(c)
+            ), argv
+            assert all(
+                w.startswith(("app.kubernetes.io/created-by=", "aicr-tui/")) for w in words[1:]
+            )
+            seen += 1
+        elif argv[0] == "kubectl" and words in (
+            ["get", "customresourcedefinitions"], ["get", "configmap"], ["patch", "configmap",
+            "aicr-tui-state"], ["api-resources"],
+        ):  # fmt: skip
+            # the CRDs before and after helm, the state record: no value of the plan in them
+            assert positional == []
             seen += 1
         elif argv[0] == "helm" and words == ["uninstall"]:
             (release,) = positional
@@ -156,15 +187,21 @@ def _check_calls(
             # undeploy: is the namespace one this bundle made? The name only inside the
             # field selector's one word
             (selector,) = flags["--field-selector"]
-            assert selector.removeprefix("metadata.name=") in {c.namespace for c in comps}
-            assert flags["-o"] == ["name"] and positional == []
-            assert flags.get("-l", ["app.kubernetes.io/created-by=aicr-tui"]) == [
-                "app.kubernetes.io/created-by=aicr-tui"
-            ]
+            assert selector.removeprefix("metadata.name=") in {c.namespace for c in comps} | {
+                "aicr-tui"
+            }
+            assert positional == []
+            seen += 1
+        elif argv[0] == "kubectl" and words == ["get"] and "--raw" not in flags:
+            # is an object of a manifest there, and ours? Named by documents on stdin
+            assert flags["-f"] == ["-"] and positional == []
             seen += 1
         elif argv[0] == "kubectl" and words == ["get"]:
-            # the CRD wait before a custom resource: discovery of one group/version
+            # the CRD wait before a custom resource: discovery of one group/version; readyz
             (path,) = flags["--raw"]
+            if path == "/readyz":
+                seen += 1
+                continue
             assert path.startswith("/apis/") and path.count("/") == 3 and positional == []
             seen += 1
         elif argv[0] == "kubectl" and words == ["create", "namespace"]:

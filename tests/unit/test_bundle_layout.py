@@ -63,7 +63,8 @@ def test_layout_checksums_and_order(name: str, tmp_path) -> None:
             )
             assert f"--version {comp.version}" in line and comp.source.split("//")[1] in line
         for m in comp.manifests:
-            apply = f"kubectl apply -f {comp.folder}/manifests/{m}"
+            # applied server-side with our marks, after an ownership check (issue 32)
+            apply = f"apply_ours {comp.folder}/manifests/{m} "
             assert apply in deploy
             if comp.has_chart:
                 assert deploy.index(apply) > deploy.index(line)

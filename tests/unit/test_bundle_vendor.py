@@ -83,8 +83,12 @@ def test_helm_bundle_carries_and_installs_from_archives(recipe: Path, tmp_path: 
     assert "-- gpu-operator charts/gpu-operator-v26.7.0.tgz" in deploy
     own = (next(out.glob("*-gpu-operator")) / "install.sh").read_text()
     assert "-- gpu-operator ../charts/gpu-operator-v26.7.0.tgz" in own
+    # undeploy.sh reads no chart at all (issue 32: the CRDs it may delete are the ones
+    # carrying this bundle's marks, not a `helm show crds` of the pin), so no repository
+    # either; deploy.sh reads each chart's crds/ from the archive before the release
     undeploy = (out / "undeploy.sh").read_text()
-    assert "charts/gpu-operator-v26.7.0.tgz" in undeploy
+    assert "chart_crds --version" not in undeploy
+    assert "chart_crds --version v26.7.0 -- charts/gpu-operator-v26.7.0.tgz" in deploy
     readme = (out / "README.md").read_text()
     assert (
         "## Vendored charts" in readme

@@ -38,6 +38,7 @@ while IFS='|' read -r rtool match action arg; do
     fail-with) echo "Error from server ($arg): stub" >&2; exit 1 ;;
     sleep) exec sleep "$arg" ;;
     print) cat "$arg"; exit 0 ;;
+    print-first) if [ "$c" -le "${arg%%:*}" ]; then cat "${arg#*:}"; exit 0; fi ;;
     serve)
       if [ "$c" -le "$arg" ]; then
         echo 'Error from server (NotFound): the server could not find the requested resource' >&2
@@ -119,6 +120,20 @@ def _deleted(stubs: Stubs) -> str:
     return "".join(b.split("\n", 1)[1] for b in blocks if b.startswith("delete "))
 
 
+def _bundle_id(bundle: Path) -> str:
+    """The bundle's digest, as deploy.sh marks its objects with it."""
+    script = (bundle / "deploy.sh").read_text()
+    return script.split("\nBUNDLE_DIGEST=", 1)[1].split("\n", 1)[0]
+
+
+def _releases_are_ours(stubs: Stubs, tmp_path: Path) -> None:
+    """``helm list`` answers that every release is there, deployed, its record ours."""
+    (tmp_path / "list-q").write_text("r\n")
+    (tmp_path / "list-json").write_text('[{"name":"r","status":"deployed"}]\n')
+    stubs.rule("helm", " -q", "print", str(tmp_path / "list-q"))
+    stubs.rule("helm", "list --namespace", "print", str(tmp_path / "list-json"))
+
+
 def _upgrades(calls: list[list[str]]) -> list[str]:
     """Release names of the helm upgrade calls, in order (the word after ``--``)."""
     return [c[c.index("--") + 1] for c in calls if c[:2] == ["helm", "upgrade"]]
@@ -149,14 +164,14 @@ def test_a_failing_command_is_retried_with_backoff_and_succeeds(bundle, stubs) -
 
 
 def test_retry_delay_doubles(bundle, stubs) -> None:
-    stubs.rule("helm", "-- cert-manager", "fail", 2)
+    stubs.rule("helm", "-- cert-manager cert-manager", "fail", 2)
     proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="2", AICR_DEPLOY_RETRY_DELAY="1")
     assert proc.returncode == 0, proc.stderr
     assert "RETRY 1/2 in 1s" in proc.stderr and "RETRY 2/2 in 2s" in proc.stderr
 
 
 def test_retries_exhausted_stop_the_deploy_with_a_resume_hint(bundle, stubs) -> None:
-    stubs.rule("helm", "-- network-operator", "fail", 99)
+    stubs.rule("helm", "-- network-operator network-operator", "fail", 99)
     proc = stubs.run(bundle / "deploy.sh", AICR_DEPLOY_RETRIES="1")
     assert proc.returncode == 1
     assert _upgrades(stubs.calls())[-2:] == ["network-operator", "network-operator"]
@@ -181,9 +196,8 @@ def test_the_crd_race_is_waited_out_before_the_custom_resource(bundle, stubs) ->
     """Skyhook's CRD comes with nodewright-operator; the Skyhook CR in
     nodewright-customizations is applied only once discovery serves the kind."""
     stubs.rule("kubectl", "get --raw /apis/skyhook.nvidia.com/v1alpha1", "serve", 3)
-    stubs.rule(
-        "kubectl", "apply -f 008-nodewright-customizations/manifests/tuning.yaml", "needs-served"
-    )
+    # the manifest is read (and marked as this bundle's) by `kubectl label --local -f FILE`
+    stubs.rule("kubectl", "-f 008-nodewright-customizations/manifests/tuning.yaml", "needs-served")
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
     calls = stubs.calls()
@@ -210,7 +224,7 @@ def test_a_crd_that_never_establishes_times_out(bundle, stubs) -> None:
 
 def test_best_effort_finishes_and_reports_failures_with_a_nonzero_exit(bundle, stubs) -> None:
     stubs.rule("helm", "-- nfd ", "fail", 99)
-    stubs.rule("kubectl", "apply -f 009-gpu-operator/manifests", "fail", 99)
+    stubs.rule("kubectl", "-f 009-gpu-operator/manifests", "fail", 99)
     proc = stubs.run(bundle / "deploy.sh", "--best-effort", AICR_DEPLOY_RETRIES="1")
     assert proc.returncode == 1
     assert _upgrades(stubs.calls())[-1] == "prometheus-adapter"  # carried on to the end
@@ -262,9 +276,14 @@ def test_the_namespace_of_a_manifest_only_step_goes_in_as_a_document(bundle, stu
         ["bash", "-c", line.replace("ensure_namespace", "printf '%s\\n'", 1)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
+    identity = _bundle_id(bundle)
     assert json.loads(piped.stdout) == {
         "apiVersion": "v1", "kind": "Namespace",
-        "metadata": {"name": "skyhook", "labels": {"app.kubernetes.io/created-by": "aicr-tui"}},
+        "metadata": {
+            "name": "skyhook",
+            "labels": {"app.kubernetes.io/created-by": "aicr-tui", "aicr-tui/bundle": identity[:32]},
+            "annotations": {"aicr-tui/bundle-digest": identity},
+        },
     }  # fmt: skip
     assert ["kubectl", "create", "-f", "-"] in stubs.calls()
 
@@ -273,20 +292,22 @@ def test_an_existing_namespace_is_used_as_it_is_and_kept_by_undeploy(
     bundle, stubs, tmp_path
 ) -> None:
     """A namespace that exists before deploy.sh (``monitoring`` with someone else's objects)
-    answers AlreadyExists to the labelled create: deploy carries on, and undeploy.sh keeps
-    it because it lacks the label; the namespaces the bundle made (label present) go."""
+    answers AlreadyExists to the marked create: deploy carries on without relabelling it
+    (it lacks the aicr-tui label), and undeploy.sh keeps it; the namespaces the bundle made
+    (this bundle's label) go."""
     stubs.rule("kubectl", "create -f -", "fail-with", "AlreadyExists")
     proc = stubs.run(bundle / "deploy.sh")
     assert proc.returncode == 0, proc.stderr
     assert "[004] kube-prometheus-stack: installed" in proc.stdout
-    labels = tmp_path / "label"
-    labels.write_text("namespace/ours")
-    (tmp_path / "monitoring").write_text("namespace/monitoring")
-    (tmp_path / "empty").write_text("")
-    # monitoring exists without the label; every other namespace carries it
-    stubs.rule("kubectl", "metadata.name=monitoring -o name -l", "print", str(tmp_path / "empty"))
-    stubs.rule("kubectl", "metadata.name=monitoring -o name", "print", str(tmp_path / "monitoring"))
-    stubs.rule("kubectl", "-o name -l app.kubernetes.io/created-by=aicr-tui", "print", str(labels))
+    assert not any(c[1] == "label" and "--local" not in c for c in stubs.calls())
+    ours = tmp_path / "ours"
+    ours.write_text(f"aicr-tui {_bundle_id(bundle)[:32]}\n")
+    (tmp_path / "theirs").write_text("<none> <none>\n")
+    # monitoring exists without the label; every other namespace carries this bundle's
+    stubs.rule(
+        "kubectl", "metadata.name=monitoring --no-headers", "print", str(tmp_path / "theirs")
+    )
+    stubs.rule("kubectl", "get namespaces --field-selector", "print", str(ours))
     (stubs.dir / "stdin").unlink()  # what deploy.sh piped; undeploy's deletions from here on
     proc = stubs.run(bundle / "undeploy.sh")
     assert proc.returncode == 0, proc.stderr
@@ -340,8 +361,9 @@ def test_help_documents_the_flags_and_settings(bundle, stubs) -> None:
         assert word in readme
 
 
-def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
+def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs, tmp_path) -> None:
     stubs.rule("helm", "uninstall --namespace gpu-operator", "fail", 99)
+    _releases_are_ours(stubs, tmp_path)
     proc = stubs.run(bundle / "undeploy.sh", "--best-effort")
     assert proc.returncode == 1
     removed = [c[-1] for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]
@@ -355,72 +377,75 @@ def test_undeploy_runs_in_reverse_with_best_effort(bundle, stubs) -> None:
     assert "[003] cert-manager: removed" in resumed.stdout
 
 
-def test_undeploy_removes_the_crds_and_namespaces_helm_uninstall_leaves(
+def test_undeploy_keeps_crds_unless_asked_and_never_with_others_custom_resources(
     bundle, stubs, tmp_path
 ) -> None:
-    """Found on the real API server (tests/cluster/test_deploy_helm.py): after ``helm
-    uninstall`` of every release, 36 CRDs (every chart's ``crds/`` directory, which Helm
-    installs and never deletes, and cert-manager's CRDs kept by ``helm.sh/resource-policy:
-    keep``), the 10 namespaces ``--create-namespace`` made and kai-scheduler's kept
-    kai-resource-reservation namespace were still there. Each chart step now deletes its
-    pinned chart's CRDs (``helm show crds`` of the same pin), the CRDs and Namespaces Helm
-    kept for the release, and the namespace, in the step of the first component
-    installed into it (the last removed), never a system namespace."""
-    crds = tmp_path / "crds.yaml"
-    crds.write_text("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-                    "metadata:\n  name: queues.scheduling.run.ai\n")  # fmt: skip
-    stubs.rule("helm", "show crds --version v0.16.8", "print", str(crds))
-    ours = tmp_path / "ours"
-    ours.write_text("namespace/ours")  # every namespace carries the label deploy.sh gives
-    stubs.rule("kubectl", "-l app.kubernetes.io/created-by=aicr-tui", "print", str(ours))
+    """Issue 32: undeploy.sh deleted every chart's CRDs (``helm show crds``), also CRDs that
+    existed before and every other team's custom resources in them. Now it never deletes a
+    CRD by default: it lists the CRDs marked as this bundle's with the custom resources in
+    them; ``--delete-crds`` deletes one only when no custom resource this bundle did not
+    create remains, ``--destroy-custom-resources`` accepts that loss by name. A release whose
+    record is not this bundle's is not uninstalled."""
+    identity = _bundle_id(bundle)[:32]
+    (tmp_path / "crds").write_text("queues.scheduling.run.ai queues scheduling.run.ai\n")
+    stubs.rule("kubectl", f"get customresourcedefinitions -l aicr-tui/bundle={identity}", "print",
+               str(tmp_path / "crds"))  # fmt: skip
+    (tmp_path / "crs").write_text(f"team-a theirs <none>\nkai-scheduler ours {identity}\n")
+    stubs.rule(
+        "kubectl", "get queues.scheduling.run.ai --all-namespaces", "print", str(tmp_path / "crs")
+    )
     proc = stubs.run(bundle / "undeploy.sh")
     assert proc.returncode == 0, proc.stderr
-    calls = stubs.calls()
-    comps = _bundle_plan().components
-    charted = [c for c in comps if c.has_chart]
-    shows = [c for c in calls if c[:3] == ["helm", "show", "crds"]]
-    assert [c[-1].rsplit("/", 1)[-1] for c in shows] == [c.chart for c in reversed(charted)]
-    kai = next(c for c in charted if c.name == "kai-scheduler")
-    assert [
-        "helm",
-        "show",
-        "crds",
-        "--version",
-        kai.version,
-        "--",
-        f"{kai.source}/{kai.chart}",
-    ] in calls
-    # the chart's CRDs are deleted after its release is gone
-    index = calls.index(
-        [
-            "helm",
-            "uninstall",
-            "--namespace",
-            "kai-scheduler",
-            "--ignore-not-found",
-            "--",
-            "kai-scheduler",
-        ]
-    )
     assert (
-        calls.index(
-            ["helm", "show", "crds", "--version", kai.version, "--", f"{kai.source}/{kai.chart}"]
-        )
-        > index
+        "keeping CRD queues.scheduling.run.ai (created by this bundle): 2 custom resource(s) in "
+        "it, not ours: team-a/theirs" in proc.stdout
     )
-    deleted = _deleted(stubs)
-    assert "name: queues.scheduling.run.ai" in deleted
-    # the CRDs Helm kept are selected by the release's ownership annotations
-    kept = [c for c in calls if c[:3] == ["kubectl", "get", "customresourcedefinitions,namespaces"]]
-    assert len(kept) == len(charted)
-    assert any('"cert-manager/cert-manager"' in c[-1] for c in kept)
-    # every namespace once, each after the last release in it is gone
-    namespaces = [
-        json.loads(ln)["metadata"]["name"] for ln in deleted.splitlines() if '"Namespace"' in ln
-    ]
-    assert sorted(namespaces) == sorted({c.namespace for c in comps})
-    # the last releases undeploy removes: prometheus-operator-crds (002, monitoring), nfd (001)
-    assert namespaces[-2:] == ["monitoring", "node-feature-discovery"]
+    assert "--delete-crds" in proc.stdout
+    assert not [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]  # none is ours
+    assert not any("customresourcedefinition/" in " ".join(c) for c in stubs.calls())
+    assert not [c for c in stubs.calls() if c[:3] == ["helm", "show", "crds"]]
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
+    assert proc.returncode == 1
+    assert (
+        "keeping CRD queues.scheduling.run.ai: custom resources this bundle did not create remain: team-a/theirs"
+        in proc.stderr
+    )
+    assert not any("customresourcedefinition/" in " ".join(c) for c in stubs.calls())
+    proc = stubs.run(bundle / "undeploy.sh", "--destroy-custom-resources")
+    assert proc.returncode == 2 and "goes with --delete-crds" in proc.stderr
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds", "--destroy-custom-resources")
+    assert proc.returncode == 0, proc.stderr
+    assert [c for c in stubs.calls() if "customresourcedefinition/queues.scheduling.run.ai" in c] == [
+        ["kubectl", "delete", "--ignore-not-found", "--wait=false",
+         "customresourcedefinition/queues.scheduling.run.ai"]
+    ]  # fmt: skip
+
+
+def test_custom_resources_made_by_this_bundles_releases_are_ours(bundle, stubs, tmp_path) -> None:
+    """Found on the cluster tier: kai-scheduler's chart makes its default Queue and
+    SchedulingShard with ``helm.sh/resource-policy: keep``, so they outlive ``helm
+    uninstall`` without the bundle's label, and ``--delete-crds`` kept the CRDs for "custom
+    resources this bundle did not create". A custom resource whose Helm annotations name one
+    of this bundle's releases is the bundle's; one made by a release of the same name in
+    another namespace is not."""
+    identity = _bundle_id(bundle)[:32]
+    (tmp_path / "crds").write_text("queues.scheduling.run.ai queues scheduling.run.ai\n")
+    stubs.rule("kubectl", f"get customresourcedefinitions -l aicr-tui/bundle={identity}", "print",
+               str(tmp_path / "crds"))  # fmt: skip
+    (tmp_path / "crs").write_text("<none> default <none> kai-scheduler kai-scheduler\n")
+    stubs.rule(
+        "kubectl", "get queues.scheduling.run.ai --all-namespaces", "print", str(tmp_path / "crs")
+    )
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
+    assert proc.returncode == 0, proc.stderr
+    assert "deleting CRD queues.scheduling.run.ai (created by this bundle; 1 custom resource(s)" in proc.stdout
+    assert ["kubectl", "delete", "--ignore-not-found", "--wait=false",
+            "customresourcedefinition/queues.scheduling.run.ai"] in stubs.calls()  # fmt: skip
+    # the same release name in a namespace of another team: not this bundle's release
+    (tmp_path / "crs").write_text("<none> default <none> team-a kai-scheduler\n")
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
+    assert proc.returncode == 1
+    assert "custom resources this bundle did not create remain: default" in proc.stderr
 
 
 def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:
@@ -449,3 +474,119 @@ def test_readiness_hooks_install_after_their_component(tmp_path, stubs) -> None:
     )
     assert ready[-1] == f"./{path}"
     assert ready[ready.index("--namespace") + 1] == "gpu-operator"
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    (tmp_path / name).write_text(text)
+    return str(tmp_path / name)
+
+
+def test_a_release_left_pending_is_recovered_before_the_step_runs_again(
+    bundle, stubs, tmp_path
+) -> None:
+    """Issue 32: after a kill during `helm upgrade --install`, every rerun failed with
+    "another operation (install/upgrade/rollback) is in progress". deploy.sh now uninstalls a
+    first install that never completed and rolls an upgrade back to the last deployed
+    revision, saying so, before it runs the step again."""
+    pending = _write(
+        tmp_path, "pending-install", '[{"name":"cert-manager","status":"pending-install"}]'
+    )
+    stubs.rule("helm", "--filter ^cert-manager$ -o json", "print-first", f"2:{pending}")
+    upgrading = _write(tmp_path, "pending-upgrade", '[{"name":"nfd","status":"pending-upgrade"}]')
+    stubs.rule("helm", "--filter ^nfd$ -o json", "print-first", f"2:{upgrading}")
+    history = _write(
+        tmp_path, "history",
+        '[{"revision":2,"updated":"t","status":"superseded","chart":"c","app_version":"1","description":"d"},'
+        '{"revision":3,"updated":"t","status":"deployed","chart":"c","app_version":"1","description":"d"},'
+        '{"revision":4,"updated":"t","status":"pending-upgrade","chart":"c","app_version":"1","description":"d"}]',
+    )  # fmt: skip
+    stubs.rule("helm", "history --namespace node-feature-discovery", "print", history)
+    _releases_are_ours(stubs, tmp_path)  # after the rules above: the first match answers
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "recovering Helm release cert-manager/cert-manager: a first install never completed "
+        "(pending-install); uninstalling it, then installing again" in proc.stdout
+    )
+    assert (
+        "recovering Helm release node-feature-discovery/nfd: left pending-upgrade by an "
+        "interrupted run; rolling back to revision 3" in proc.stdout
+    )
+    calls = stubs.calls()
+    uninstall = calls.index(
+        ["helm", "uninstall", "--namespace", "cert-manager", "--no-hooks", "--ignore-not-found",
+         "--", "cert-manager"]
+    )  # fmt: skip
+    upgrade = next(
+        i for i, c in enumerate(calls) if c[:2] == ["helm", "upgrade"] and c[-2] == "cert-manager"
+    )
+    assert uninstall < upgrade
+    rollback = next(c for c in calls if c[:2] == ["helm", "rollback"])
+    assert rollback[-3:] == ["--", "nfd", "3"]
+
+
+def test_a_release_of_someone_else_is_refused_before_anything_changes(
+    bundle, stubs, tmp_path
+) -> None:
+    """A release named like one of the bundle's whose record is not aicr-tui's: one REFUSED
+    line, exit 1, no install, no upgrade; --adopt takes it over."""
+    theirs = _write(tmp_path, "theirs", '[{"name":"gpu-operator","status":"deployed"}]')
+    stubs.rule("helm", "--filter ^gpu-operator$ -o json", "print", theirs)
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 1
+    refused = [ln for ln in proc.stderr.splitlines() if ln.startswith("REFUSED")]
+    assert refused == [
+        "REFUSED: Helm release gpu-operator/gpu-operator exists and is not ours (its release "
+        "record has no app.kubernetes.io/created-by=aicr-tui label); leave it, remove it, or "
+        "take it over with --adopt release/gpu-operator/gpu-operator"
+    ]
+    assert not [c for c in stubs.calls() if c[0] == "helm" and c[1] != "list"]
+    assert not [
+        c for c in stubs.calls() if c[0] == "kubectl" and c[1] in ("create", "apply", "patch")
+    ]
+    proc = stubs.run(bundle / "deploy.sh", "--adopt", "release/gpu-operator/gpu-operator")
+    assert proc.returncode == 0, proc.stderr
+    proc = stubs.run(bundle / "deploy.sh", "--adopt", "gpu-operator")
+    assert proc.returncode == 2 and "--adopt needs KIND/NAMESPACE/NAME" in proc.stderr
+
+
+def test_switching_bundles_lists_what_is_left_and_prune_removes_only_that(
+    bundle, stubs, tmp_path
+) -> None:
+    """The state record names an earlier bundle whose inventory holds a release and a CRD
+    this bundle does not: deploy.sh lists them and prints the --prune command; with --prune
+    it uninstalls that release (its record is aicr-tui's) and never touches the CRD."""
+    _releases_are_ours(stubs, tmp_path)
+    old = _write(tmp_path, "old", "0123456789abcdef0123456789abcdef")
+    stubs.rule("kubectl", 'index .data "bundle"', "print", old)
+    crd = '{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"olds.example.com"}}'
+    inventory = _write(
+        tmp_path, "inventory",
+        f"release monitoring kube-prometheus-stack\nrelease kgateway-system kgateway\nobject {crd}\n",
+    )  # fmt: skip
+    stubs.rule("kubectl", 'index .data "inventory"', "print", inventory)
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "switching bundles: the earlier bundle 0123456789abcdef0123456789abcdef deployed"
+        in proc.stdout
+    )
+    listed = proc.stdout.split("does not contain:\n", 1)[1].split("\n==>", 1)[0]
+    assert listed.split("\n")[:2] == ["  release kgateway-system kgateway", f"  object {crd}"]
+    assert f"{bundle / 'deploy.sh'} --prune" in proc.stderr
+    assert not [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]
+    proc = stubs.run(bundle / "deploy.sh", "--prune")
+    assert proc.returncode == 0, proc.stderr
+    assert "pruning Helm release kgateway-system/kgateway" in proc.stdout
+    assert [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]] == [
+        [
+            "helm",
+            "uninstall",
+            "--namespace",
+            "kgateway-system",
+            "--ignore-not-found",
+            "--",
+            "kgateway",
+        ]
+    ]
+    assert not any("olds.example.com" in " ".join(c) for c in stubs.calls())

@@ -21,6 +21,7 @@ def render(ctx: DeployContext) -> DeployOutput:
 
     out = DeployOutput()
     readiness = _number_with_readiness(ctx) if ctx.config.readiness_hooks else {}
+    identity = r.bundle_identity(ctx.components, readiness)
     for comp in ctx.components:
         out.put(f"{comp.folder}/values.yaml", r.values_yaml(comp.values))
         if comp.cluster_values is not None:
@@ -29,7 +30,7 @@ def render(ctx: DeployContext) -> DeployOutput:
             )
         for mname, body in comp.manifests.items():
             out.put(f"{comp.folder}/manifests/{mname}", body)
-        out.put(f"{comp.folder}/install.sh", r.install_sh(comp))
+        out.put(f"{comp.folder}/install.sh", r.install_sh(comp, identity))
         out.executables.add(f"{comp.folder}/install.sh")
         out.releases.append(r.component_release(comp))
         out.folders[comp.name] = comp.folder
@@ -43,8 +44,8 @@ def render(ctx: DeployContext) -> DeployOutput:
             next(i for i, e in enumerate(out.releases) if e["component"] == comp.name) + 1,
             release_entry(unit),
         )
-    out.put("deploy.sh", r.deploy_sh(ctx.components, readiness))
-    out.put("undeploy.sh", r.undeploy_sh(ctx.components, readiness))
+    out.put("deploy.sh", r.deploy_sh(ctx.components, readiness, identity))
+    out.put("undeploy.sh", r.undeploy_sh(ctx.components, readiness, identity))
     out.executables |= {"deploy.sh", "undeploy.sh"}
     out.deploy_text = (
         "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
@@ -61,6 +62,10 @@ def render(ctx: DeployContext) -> DeployOutput:
         "exit 1 |\n"
         "| `--from NNN` | resume at step `NNN` (a stopped run prints the command) |\n"
         "| `--dry-run` | print every command; run none |\n"
+        "| `--prune` | remove what an earlier aicr-tui bundle deployed and this one does not "
+        "contain (only what aicr-tui created; never a CRD) |\n"
+        "| `--adopt KIND/NAMESPACE/NAME` | take over an existing object that is not ours "
+        "(`KIND/NAME` when cluster-scoped, `release/NAMESPACE/NAME` for a Helm release) |\n"
         "| `-h`, `--help` | print the usage, settings and exit codes; run nothing |\n\n"
         "Any other word, an empty `--from` (`--from=`, `--from ''`) or a `--from` that names "
         "no step is refused with one line and exit 2 before anything runs.\n\n"
@@ -86,14 +91,32 @@ def render(ctx: DeployContext) -> DeployOutput:
         "| 130 | interrupted (SIGINT or SIGTERM); the running command is sent SIGTERM |\n\n"
         "Each `NNN-<component>/install.sh` installs one component by hand through the same "
         "runner (`--no-wait`, `--dry-run`, `--help`, the same settings, summary and exit "
-        "codes). `./undeploy.sh` removes everything in reverse order (same options and "
-        "settings; `--from NNN` resumes a removal at step `NNN`): each release, then what "
-        "`helm uninstall` leaves behind: the chart's `crds/` CRDs (listed by `helm show crds` "
-        "of the same pinned chart, so it needs the chart repositories `deploy.sh` used), the "
-        "CRDs Helm keeps by resource policy, and the namespaces the bundle created (deleting a "
-        "CRD deletes every custom resource of its kind). `deploy.sh` labels each namespace it "
-        "creates `app.kubernetes.io/created-by=aicr-tui`; a namespace that existed before is "
-        "used as it is and `undeploy.sh` keeps it (it prints `keeping namespace ...`).\n"
+        "codes).\n\n"
+        "**Shared clusters.** Everything the scripts create outside Helm's release records "
+        "(raw manifests, namespaces, CRDs that did not exist) carries the label "
+        "`app.kubernetes.io/created-by=aicr-tui`, the label `aicr-tui/bundle=<id>` and the "
+        "annotation `aicr-tui/bundle-digest`, and is applied with the server-side field "
+        "manager `aicr-tui`; each release record carries the same labels. Before changing "
+        "anything, `deploy.sh` refuses (one `REFUSED:` line naming the object and its owner, "
+        "exit 1) an existing object or release of the bundle that is not aicr-tui's, unless "
+        "named with `--adopt`; a namespace that existed before is used as it is, never "
+        "relabelled. A release an interrupted run left `pending-install` is uninstalled, one "
+        "left `pending-upgrade`/`pending-rollback` rolled back to its last deployed revision "
+        "(each said so) before the step runs again; every step's objects are read back from "
+        "the API server, and an interruption ends with `INTERRUPTED at step NNN`. What each "
+        "step did is kept in the ConfigMap `aicr-tui/aicr-tui-state`; a bundle deployed "
+        "over another lists what the earlier one deployed and this one does not contain "
+        "(`--prune` removes it).\n\n"
+        "`./undeploy.sh` removes everything in reverse order (same options and settings; "
+        "`--from NNN` resumes a removal at step `NNN`), but only what carries this bundle's "
+        "label: objects and releases of anyone else, or of another bundle, are kept and said "
+        "so. CRDs are never deleted by default: it lists the CRDs this bundle created with "
+        "the custom resources still in them. `--delete-crds` deletes those CRDs, each only "
+        "when no custom resource this bundle did not create remains in it; "
+        "`--destroy-custom-resources` (with `--delete-crds`) deletes them even so, and every "
+        "custom resource in them. A namespace goes only when this bundle made it and it "
+        "holds nothing but this bundle's objects; otherwise it is kept with a line saying "
+        "what kept it (`keeping namespace ...`).\n"
     )
     return out
 

@@ -10,12 +10,23 @@ DONE_WORD=installed
 FINAL_WORD='bundle deployed'
 usage() {
   cat <<'USAGE'
-Usage: ./deploy.sh [--no-wait] [--best-effort] [--from NNN] [--dry-run]
+Usage: ./deploy.sh [--no-wait] [--best-effort] [--from NNN] [--dry-run] [--prune]
+                   [--adopt KIND/NAMESPACE/NAME]...
 Installs every step in the recipe's deploymentOrder, each after the previous one.
+Shared clusters: every object it creates is marked as this bundle's (label
+app.kubernetes.io/created-by=aicr-tui, label aicr-tui/bundle, field manager aicr-tui); an
+existing object without that label is never changed (one REFUSED line, exit 1). A release
+left pending by an interrupted run is recovered (rollback, or uninstall of a first install)
+and each step is checked on the API server; the state record is the ConfigMap
+aicr-tui/aicr-tui-state.
   --no-wait      do not wait for each release to become ready (helm without --wait)
   --best-effort  carry on past a failed step; list the failures at the end (exit 1)
   --from NNN     resume at step NNN (the steps before it are skipped)
   --dry-run      print every helm/kubectl command; run none
+  --prune        remove what an earlier aicr-tui bundle deployed and this one does not
+                 contain (only objects and releases aicr-tui created; never a CRD)
+  --adopt KIND/NAMESPACE/NAME   take over an existing object that is not ours (KIND/NAME
+                 when cluster-scoped; release/NAMESPACE/NAME for a Helm release); repeatable
   -h, --help     print this help; run nothing
 It takes no other arguments: an unknown option, an empty or unknown --from step, or any
 word that is not an option is refused (exit 2) before anything runs.
@@ -23,7 +34,9 @@ USAGE
 }
 _before() { (( 10#$1 < 10#$FROM )); }
 STEPS=(@NUMBERS@)
+@IDENTITY@
 @RUNNER@
+state_begin
 @STEPS@
 
 finish

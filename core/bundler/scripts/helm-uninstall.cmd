@@ -1,1 +1,1 @@
-helm uninstall --namespace @NAMESPACE@ --ignore-not-found -- @RELEASE@
+uninstall_ours @NAMESPACE@ @RELEASE@

@@ -22,6 +22,7 @@ USAGE
 }
 _before() { false; }
 STEPS=(@NUMBER@)
+@IDENTITY@
 @RUNNER@
 @STEP@
 

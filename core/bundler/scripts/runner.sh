@@ -29,11 +29,32 @@ _bad() {
   printf '%s: %s (try --help)\n' "$SCRIPT" "$1" >&2
   exit 2
 }
-NO_WAIT=0 BEST_EFFORT=0 DRY_RUN=0 FROM=""
+NO_WAIT=0 BEST_EFFORT=0 DRY_RUN=0 FROM="" PRUNE=0 DELETE_CRDS=0 DESTROY_CRS=0 ADOPT=()
 while (( $# )); do
   case "$1" in
     --no-wait) NO_WAIT=1 ;;
     --dry-run) DRY_RUN=1 ;;
+    --prune)
+      [[ "$SCRIPT" == deploy.sh ]] || _bad "unknown option --prune (only deploy.sh prunes)"
+      PRUNE=1 ;;
+    --adopt|--adopt=*)
+      [[ "$SCRIPT" == deploy.sh ]] || _bad "$(printf 'unknown option %q (only deploy.sh adopts)' "$1")"
+      if [[ "$1" == --adopt ]]; then
+        (( $# >= 2 )) || _bad "--adopt needs KIND/NAMESPACE/NAME (KIND/NAME for a cluster-scoped object)"
+        _a="$2"
+        shift
+      else
+        _a="${1#--adopt=}"
+      fi
+      [[ "$_a" =~ ^[A-Za-z][A-Za-z0-9]*(/[a-z0-9]([-a-z0-9.]*[a-z0-9])?){1,2}$ ]] ||
+        _bad "$(printf -- '--adopt needs KIND/NAMESPACE/NAME (KIND/NAME for a cluster-scoped object), got %q' "$_a")"
+      ADOPT+=("$_a") ;;
+    --delete-crds)
+      [[ "$SCRIPT" == undeploy.sh ]] || _bad "unknown option --delete-crds (only undeploy.sh deletes CRDs)"
+      DELETE_CRDS=1 ;;
+    --destroy-custom-resources)
+      [[ "$SCRIPT" == undeploy.sh ]] || _bad "unknown option --destroy-custom-resources (only undeploy.sh)"
+      DESTROY_CRS=1 ;;
     -h|--help) usage; _usage_common; exit 0 ;;
     --best-effort)
       (( STEPPED )) || _bad "unknown option --best-effort ($SCRIPT runs one step)"
@@ -57,6 +78,9 @@ while (( $# )); do
   esac
   shift
 done
+if (( DESTROY_CRS && ! DELETE_CRDS )); then
+  _bad "--destroy-custom-resources goes with --delete-crds (it lets --delete-crds delete CRDs that still hold custom resources this bundle did not create)"
+fi
 if [[ -n "$FROM" ]]; then
   _known=0
   if [[ "$FROM" =~ ^[0-9]{1,3}$ ]]; then
@@ -92,7 +116,7 @@ fi
 exec 3>&1
 # The scratch directory (a captured stdin) is made before any step, so an unusable TMPDIR
 # stops the run before it changes anything. A dry run needs none.
-_WORK="" _CHILD="" _CURRENT=""
+_WORK="" _CHILD="" _CURRENT="" _CURRENT_NUM="" INTERRUPTED_AT="" _KILLED=0
 if (( ! DRY_RUN )); then
   if ! _WORK="$(mktemp -d 2>/dev/null)" || [[ ! -d "$_WORK" || ! -w "$_WORK" ]]; then
     printf '%s: cannot create a scratch directory in TMPDIR=%q: set TMPDIR to a writable directory; nothing was run\n' \
@@ -107,6 +131,10 @@ _interrupted() {
   if [[ -n "$_CHILD" ]]; then kill -TERM "$_CHILD" 2>/dev/null || true; fi
   if [[ -n "$_CURRENT" ]]; then SUMMARY+=("$_CURRENT: INTERRUPTED"); fi
   _summary
+  if [[ -n "$_CURRENT_NUM" ]]; then
+    printf 'INTERRUPTED at step %s (signal); run %s again (or with --from %s) to converge\n' \
+      "$_CURRENT_NUM" "$0" "$_CURRENT_NUM" >&2
+  fi
   printf '%s: interrupted\n' "$SCRIPT" >&2
   exit 130
 }
@@ -204,6 +232,7 @@ _run() {
     rc=0
     if [[ -n "$input" ]]; then _timed "$@" < "$input" || rc=$?; else _timed "$@" || rc=$?; fi
     (( rc == 0 )) && return 0
+    if (( rc > 128 )); then _KILLED="$rc"; fi
     if (( rc == 124 )); then
       STEP_TIMED_OUT=1
       printf 'TIMEOUT: no result within %ss: %s\n' "$TIMEOUT" "$(_show "$@")" >&2
@@ -245,10 +274,11 @@ wait_for_kind() {
   done
 }
 
-# A namespace this bundle makes carries the label app.kubernetes.io/created-by=aicr-tui;
-# undeploy.sh deletes a namespace only when it carries it, so a namespace that existed
-# before (with someone else's objects in it) is never deleted. `kubectl create`, not
-# apply: an existing namespace answers AlreadyExists and is left exactly as it is.
+# A namespace this bundle makes carries this bundle's marks (see "ownership" below);
+# undeploy.sh deletes a namespace only when it carries them and holds nothing else, so a
+# namespace that existed before (with someone else's objects in it) is never deleted.
+# `kubectl create`, not apply: an existing namespace answers AlreadyExists and, unless an
+# earlier aicr-tui bundle made it (then this bundle takes it over), is left exactly as it is.
 ensure_namespace() {
   local doc="$1" out rc attempt=0 delay="$DELAY"
   if (( DRY_RUN )); then
@@ -257,13 +287,14 @@ ensure_namespace() {
   fi
   while :; do
     rc=0
-    out="$(printf '%s\n' "$doc" | _timed kubectl create -f - 2>&1)" || rc=$?
+    out="$(_timed kubectl create -f - <<<"$doc" 2>&1)" || rc=$?
     if (( rc == 0 )); then
       printf '%s\n' "$out"
       return 0
     fi
     if grep -q 'AlreadyExists' <<<"$out"; then
-      return 0
+      _take_over_namespace "$doc"
+      return
     fi
     if (( rc == 124 )); then
       STEP_TIMED_OUT=1
@@ -279,28 +310,6 @@ ensure_namespace() {
     if (( delay > 0 )); then sleep "$delay"; fi
     delay=$((delay * 2 > 300 ? 300 : delay * 2))
   done
-}
-
-# Deletes namespace $1 (its document $2) when this bundle made it (the label above); a
-# namespace without the label existed before the bundle and is kept, and said so. The name
-# only ever appears inside the one word metadata.name=..., never as a word of its own.
-delete_created_namespace() {
-  local name="$1" doc="$2" ours rc=0
-  local -a select=(get namespaces --field-selector "metadata.name=$name" -o name)
-  if (( DRY_RUN )); then
-    _show kubectl "${select[@]}" -l app.kubernetes.io/created-by=aicr-tui >&3
-    _show kubectl delete --ignore-not-found --wait=false -f - >&3
-    return 0
-  fi
-  ours="$(_timed kubectl "${select[@]}" -l app.kubernetes.io/created-by=aicr-tui)" || rc=$?
-  (( rc == 0 )) || return "$rc"
-  if [[ -z "$ours" ]]; then
-    if [[ -n "$(_timed kubectl "${select[@]}" 2>/dev/null)" ]]; then
-      printf 'keeping namespace %s: this bundle did not create it (no app.kubernetes.io/created-by=aicr-tui label)\n' "$name"
-    fi
-    return 0
-  fi
-  printf '%s\n' "$doc" | delete_documents
 }
 
 # Deletes the objects of the YAML/JSON documents on stdin without waiting for them to go
@@ -319,6 +328,539 @@ delete_documents() {
   kubectl delete --ignore-not-found --wait=false -f - < "$docs"
 }
 
+# ---- ownership on a shared cluster ----
+# Everything this bundle creates outside Helm's release records (raw manifests, namespaces,
+# CRDs that did not exist) carries the label app.kubernetes.io/created-by=aicr-tui, the label
+# aicr-tui/bundle=<BUNDLE_ID> and the annotation aicr-tui/bundle-digest, and is applied with
+# the server-side field manager aicr-tui; each Helm release record carries the same labels
+# (helm --labels). deploy.sh changes an existing object only when it carries the first label
+# (or is named with --adopt); undeploy.sh deletes only what carries this bundle's label.
+OURS_KEY=app.kubernetes.io/created-by
+OURS_VALUE=aicr-tui
+BUNDLE_KEY=aicr-tui/bundle
+DIGEST_KEY=aicr-tui/bundle-digest
+MANAGER=aicr-tui
+STATE_NS=aicr-tui
+STATE_NAME=aicr-tui-state
+HELM_LABELS=(--labels "$OURS_KEY=$OURS_VALUE,$BUNDLE_KEY=$BUNDLE_ID")
+_COLUMNS='API:.apiVersion,KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name,OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle,HELM:.metadata.annotations.meta\.helm\.sh/release-name,MANAGER:.metadata.managedFields[0].manager'
+_UNSERVED='no matches for kind|the server doesn.t have a resource type|resource mapping not found|could not find the requested resource'
+
+# Documents go to kubectl on stdin as here-strings, not `printf | kubectl`: under pipefail a
+# kubectl that exits before reading them all (an error, a stub) would fail the pipeline with
+# printf's SIGPIPE, a failure that is not kubectl's answer.
+_api_answers() {
+  command kubectl get --raw /readyz --request-timeout=10s >/dev/null 2>&1
+}
+
+# The objects of the JSON documents in $1 (one a line) that exist, one row each:
+# apiVersion kind namespace name created-by bundle helm-release first-manager (<none> when
+# unset). A kind the API server does not serve has no objects.
+_existing() {
+  local objs="$1" out rc=0 line
+  (( DRY_RUN )) && return 0
+  [[ -n "$objs" ]] || return 0
+  out="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
+    -o "custom-columns=$_COLUMNS" -f - <<<"$objs" 2>"$_WORK/err")" || rc=$?
+  if (( rc == 0 )); then
+    [[ -z "$out" ]] || printf '%s\n' "$out"
+    return 0
+  fi
+  if ! grep -qE "$_UNSERVED" "$_WORK/err"; then
+    cat "$_WORK/err" >&2
+    return "$rc"
+  fi
+  while IFS= read -r line; do
+    [[ -n "$line" ]] || continue
+    rc=0
+    out="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
+      -o "custom-columns=$_COLUMNS" -f - <<<"$line" 2>"$_WORK/err")" || rc=$?
+    if (( rc == 0 )); then
+      [[ -z "$out" ]] || printf '%s\n' "$out"
+    elif ! grep -qE "$_UNSERVED" "$_WORK/err"; then
+      cat "$_WORK/err" >&2
+      return "$rc"
+    fi
+  done <<<"$objs"
+}
+
+_key() {  # kind namespace name -> KIND/NS/NAME (KIND/NAME when cluster-scoped)
+  if [[ "$2" == "<none>" || -z "$2" || "$2" == - ]]; then printf '%s/%s' "$1" "$3"; else printf '%s/%s/%s' "$1" "$2" "$3"; fi
+}
+
+_adopted() {
+  local a
+  for a in ${ADOPT[@]+"${ADOPT[@]}"}; do [[ "${a,,}" == "${1,,}" ]] && return 0; done
+  return 1
+}
+
+_owner() {  # helm-release first-manager
+  if [[ "$1" != "<none>" ]]; then printf 'Helm release %s' "$1"
+  elif [[ "$2" != "<none>" ]]; then printf 'field manager %s' "$2"
+  else printf 'unknown'; fi
+}
+
+# Refuses (one line each, exit 3) the rows of $1 that are not ours and were not adopted.
+_refuse_foreign() {
+  local api kind ns name ours bundle helm manager key refused=0
+  while read -r api kind ns name ours bundle helm manager; do
+    [[ -n "$name" ]] || continue
+    [[ "$ours" == "$OURS_VALUE" ]] && continue
+    key="$(_key "$kind" "$ns" "$name")"
+    _adopted "$key" && continue
+    printf 'REFUSED: %s exists and is not ours (owner: %s); %s changes only what aicr-tui created: leave it, remove it, or take it over with --adopt %s\n' \
+      "$key" "$(_owner "$helm" "$manager")" "$SCRIPT" "$key" >&2
+    refused=1
+  done <<<"$1"
+  (( refused == 0 )) || return 3
+}
+
+# The documents of file $1 (- = stdin) with this bundle's marks, as a JSON stream
+# (kubectl, offline).
+_marked() {
+  command kubectl label --local --overwrite -o json -f "$1" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" |
+    command kubectl annotate --local --overwrite -o json -f - "$DIGEST_KEY=$BUNDLE_DIGEST"
+}
+
+# deploy: the manifest $1 (its objects $2, one JSON line each), refused when an object of it
+# exists and is not ours, else applied with our marks and field manager, then read back.
+apply_ours() {
+  local file="$1" objs="$2" rows
+  if (( DRY_RUN )); then
+    _show kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f "$file" >&3
+    return 0
+  fi
+  rows="$(_existing "$objs")" || return
+  _refuse_foreign "$rows" || return
+  _marked "$file" > "$_WORK/marked" || return
+  kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f - < "$_WORK/marked" || return
+  # helm and kubectl returning is not the result: every object must be there.
+  if ! _timed kubectl get -o name -f - <<<"$objs" >/dev/null; then
+    printf 'FAILED: after applying %s, not every object of it is on the API server\n' "$file" >&2
+    return 1
+  fi
+}
+
+# undeploy: deletes the objects of $1 (JSON lines) that carry this bundle's label; CRDs are
+# left to the end of the run (kept by default); any other object is kept and said so.
+delete_ours() {
+  local objs="$1" api kind ns name ours bundle helm manager doc
+  if (( DRY_RUN )); then
+    _show kubectl delete --ignore-not-found --wait=false -f - >&3
+    return 0
+  fi
+  : > "$_WORK/delete"
+  while read -r api kind ns name ours bundle helm manager; do
+    [[ -n "$name" ]] || continue
+    [[ "$kind" == CustomResourceDefinition ]] && continue
+    if [[ "$bundle" != "$BUNDLE_ID" ]]; then
+      printf 'keeping %s: not created by this bundle (owner: %s)\n' "$(_key "$kind" "$ns" "$name")" \
+        "$( [[ "$ours" == "$OURS_VALUE" ]] && printf 'another aicr-tui bundle, %s' "$bundle" || _owner "$helm" "$manager")"
+      continue
+    fi
+    if [[ "$ns" == "<none>" ]]; then
+      doc="$(printf '{"apiVersion":"%s","kind":"%s","metadata":{"name":"%s"}}' "$api" "$kind" "$name")"
+    else
+      doc="$(printf '{"apiVersion":"%s","kind":"%s","metadata":{"name":"%s","namespace":"%s"}}' "$api" "$kind" "$name" "$ns")"
+    fi
+    printf '%s\n' "$doc" >> "$_WORK/delete"
+  done <<<"$(_existing "$objs")"
+  [[ -s "$_WORK/delete" ]] || return 0
+  kubectl delete --ignore-not-found --wait=false -f - < "$_WORK/delete"
+}
+
+# deploy: the chart's crds/ CRDs (`helm show crds` of the same pin; args: its options, --,
+# the chart), before `helm upgrade --install --skip-crds`. Helm would apply every one of them,
+# also a CRD another team installed (Helm 4 applies them server-side: a conflict, or a
+# silent change). Here a CRD that exists and is not ours is used as it is, and said so; any
+# other is applied with this bundle's marks.
+chart_crds() {
+  local doc row api kind ns name ours bundle helm manager
+  if (( DRY_RUN )); then
+    _show helm show crds "$@" >&3
+    return 0
+  fi
+  helm show crds "$@" > "$_WORK/chart-crds.yaml" || return
+  grep -q '^kind: *CustomResourceDefinition' "$_WORK/chart-crds.yaml" || return 0
+  rm -rf -- "$_WORK/crd"
+  mkdir -- "$_WORK/crd"
+  _marked "$_WORK/chart-crds.yaml" | awk -v dir="$_WORK/crd" '/^\{$/ { n++ } { print > (dir "/" n ".json") }' || return
+  for doc in "$_WORK"/crd/*.json; do
+    [[ -s "$doc" ]] || continue
+    row="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
+      -o "custom-columns=$_COLUMNS" -f "$doc")" || return
+    read -r api kind ns name ours bundle helm manager <<<"$row"
+    if [[ -n "$name" && "$ours" != "$OURS_VALUE" ]] && ! _adopted "$(_key "$kind" "" "$name")"; then
+      printf 'using the existing CRD %s as it is: not ours (owner: %s)\n' "$name" "$(_owner "$helm" "$manager")"
+      continue
+    fi
+    kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f - < "$doc" >/dev/null || return
+  done
+}
+
+# ---- Helm releases ----
+# $1 namespace, $2 release: the release's status (empty when there is none).
+_release_status() {
+  local out
+  out="$(_timed helm list --namespace "$1" --deployed --failed --pending --filter "^${2//./\\.}\$" -o json)" || return
+  [[ "$out" =~ \"status\":\"([a-z-]+)\" ]] && printf '%s' "${BASH_REMATCH[1]}"
+  return 0
+}
+
+# Whether the release's current record carries label $3 (default: ours).
+_release_marked() {
+  local out
+  out="$(_timed helm list --namespace "$1" --deployed --failed --pending --filter "^${2//./\\.}\$" --selector "${3:-$OURS_KEY=$OURS_VALUE}" -q)" || return 2
+  [[ -n "$out" ]]
+}
+
+# Before `helm upgrade --install`: refuse a release that is not ours; recover one a killed
+# run left pending (rollback to the last deployed revision, or uninstall a first install
+# that never completed); note the CRDs that exist, so the ones helm adds are marked ours.
+release_ready() {
+  local ns="$1" rel="$2" num="$3" status hist last rc=0
+  (( DRY_RUN )) && return 0
+  _note_crds "$num" || return
+  status="$(_release_status "$ns" "$rel")" || return
+  [[ -n "$status" ]] || return 0
+  _release_marked "$ns" "$rel" || rc=$?
+  if (( rc == 2 )); then return 1; fi
+  if (( rc == 1 )) && ! _adopted "release/$ns/$rel"; then
+    printf 'REFUSED: Helm release %s/%s exists and is not ours (its release record has no %s=%s label); leave it, remove it, or take it over with --adopt release/%s/%s\n' \
+      "$ns" "$rel" "$OURS_KEY" "$OURS_VALUE" "$ns" "$rel" >&2
+    return 3
+  fi
+  case "$status" in
+    pending-install)
+      printf 'recovering Helm release %s/%s: a first install never completed (pending-install); uninstalling it, then installing again\n' "$ns" "$rel"
+      helm uninstall --namespace "$ns" --no-hooks --ignore-not-found -- "$rel" ;;
+    pending-upgrade|pending-rollback)
+      hist="$(_timed helm history --namespace "$ns" --max 256 -o json -- "$rel")" || return
+      last="$(grep -oE '"revision":[0-9]+,"updated":"[^"]*","status":"(deployed|superseded)"' <<<"$hist" |
+        sed -E 's/^"revision":([0-9]+).*/\1/' | sort -n | tail -1)"
+      if [[ -z "$last" ]]; then
+        printf 'recovering Helm release %s/%s: %s and no revision was ever deployed; uninstalling it, then installing again\n' "$ns" "$rel" "$status"
+        helm uninstall --namespace "$ns" --no-hooks --ignore-not-found -- "$rel"
+      else
+        printf 'recovering Helm release %s/%s: left %s by an interrupted run; rolling back to revision %s (its last deployed), then upgrading again\n' "$ns" "$rel" "$status" "$last"
+        helm rollback --namespace "$ns" ${HELM_WAIT[@]+"${HELM_WAIT[@]}"} -- "$rel" "$last"
+      fi ;;
+  esac
+}
+
+# After `helm upgrade --install`: the release must be deployed and every object of its
+# manifest on the API server; CRDs helm added mark as ours.
+release_verify() {
+  local ns="$1" rel="$2" num="$3" status
+  (( DRY_RUN )) && return 0
+  status="$(_release_status "$ns" "$rel")" || return
+  if [[ -n "$status" && "$status" != deployed ]]; then
+    printf 'FAILED: Helm release %s/%s is %s after helm returned\n' "$ns" "$rel" "$status" >&2
+    return 1
+  fi
+  _timed helm get manifest --namespace "$ns" -- "$rel" > "$_WORK/manifest" || return
+  # Objects without a namespace of their own are in the release's, as helm put them; kubectl
+  # refuses --namespace for a file that also names others, so the release's namespace is
+  # the current context's, through a kubeconfig merged in front of the user's.
+  if grep -q '^kind:' "$_WORK/manifest" && ! _in_namespace "$ns" _timed kubectl get -o name -f - < "$_WORK/manifest" >/dev/null; then
+    printf 'FAILED: Helm release %s/%s reports deployed but not every object of it is on the API server\n' "$ns" "$rel" >&2
+    return 1
+  fi
+  _mark_new_crds "$num"
+}
+
+_in_namespace() {
+  local ns="$1" ctx cluster user
+  shift
+  ctx="$(command kubectl config current-context 2>/dev/null)" || ctx=""
+  if [[ -z "$ctx" ]]; then "$@"; return; fi
+  cluster="$(command kubectl config view --minify -o 'jsonpath={.contexts[0].context.cluster}')" || return
+  user="$(command kubectl config view --minify -o 'jsonpath={.contexts[0].context.user}')" || return
+  _jq() { local v="${1//\\/\\\\}"; printf '"%s"' "${v//\"/\\\"}"; }
+  printf '{"apiVersion":"v1","kind":"Config","contexts":[{"name":%s,"context":{"cluster":%s,"user":%s,"namespace":%s}}]}\n' \
+    "$(_jq "$ctx")" "$(_jq "$cluster")" "$(_jq "$user")" "$(_jq "$ns")" > "$_WORK/ns.kubeconfig"
+  KUBECONFIG="$_WORK/ns.kubeconfig:${KUBECONFIG:-$HOME/.kube/config}" "$@"
+}
+
+# The CRD names before step $1's helm, kept in the state record so a rerun after a kill
+# still knows which CRDs the step added.
+_note_crds() {
+  local num="$1" noted=""
+  if [[ " ${RESUMED_STEPS:-} " == *" $num "* ]]; then
+    noted="$(_state_get "crds-before-$num")" || return
+  fi
+  if [[ -n "$noted" ]]; then
+    tr ' ' '\n' <<<"$noted" > "$_WORK/crds-before"
+    return 0
+  fi
+  _timed kubectl get customresourcedefinitions -o name > "$_WORK/crds-before" || return
+  _state_patch "crds-before-$num" "$(tr '\n' ' ' < "$_WORK/crds-before")"
+}
+
+_mark_new_crds() {
+  local crd
+  _timed kubectl get customresourcedefinitions -o name > "$_WORK/crds-after" || return
+  while IFS= read -r crd; do
+    [[ -n "$crd" ]] || continue
+    kubectl label --overwrite "$crd" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null || return
+    kubectl annotate --overwrite "$crd" "$DIGEST_KEY=$BUNDLE_DIGEST" >/dev/null || return
+  done < <(grep -vxF -f "$_WORK/crds-before" "$_WORK/crds-after" || true)
+}
+
+# undeploy: uninstalls the release only when its record is this bundle's; first keeps the
+# CRDs the chart templates (helm uninstall would delete them: CRDs go only with --delete-crds,
+# at the end of the run).
+uninstall_ours() {
+  local ns="$1" rel="$2" status rc=0 crd
+  if (( DRY_RUN )); then
+    _show helm uninstall --namespace "$ns" --ignore-not-found -- "$rel" >&3
+    return 0
+  fi
+  status="$(_release_status "$ns" "$rel")" || return
+  [[ -n "$status" ]] || return 0
+  _release_marked "$ns" "$rel" "$BUNDLE_KEY=$BUNDLE_ID" || rc=$?
+  if (( rc == 2 )); then return 1; fi
+  if (( rc == 1 )); then
+    printf 'keeping Helm release %s/%s: its release record is not this bundle'"'"'s\n' "$ns" "$rel"
+    return 0
+  fi
+  _timed kubectl get customresourcedefinitions -o go-template='{{range .items}}{{with .metadata.annotations}}{{index . "meta.helm.sh/release-namespace"}}/{{index . "meta.helm.sh/release-name"}}{{end}} {{.metadata.name}}{{"\n"}}{{end}}' \
+    > "$_WORK/release-crds" || return
+  while read -r owner crd; do
+    [[ "$owner" == "$ns/$rel" && -n "$crd" ]] || continue
+    kubectl annotate --overwrite "customresourcedefinition/$crd" helm.sh/resource-policy=keep >/dev/null || return
+    kubectl label --overwrite "customresourcedefinition/$crd" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null || return
+  done < "$_WORK/release-crds"
+  helm uninstall --namespace "$ns" --ignore-not-found -- "$rel"
+}
+
+# ---- namespaces ----
+# Objects the API server or a controller makes in every namespace, or that go with an owner.
+_namespace_foreign() {
+  local ns="$1" kind name ours bundle owner
+  if [[ -z "${_NS_TYPES:-}" ]]; then
+    _timed kubectl api-resources --verbs=list --namespaced -o name > "$_WORK/types" || return 2
+    _NS_TYPES="$(grep -vxE 'events|events\.events\.k8s\.io|endpoints|endpointslices\.discovery\.k8s\.io|leases\.coordination\.k8s\.io' "$_WORK/types" | paste -sd, - || true)"
+  fi
+  [[ -n "$_NS_TYPES" ]] || return 0
+  _timed kubectl get "$_NS_TYPES" --namespace "$ns" --ignore-not-found --no-headers \
+    -o 'custom-columns=KIND:.kind,NAME:.metadata.name,OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle,OWNER:.metadata.ownerReferences[0].kind' \
+    > "$_WORK/ns-objects" || return 2
+  while read -r kind name ours bundle owner; do
+    [[ -n "$name" ]] || continue
+    [[ "$owner" != "<none>" ]] && continue
+    [[ "$bundle" == "$BUNDLE_ID" ]] && continue
+    [[ "$kind/$name" == ServiceAccount/default || "$kind/$name" == ConfigMap/kube-root-ca.crt ]] && continue
+    printf '%s/%s ' "$kind" "$name"
+  done < "$_WORK/ns-objects"
+}
+
+# Deletes namespace $1 (its document $2) when it carries this bundle's label and holds
+# nothing but this bundle's objects; otherwise keeps it, with a line saying what kept it.
+# The name only ever appears inside the one word metadata.name=..., never as a word.
+delete_created_namespace() {
+  local name="$1" doc="$2" row foreign rc=0
+  if (( DRY_RUN )); then
+    _show kubectl get namespaces --field-selector "metadata.name=$name" >&3
+    _show kubectl delete --ignore-not-found --wait=false -f - >&3
+    return 0
+  fi
+  row="$(_timed kubectl get namespaces --field-selector "metadata.name=$name" --no-headers \
+    -o 'custom-columns=OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle')" || return
+  [[ -n "$row" ]] || return 0
+  read -r ours bundle <<<"$row"
+  if [[ "$ours" != "$OURS_VALUE" ]]; then
+    printf 'keeping namespace %s: this bundle did not create it (no %s=%s label)\n' "$name" "$OURS_KEY" "$OURS_VALUE"
+    return 0
+  fi
+  if [[ "$bundle" != "$BUNDLE_ID" ]]; then
+    printf 'keeping namespace %s: another aicr-tui bundle (%s) created it\n' "$name" "$bundle"
+    return 0
+  fi
+  foreign="$(_namespace_foreign "$name")" || rc=$?
+  (( rc == 0 )) || return 1
+  if [[ -n "$foreign" ]]; then
+    printf 'keeping namespace %s: it holds objects this bundle did not create: %s\n' "$name" "${foreign% }"
+    return 0
+  fi
+  delete_documents <<<"$doc"
+}
+
+# ---- CRDs (undeploy, at the end of the run) ----
+# Whether namespace $1, release $2 is one of this bundle's releases (a `release NS NAME`
+# line of the inventory; both names are DNS labels, so their inventory fields are verbatim).
+_our_release() {
+  [[ "$1" != "<none>" && "$2" != "<none>" ]] || return 1
+  grep -qxF "release $1 $2" <<<"$INVENTORY"
+}
+crds_of_this_bundle() {
+  local name plural group rows foreign ours_n total kept=0 ns cr bundle
+  if (( DRY_RUN )); then
+    _show kubectl get customresourcedefinitions -l "$BUNDLE_KEY=$BUNDLE_ID" >&3
+    return 0
+  fi
+  _timed kubectl get customresourcedefinitions -l "$BUNDLE_KEY=$BUNDLE_ID" --no-headers \
+    -o 'custom-columns=NAME:.metadata.name,PLURAL:.spec.names.plural,GROUP:.spec.group' > "$_WORK/our-crds" || return
+  while read -r name plural group; do
+    [[ -n "$name" ]] || continue
+    rows="$(_timed kubectl get "$plural.$group" --all-namespaces --ignore-not-found --no-headers \
+      -o 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name,BUNDLE:.metadata.labels.aicr-tui/bundle,RNS:.metadata.annotations.meta\.helm\.sh/release-namespace,REL:.metadata.annotations.meta\.helm\.sh/release-name')" || return
+    foreign="" total=0
+    while read -r ns cr bundle rns rel; do
+      [[ -n "$cr" ]] || continue
+      total=$((total + 1))
+      [[ "$bundle" == "$BUNDLE_ID" ]] && continue
+      # made by one of this bundle's own releases (a chart template Helm keeps on uninstall,
+      # helm.sh/resource-policy: keep, such as kai-scheduler's default Queue): ours too
+      _our_release "$rns" "$rel" && continue
+      foreign+="$( [[ "$ns" == "<none>" ]] && printf '%s' "$cr" || printf '%s/%s' "$ns" "$cr") "
+    done <<<"$rows"
+    if (( ! DELETE_CRDS )); then
+      printf 'keeping CRD %s (created by this bundle): %d custom resource(s) in it%s\n' "$name" "$total" \
+        "$( [[ -n "$foreign" ]] && printf ', not ours: %s' "${foreign% }")"
+      kept=$((kept + 1))
+    elif [[ -n "$foreign" ]] && (( ! DESTROY_CRS )); then
+      printf 'keeping CRD %s: custom resources this bundle did not create remain: %s; deleting the CRD deletes them (add --destroy-custom-resources to accept that)\n' \
+        "$name" "${foreign% }" >&2
+      KEPT_CRDS_WITH_DATA=1
+    else
+      printf 'deleting CRD %s (created by this bundle; %d custom resource(s) go with it)\n' "$name" "$total"
+      kubectl delete --ignore-not-found --wait=false "customresourcedefinition/$name" || return
+    fi
+  done < "$_WORK/our-crds"
+  if (( kept )); then
+    printf '%d CRD(s) this bundle created are kept (CRDs are never deleted by default): delete them with %s --delete-crds\n' "$kept" "$0"
+  fi
+  (( ! ${KEPT_CRDS_WITH_DATA:-0} ))
+}
+
+# ---- state record: ConfigMap aicr-tui/aicr-tui-state ----
+_state_get() {
+  (( DRY_RUN )) && return 0
+  _timed kubectl get configmap --namespace "$STATE_NS" --ignore-not-found \
+    --field-selector "metadata.name=$STATE_NAME" -o "go-template={{range .items}}{{index .data \"$1\"}}{{end}}"
+}
+
+_state_patch() {  # key value (both our own words: step numbers, names, digests)
+  (( DRY_RUN )) && return 0
+  [[ -n "${_STATE_READY:-}" ]] || return 0
+  _timed kubectl patch configmap "$STATE_NAME" --namespace "$STATE_NS" --type merge \
+    -p "{\"data\":{\"$1\":\"$2\"}}" >/dev/null
+}
+
+_record_step() {
+  [[ "$SCRIPT" == deploy.sh ]] || return 0
+  _state_patch "step-$1" "$2" || true
+}
+
+# deploy.sh, before its first step: read what an earlier run recorded, say what it means,
+# prune with --prune, then record this bundle.
+state_begin() {
+  local old old_inventory stale line kind rest steps
+  (( DRY_RUN )) && return 0
+  old="$(_state_get bundle)" || { printf 'FAILED: cannot read the state record %s/%s\n' "$STATE_NS" "$STATE_NAME" >&2; exit 1; }
+  _preflight || exit 1
+  if [[ -n "$old" && "$old" == "$BUNDLE_ID" ]]; then
+    steps="$(_timed kubectl get configmap --namespace "$STATE_NS" "$STATE_NAME" -o 'go-template={{range $k, $v := .data}}{{$k}}={{$v}}{{"\n"}}{{end}}' 2>/dev/null | grep -E '^step-[0-9]+=(started|failed)$' || true)"
+    if [[ -n "$steps" ]]; then
+      printf 'resuming: the previous run of this bundle stopped (state record: %s)\n' "$(tr '\n' ' ' <<<"$steps")"
+    fi
+  elif [[ -n "$old" ]]; then
+    old_inventory="$(_state_get inventory)" || exit 1
+    stale="$(grep -vxF -f <(printf '%s\n' "$INVENTORY") <<<"$old_inventory" | grep -v '^$' || true)"
+    if [[ -n "$stale" ]]; then
+      printf 'switching bundles: the earlier bundle %s deployed these, which this bundle does not contain:\n' "$old"
+      sed 's/^/  /' <<<"$stale"
+      if (( PRUNE )); then
+        _prune "$old" "$stale" || { printf 'FAILED: pruning what the earlier bundle left\n' >&2; exit 1; }
+      else
+        printf 'they are left in place; to remove them (only what aicr-tui created; CRDs are kept): %s --prune\n' "$0" >&2
+      fi
+    fi
+  fi
+  ensure_namespace "$STATE_NAMESPACE_DOC" >/dev/null || exit 1
+  _marked - <<<"$STATE_DOC" > "$_WORK/state" || exit 1
+  kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f - < "$_WORK/state" >/dev/null || exit 1
+  _STATE_READY=1
+  RESUMED_STEPS="$(grep -oE '^step-[0-9]+=started$' <<<"${steps:-}" | sed -E 's/^step-([0-9]+)=started$/\1/' | tr '\n' ' ' || true)"
+}
+
+# Before anything changes: every object and release of the bundle that exists must be
+# ours (or adopted); otherwise one REFUSED line each and nothing is done.
+_preflight() {
+  local what a b docs="" rows rc=0 status
+  while read -r what a b; do
+    case "$what" in
+      object) docs+="$a"$'\n' ;;
+      release)
+        printf -v a '%b' "$a"
+        printf -v b '%b' "$b"
+        status="$(_release_status "$a" "$b")" || return
+        [[ -n "$status" ]] || continue
+        _release_marked "$a" "$b" && continue
+        (( $? == 2 )) && return 1
+        _adopted "release/$a/$b" && continue
+        printf 'REFUSED: Helm release %s/%s exists and is not ours (its release record has no %s=%s label); leave it, remove it, or take it over with --adopt release/%s/%s\n' \
+          "$a" "$b" "$OURS_KEY" "$OURS_VALUE" "$a" "$b" >&2
+        rc=3 ;;
+    esac
+  done <<<"$INVENTORY"
+  rows="$(_existing "${docs%$'\n'}")" || return
+  _refuse_foreign "$rows" || rc=3
+  if (( rc )); then
+    printf '%s: nothing was changed\n' "$SCRIPT" >&2
+  fi
+  return "$rc"
+}
+
+# Removes what the earlier bundle $1 deployed and this one does not ($2, inventory lines):
+# releases whose record is aicr-tui's, objects labelled aicr-tui's (never a CRD), then
+# namespaces that are aicr-tui's and hold nothing else.
+_prune() {
+  local old="$1" what a b id="$BUNDLE_ID"
+  while read -r what a b; do
+    case "$what" in
+      release)
+        printf -v a '%b' "$a"
+        printf -v b '%b' "$b"
+        if _release_marked "$a" "$b" "$OURS_KEY=$OURS_VALUE"; then
+          printf 'pruning Helm release %s/%s\n' "$a" "$b"
+          helm uninstall --namespace "$a" --ignore-not-found -- "$b" || return
+        fi ;;
+      object)
+        [[ "$a" == *'"kind":"CustomResourceDefinition"'* ]] && continue
+        BUNDLE_ID="$old" delete_ours "$a" || { BUNDLE_ID="$id"; return 1; } ;;
+    esac
+  done <<<"$2"
+  while read -r what a b; do
+    [[ "$what" == namespace ]] || continue
+    printf -v a '%b' "$a"
+    BUNDLE_ID="$old" delete_created_namespace "$a" "$b" || { BUNDLE_ID="$id"; return 1; }
+  done <<<"$2"
+  BUNDLE_ID="$id"
+}
+
+# undeploy.sh, after its steps: CRDs, the namespaces the bundle made, the state record.
+finish_undeploy() {
+  local rc=0
+  crds_of_this_bundle || rc=1
+  _bundle_namespaces || rc=1
+  if (( ! DRY_RUN )) && [[ "$(_state_get bundle)" == "$BUNDLE_ID" ]]; then
+    kubectl delete --ignore-not-found --namespace "$STATE_NS" "configmap/$STATE_NAME" >/dev/null || rc=1
+    delete_created_namespace "$STATE_NS" "$STATE_NAMESPACE_DOC" || rc=1
+  fi
+  return "$rc"
+}
+
+_take_over_namespace() {
+  local ours
+  ours="$(_timed kubectl get --no-headers -f - <<<"$1" \
+    -o 'custom-columns=OURS:.metadata.labels.app\.kubernetes\.io/created-by')" || return
+  [[ "$ours" == "$OURS_VALUE" ]] || return 0
+  kubectl label --overwrite -f - "$BUNDLE_KEY=$BUNDLE_ID" <<<"$1" >/dev/null || return
+  kubectl annotate --overwrite -f - "$DIGEST_KEY=$BUNDLE_DIGEST" <<<"$1" >/dev/null
+}
+
 SUMMARY=() FAILED=()
 step() {
   local num="$1" name="$2" banner="$3" fn="$4" rc=0
@@ -327,16 +869,29 @@ step() {
     return 0
   fi
   printf '%s\n' "$banner"
-  STEP_TIMED_OUT=0
+  STEP_TIMED_OUT=0 _KILLED=0
   _CURRENT="[$num] $name"
+  _CURRENT_NUM="$num"
+  _record_step "$num" started
   "$fn" || rc=$?
-  _CURRENT=""
+  _CURRENT="" _CURRENT_NUM=""
   if (( rc == 0 )); then
+    _record_step "$num" "$DONE_WORD"
     if (( DRY_RUN )); then SUMMARY+=("[$num] $name: dry run"); else SUMMARY+=("[$num] $name: $DONE_WORD"); fi
     return 0
   fi
   local why="exit $rc"
   (( STEP_TIMED_OUT )) && why="timed out"
+  # A command killed by a signal, or an API server that no longer answers, is an
+  # interruption, not a verdict on the step: say so, and how to converge.
+  if (( ! DRY_RUN )) && [[ -z "$INTERRUPTED_AT" ]]; then
+    if (( rc > 128 || _KILLED > 128 )); then
+      INTERRUPTED_AT="$num: a command was killed (exit $((_KILLED > 128 ? _KILLED : rc)))"
+    elif ! _api_answers; then
+      INTERRUPTED_AT="$num: the API server does not answer"
+    fi
+  fi
+  _record_step "$num" failed
   SUMMARY+=("[$num] $name: FAILED ($why)")
   FAILED+=("$num")
   if (( ! BEST_EFFORT )); then
@@ -352,9 +907,15 @@ _summary() {
 
 finish() {
   _summary
+  if [[ -n "$INTERRUPTED_AT" ]]; then
+    printf 'INTERRUPTED at step %s; run %s again (or with --from %s) to converge\n' \
+      "$INTERRUPTED_AT" "$0" "${INTERRUPTED_AT%%:*}" >&2
+  fi
   if (( ${#FAILED[@]} )); then
     if (( BEST_EFFORT )); then
       printf '%d step(s) failed: %s\n' "${#FAILED[@]}" "${FAILED[*]}" >&2
+    elif (( STEPPED )) && [[ "${FAILED[0]}" == 000 ]]; then
+      printf 'the end of the run failed; fix it, then run %s again\n' "$0" >&2
     elif (( STEPPED )); then
       printf 'stopped at step %s; fix it, then resume with: %s --from %s\n' "${FAILED[0]}" "$0" "${FAILED[0]}" >&2
     else

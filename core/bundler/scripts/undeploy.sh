@@ -10,12 +10,20 @@ DONE_WORD=removed
 FINAL_WORD='bundle removed'
 usage() {
   cat <<'USAGE'
-Usage: ./undeploy.sh [--best-effort] [--from NNN] [--dry-run]
-Removes every step in reverse deploymentOrder.
+Usage: ./undeploy.sh [--best-effort] [--from NNN] [--dry-run] [--delete-crds [--destroy-custom-resources]]
+Removes every step in reverse deploymentOrder: only what this bundle created (the label
+aicr-tui/bundle; a Helm release whose release record carries it). Anything else, a
+release or namespace that existed before, is kept and said so. A namespace the bundle made
+goes only when it holds nothing but the bundle's objects. CRDs are never deleted by
+default: the CRDs this bundle created are listed with the custom resources still in them.
   --best-effort  carry on past a failed step; list the failures at the end (exit 1)
   --from NNN     resume at step NNN (the steps after it, already removed, are skipped)
   --dry-run      print every helm/kubectl command; run none
   --no-wait      accepted for symmetry with deploy.sh
+  --delete-crds  also delete the CRDs this bundle created, each only when no custom
+                 resource this bundle did not create remains in it
+  --destroy-custom-resources  with --delete-crds: delete those CRDs even so, and with
+                 them every custom resource in them, whoever created it
   -h, --help     print this help; run nothing
 It takes no other arguments: an unknown option, an empty or unknown --from step, or any
 word that is not an option is refused (exit 2) before anything runs.
@@ -23,8 +31,11 @@ USAGE
 }
 _before() { (( 10#$1 > 10#$FROM )); }
 STEPS=(@NUMBERS@)
+@IDENTITY@
 @RUNNER@
-# Reverse deploymentOrder.
+# Reverse deploymentOrder, then the CRDs and namespaces the bundle created.
 @STEPS@
+@NAMESPACES@
+step 000 'CRDs, namespaces, state record' '==> CRDs and namespaces this bundle created' finish_undeploy
 
 finish

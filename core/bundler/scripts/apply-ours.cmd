@@ -1,0 +1,1 @@
+apply_ours @FILE@ @OBJECTS@

@@ -1,0 +1,1 @@
+chart_crds @OPTIONS@ -- @CHART@

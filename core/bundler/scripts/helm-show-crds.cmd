@@ -1,1 +1,0 @@
-helm show crds @OPTIONS@ -- @CHART@ | delete_documents

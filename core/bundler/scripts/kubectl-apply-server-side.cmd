@@ -1,1 +1,0 @@
-kubectl apply --server-side -f @FILE@

@@ -1,1 +1,0 @@
-kubectl delete --ignore-not-found -f @FILE@

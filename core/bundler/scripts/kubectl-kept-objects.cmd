@@ -1,1 +1,0 @@
-kubectl get customresourcedefinitions,namespaces -o go-template=@TEMPLATE@ | delete_documents

@@ -1,0 +1,1 @@
+release_ready @NAMESPACE@ @RELEASE@ @NUMBER@

@@ -1,0 +1,1 @@
+release_verify @NAMESPACE@ @RELEASE@ @NUMBER@
