@@ -438,7 +438,10 @@ def test_custom_resources_made_by_this_bundles_releases_are_ours(bundle, stubs, 
     )
     proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
     assert proc.returncode == 0, proc.stderr
-    assert "deleting CRD queues.scheduling.run.ai (created by this bundle; 1 custom resource(s)" in proc.stdout
+    assert (
+        "deleting CRD queues.scheduling.run.ai (created by this bundle; 1 custom resource(s)"
+        in proc.stdout
+    )
     assert ["kubectl", "delete", "--ignore-not-found", "--wait=false",
             "customresourcedefinition/queues.scheduling.run.ai"] in stubs.calls()  # fmt: skip
     # the same release name in a namespace of another team: not this bundle's release
