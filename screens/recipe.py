@@ -30,7 +30,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Select, Static
+from textual.widgets import Static
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
@@ -144,17 +144,6 @@ def finding_line(title: str, evidence: str) -> str:
         detail = evidence[start + 1 : end] if 0 <= start < end else ""
         return f"{title} ({detail})" if detail else title
     return f"{title} ({evidence})"
-
-
-def _show_selected(select: Select[str]) -> None:
-    """Show the selected option's label: ``set_options`` keeps the old label when the
-    value stays the same (``(default)`` would hide which value the default is)."""
-    from textual.widgets._select import SelectCurrent
-
-    for prompt, value in select._options:
-        if value == select.value:
-            select.query_one(SelectCurrent).update(prompt)
-            return
 
 
 def set_text(static: Static, text: str | Text) -> None:
@@ -307,12 +296,12 @@ class RecipeScreen(HostedScreen):
         self._populating = True
         try:
             for field in CRITERIA_FIELDS:
-                select: Select[str] = self.query_one(f"#sel-{field}", Select)
+                select = self.query_one(f"#sel-{field}", CycleSelect)
                 value = self.state.criteria.get(field) or (
                     NO_PLATFORM if field == "platform" else ""
                 )
                 options = self._choices(field)
-                current = [v for _, v in select._options if v is not Select.NULL]
+                current = select.values
                 if current != [v for _, v in options]:
                     select.set_options(options)
                 if value in {v for _, v in options} and select.value != value:
@@ -355,16 +344,16 @@ class RecipeScreen(HostedScreen):
         this screen (``_populating``) are skipped here as in ``_changed``; the Changed that
         follows finds the state already up to date.
         """
-        for select in self.query(Select):
+        for select in self.query(CycleSelect):
             self.watch(select, "value", partial(self._select_value, select), init=False)
 
-    def _select_value(self, select: Select[str], value: object) -> None:
+    def _select_value(self, select: CycleSelect, value: object) -> None:
         if self._populating or value != select.value:
             return
         self._chosen(select.id or "", value)
 
-    @on(Select.Changed)
-    def _changed(self, event: Select.Changed) -> None:
+    @on(CycleSelect.Changed)
+    def _changed(self, event: CycleSelect.Changed) -> None:
         if self._populating or event.value != event.select.value:
             return  # ours (set_options picks a first option before the real one), or stale
         self._chosen(event.select.id or "", event.value)
@@ -372,8 +361,6 @@ class RecipeScreen(HostedScreen):
     def _chosen(self, select_id: str, value: object) -> None:
         """The user chose ``value`` in select ``select_id``: update the selection and
         re-qualify (nothing when the state already has it)."""
-        if value is Select.NULL:
-            return
         if select_id == "sel-profile":
             chosen = None if value == DEFAULT_VALUE else str(value)
             if chosen == self.state.profile_value:
@@ -532,7 +519,7 @@ class RecipeScreen(HostedScreen):
         # "default: azure-managed" and "azure-managed" resolve alike: → steps past the twin.
         select.same_as = {DEFAULT_VALUE: default} if default else {}
         current = self.state.profile_value or DEFAULT_VALUE
-        if [v for _, v in options] != [v for _, v in select._options if v is not Select.NULL]:
+        if [v for _, v in options] != select.values:
             self._populating = True
             select.set_options(options)
             self.call_after_refresh(self._end_populating)
@@ -540,7 +527,6 @@ class RecipeScreen(HostedScreen):
             self._populating = True
             select.value = current
             self.call_after_refresh(self._end_populating)
-        _show_selected(select)
 
     def _render_verdict(self, message: VerdictReady, query: str | None = None) -> None:
         if query is None:
