@@ -23,18 +23,26 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widgets import Static
+from textual.worker import Worker
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.recipe_results import (
+    ChoicesReady,
+    DiffReady,
+    VerdictReady,
+    diff_cell,
+    finding_line,
+    profile_info,
+    qualifying_values,
+)
 from screens.remedies import for_wizard
 from screens.state import (
     CRITERIA_FIELDS,
@@ -52,6 +60,7 @@ from screens.widgets.kept_lines import (
     KeptVertical,
 )
 from screens.widgets.keys_footer import KeysFooter
+from screens.widgets.static_text import set_text
 from screens.widgets.text_pane import TextPane
 from screens.widgets.verdict_line import VerdictLine
 from screens.widgets.wizard_dialogs import TextModal
@@ -65,113 +74,6 @@ if TYPE_CHECKING:
 DEFAULT_VALUE = "__default__"
 # A qualification of at most this much CPU time runs inline on the UI thread (requalify).
 INLINE_QUALIFY_MS = 8.0
-
-
-class VerdictReady(Message):
-    """A qualification finished for selection number ``seq``.
-
-    ``qualifying`` lists the other profile values that qualify the same capture (what
-    ``s`` may switch to); ``notes`` say which criteria came from the snapshot.
-    """
-
-    def __init__(
-        self,
-        seq: int,
-        verdict: QualificationVerdict | None,
-        error: str,
-        elapsed_ms: float,
-        *,
-        qualifying: tuple[str, ...] | None = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        super().__init__()
-        self.seq = seq
-        self.verdict = verdict
-        self.error = error
-        self.elapsed_ms = elapsed_ms
-        # The fastest qualification made for this message (alternatives included), in CPU
-        # ms: whether the core is warm, once the first call has loaded the catalog.
-        self.fastest_ms = elapsed_ms
-        self.qualifying = qualifying
-        self.notes = notes
-
-
-def qualifying_values(
-    values: list[str], current: str | None, known: dict[str, bool]
-) -> tuple[str, ...] | None:
-    """The declared values other than ``current`` that qualify, or None while any is
-    still unknown."""
-    others = [v for v in values if v != current]
-    if any(v not in known for v in others):
-        return None
-    return tuple(v for v in others if known[v])
-
-
-class ChoicesReady(Message):
-    def __init__(self, choices: dict[str, list[str]], error: str) -> None:
-        super().__init__()
-        self.choices = choices
-        self.error = error
-
-
-class DiffReady(Message):
-    def __init__(self, rows: list[tuple[str, str, str, str]], title: str, error: str) -> None:
-        super().__init__()
-        self.rows = rows
-        self.title = title
-        self.error = error
-
-
-def profile_info(
-    verdict: QualificationVerdict | None,
-) -> tuple[str, list[str], str | None, str | None]:
-    """(profile name, declared values, default, selected) as the verdict reports them."""
-    if verdict is None:
-        return "gpuStack", [], None, None
-    name = verdict.profile_name or "gpuStack"
-    return name, list(verdict.profile_values), verdict.profile_default, verdict.profile_value
-
-
-def finding_line(title: str, evidence: str) -> str:
-    """A guide finding as one line that names the state once: when the evidence restates
-    the title (``pools read Mixed (…)`` under "Pools read Mixed") only its detail in
-    parentheses is kept."""
-    if not evidence:
-        return title
-    head = " ".join(title.lower().split()[:3])
-    if evidence.lower().startswith(head):
-        start, end = evidence.find("("), evidence.find(")")
-        detail = evidence[start + 1 : end] if 0 <= start < end else ""
-        return f"{title} ({detail})" if detail else title
-    return f"{title} ({evidence})"
-
-
-def set_text(static: Static, text: str | Text) -> None:
-    """Show ``text`` in ``static``, laying the screen out again only when it needs to.
-
-    A Static's ``update`` asks for a layout of the whole screen (every widget placed
-    again, a few milliseconds at 80x24, and a repaint of whatever moved). When the widget's
-    width does not follow its text and the new text wraps to as many lines as the old one,
-    nothing can move: the widget alone is repainted.
-    """
-    width = static.content_size.width
-    fixed_width = static.styles.width is None or not static.styles.width.is_auto
-    if not width or not fixed_width or not static.is_mounted:
-        static.update(text)
-        return
-    size = static.content_size
-    lines = static.get_content_height(size, size, width)
-    static.update(text, layout=False)
-    if static.get_content_height(size, size, width) != lines:
-        static.refresh(layout=True)
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return "(absent)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 class RecipeScreen(HostedScreen):
@@ -213,6 +115,7 @@ class RecipeScreen(HostedScreen):
         # Per capture and criteria: which gpuStack values qualify (what `s` may offer).
         self._value_ok: dict[tuple[object, ...], dict[str, bool]] = {}
         self._inline = False  # the first qualification runs in a worker (catalog load)
+        self._diff_title = ""  # the diff being computed: `current  ->  other`
         # The troubleshooting panel has a failure or a finding to show. The panel is always
         # there, so a verdict that flips between pass and fail moves nothing on screen.
         self._troubled = False
@@ -261,14 +164,18 @@ class RecipeScreen(HostedScreen):
         description="Load the catalog's criteria values",
     )
     def _load_choices(self) -> None:
-        from core.services.errors import error_line
-
-        try:
-            choices = {f: self.wizard.services.criteria_values(f) for f in CRITERIA_FIELDS}
-        except Exception as exc:
-            self.post_message(ChoicesReady({}, error_line(exc)))
-            return
+        choices = {f: self.wizard.services.criteria_values(f) for f in CRITERIA_FIELDS}
         self.post_message(ChoicesReady(choices, ""))
+
+    def worker_failed(self, worker: Worker[Any], message: str) -> None:
+        """A failed worker's line goes where its result would have: the catalog values'
+        notification, the diff's title."""
+        if worker.group == "choices":
+            self.post_message(ChoicesReady({}, message))
+        elif worker.group == "diff":
+            self.post_message(DiffReady([], self._diff_title, message))
+        else:
+            super().worker_failed(worker, message)
 
     @on(ChoicesReady)
     def _choices_ready(self, message: ChoicesReady) -> None:
@@ -776,6 +683,7 @@ class RecipeScreen(HostedScreen):
         if not current or not other:
             self.query_one("#diff-title", Static).update("No other gpuStack value to compare.")
             return
+        self._diff_title = f"{current}  ->  {other}"  # for a failure's line
         self._diff(dict(self._criteria()), current, other)
 
     @work(
@@ -786,22 +694,9 @@ class RecipeScreen(HostedScreen):
         description="Compute the values the other profile value changes",
     )
     def _diff(self, criteria: dict[str, str], current: str, other: str) -> None:
-        from core.services.errors import error_line
-
-        try:
-            changes = self.wizard.services.profile_value_diff(criteria, current, other)
-            rows = [
-                (
-                    c.component,
-                    c.path,
-                    _cell(c.before),
-                    _cell(c.after),
-                )
-                for c in changes
-            ]
-            self.post_message(DiffReady(rows, f"{current}  ->  {other}", ""))
-        except Exception as exc:
-            self.post_message(DiffReady([], f"{current}  ->  {other}", error_line(exc)))
+        changes = self.wizard.services.profile_value_diff(criteria, current, other)
+        rows = [(c.component, c.path, diff_cell(c.before), diff_cell(c.after)) for c in changes]
+        self.post_message(DiffReady(rows, f"{current}  ->  {other}", ""))
 
     @on(DiffReady)
     def _diff_ready(self, message: DiffReady) -> None:

@@ -32,11 +32,10 @@ from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, RichLog, Static
+from textual.worker import Worker
 
 from core.foundation.textsafe import safe_text
-from core.services.errors import error_line
 from core.validation.progress import (
     LOG_LINES_PER_CHECK,
     PHASE_ORDER,
@@ -63,6 +62,7 @@ from screens.widgets.checks_table import (
 )
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.live_text import TailLog, WrappedLine
+from screens.worker_errors import WorkerScreen
 
 if TYPE_CHECKING:
     pass
@@ -115,7 +115,7 @@ class ReportFailed(Message):
         self.message = message
 
 
-class ValidationDashboardScreen(Screen[None]):
+class ValidationDashboardScreen(WorkerScreen[None]):
     """Watch a validation run (live or replayed) and save its CTRF / JUnit reports."""
 
     CSS_PATH = Path(__file__).with_suffix(".tcss")
@@ -251,11 +251,17 @@ class ValidationDashboardScreen(Screen[None]):
         description="read the validation event stream",
     )
     def _pump(self) -> None:
-        try:
-            asyncio.run(self._consume())
-        except Exception as exc:  # reported on screen, never a traceback
-            self._inbox.append(_StreamFailed(error_line(exc)))
+        asyncio.run(self._consume())
         self._inbox.append(_END)
+
+    def worker_failed(self, worker: Worker[Any], message: str) -> None:
+        """A stream that failed is reported on screen, after the events it did publish,
+        and ends the run; never a traceback."""
+        if worker.group == "validate-stream":
+            self._inbox.append(_StreamFailed(message))
+            self._inbox.append(_END)
+        else:
+            super().worker_failed(worker, message)
 
     async def _consume(self) -> None:
         """Read the source until it ends or the screen goes away (checked every 0.1 s)."""
