@@ -24,7 +24,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static, TabbedContent, TabPane, TextArea, Tree
 
@@ -33,6 +32,7 @@ from core.services.bundle import FeedbackCache, PreviewResult, warning_text
 from screens.markup import escape_markup
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from screens.widgets.keys_footer import KeysFooter
+from screens.worker_errors import WorkerScreen
 
 if TYPE_CHECKING:
     from core.bundler import BundlePlan, ComponentPlan
@@ -82,7 +82,7 @@ class BundleWriteFinished(Message):
         self.error = error
 
 
-class BundlePreviewScreen(Screen[Path | None]):
+class BundlePreviewScreen(WorkerScreen[Path | None]):
     """Preview and write the bundle for one recipe.
 
     Dismisses with the written directory (``None`` when left without writing) and posts

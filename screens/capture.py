@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from core.foundation.textsafe import safe_text
 from core.recipe.qualification import AKS_POOLS, OKE_ADDON, OKE_LEGACY
@@ -277,6 +278,14 @@ class CaptureScreen(HostedScreen):
             return
         self.open_file(path)
 
+    def worker_failed(self, worker: Worker[Any], message: str) -> None:
+        """An opened file, a load or a live fetch that failed is shown inline; the
+        previous capture stays."""
+        if worker.group == "capture":
+            self.post_message(CaptureFailed(message))
+        else:
+            super().worker_failed(worker, message)
+
     def open_file(self, path: str) -> None:
         """Open one file: its kind comes from its content (core.services.capture)."""
         self._status(f"Opening {Path(path).name}…")
@@ -293,14 +302,10 @@ class CaptureScreen(HostedScreen):
         self, path: str, files: dict[str, str], snapshot: Snapshot | None, given: dict[str, str]
     ) -> None:
         services = self.wizard.services
-        try:
-            opened = services.open_file(path, files, snapshot)
-            new_files = dict(opened.capture.files)
-            result = services.load_capture(new_files)
-            criteria, derived = services.derive_criteria(result.snapshot, given)
-        except Exception as exc:  # shown inline; the previous capture stays
-            self.post_message(CaptureFailed(error_line(exc)))
-            return
+        opened = services.open_file(path, files, snapshot)
+        new_files = dict(opened.capture.files)
+        result = services.load_capture(new_files)
+        criteria, derived = services.derive_criteria(result.snapshot, given)
         label = " + ".join(Path(new_files[k]).name for k in sorted(new_files))
         self.post_message(
             CaptureLoaded(
@@ -339,12 +344,8 @@ class CaptureScreen(HostedScreen):
         given: dict[str, str] | None = None,
     ) -> None:
         services = self.wizard.services
-        try:
-            result = services.load_capture(files)
-            criteria, derived = services.derive_criteria(result.snapshot, given or {})
-        except Exception as exc:  # shown inline; the previous capture stays
-            self.post_message(CaptureFailed(error_line(exc)))
-            return
+        result = services.load_capture(files)
+        criteria, derived = services.derive_criteria(result.snapshot, given or {})
         self.post_message(
             CaptureLoaded(
                 result,
@@ -369,19 +370,11 @@ class CaptureScreen(HostedScreen):
         def progress(text: str) -> None:
             self.post_message(LiveProgress(text))
 
-        try:
-            result = self.wizard.services.live_capture(request, cancel, progress)
-        except Exception as exc:
-            self.post_message(CaptureFailed(error_line(exc)))
-            return
+        result = self.wizard.services.live_capture(request, cancel, progress)
         if cancel.is_set():
             self.post_message(CaptureFailed("live capture cancelled; nothing changed"))
             return
-        try:
-            criteria, derived = self.wizard.services.derive_criteria(result.snapshot, given)
-        except Exception as exc:
-            self.post_message(CaptureFailed(error_line(exc)))
-            return
+        criteria, derived = self.wizard.services.derive_criteria(result.snapshot, given)
         self.post_message(
             CaptureLoaded(
                 result,

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from textual.screen import Screen
-
 from screens.state import WizardServices, WizardState
 from screens.widgets.kept_lines import KeptLines
+from screens.worker_errors import WorkerScreen
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,9 @@ def wizard_host(app: object) -> WizardHost:
     return app
 
 
-class HostedScreen(Screen[None], KeptLines):
-    """A wizard step: a screen that reads and changes the host's state."""
+class HostedScreen(WorkerScreen[None], KeptLines):
+    """A wizard step: a screen that reads and changes the host's state (its workers'
+    failures are reported through ``worker_failed``)."""
 
     @property
     def wizard(self) -> WizardHost:

@@ -23,18 +23,26 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
-from textual.widgets import Select, Static
+from textual.widgets import Static
+from textual.worker import Worker
 
 from core.foundation.textsafe import safe_text
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.recipe_results import (
+    ChoicesReady,
+    DiffReady,
+    VerdictReady,
+    diff_cell,
+    finding_line,
+    profile_info,
+    qualifying_values,
+)
 from screens.remedies import for_wizard
 from screens.state import (
     CRITERIA_FIELDS,
@@ -52,6 +60,7 @@ from screens.widgets.kept_lines import (
     KeptVertical,
 )
 from screens.widgets.keys_footer import KeysFooter
+from screens.widgets.static_text import set_text
 from screens.widgets.text_pane import TextPane
 from screens.widgets.verdict_line import VerdictLine
 from screens.widgets.wizard_dialogs import TextModal
@@ -65,124 +74,6 @@ if TYPE_CHECKING:
 DEFAULT_VALUE = "__default__"
 # A qualification of at most this much CPU time runs inline on the UI thread (requalify).
 INLINE_QUALIFY_MS = 8.0
-
-
-class VerdictReady(Message):
-    """A qualification finished for selection number ``seq``.
-
-    ``qualifying`` lists the other profile values that qualify the same capture (what
-    ``s`` may switch to); ``notes`` say which criteria came from the snapshot.
-    """
-
-    def __init__(
-        self,
-        seq: int,
-        verdict: QualificationVerdict | None,
-        error: str,
-        elapsed_ms: float,
-        *,
-        qualifying: tuple[str, ...] | None = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        super().__init__()
-        self.seq = seq
-        self.verdict = verdict
-        self.error = error
-        self.elapsed_ms = elapsed_ms
-        # The fastest qualification made for this message (alternatives included), in CPU
-        # ms: whether the core is warm, once the first call has loaded the catalog.
-        self.fastest_ms = elapsed_ms
-        self.qualifying = qualifying
-        self.notes = notes
-
-
-def qualifying_values(
-    values: list[str], current: str | None, known: dict[str, bool]
-) -> tuple[str, ...] | None:
-    """The declared values other than ``current`` that qualify, or None while any is
-    still unknown."""
-    others = [v for v in values if v != current]
-    if any(v not in known for v in others):
-        return None
-    return tuple(v for v in others if known[v])
-
-
-class ChoicesReady(Message):
-    def __init__(self, choices: dict[str, list[str]], error: str) -> None:
-        super().__init__()
-        self.choices = choices
-        self.error = error
-
-
-class DiffReady(Message):
-    def __init__(self, rows: list[tuple[str, str, str, str]], title: str, error: str) -> None:
-        super().__init__()
-        self.rows = rows
-        self.title = title
-        self.error = error
-
-
-def profile_info(
-    verdict: QualificationVerdict | None,
-) -> tuple[str, list[str], str | None, str | None]:
-    """(profile name, declared values, default, selected) as the verdict reports them."""
-    if verdict is None:
-        return "gpuStack", [], None, None
-    name = verdict.profile_name or "gpuStack"
-    return name, list(verdict.profile_values), verdict.profile_default, verdict.profile_value
-
-
-def finding_line(title: str, evidence: str) -> str:
-    """A guide finding as one line that names the state once: when the evidence restates
-    the title (``pools read Mixed (…)`` under "Pools read Mixed") only its detail in
-    parentheses is kept."""
-    if not evidence:
-        return title
-    head = " ".join(title.lower().split()[:3])
-    if evidence.lower().startswith(head):
-        start, end = evidence.find("("), evidence.find(")")
-        detail = evidence[start + 1 : end] if 0 <= start < end else ""
-        return f"{title} ({detail})" if detail else title
-    return f"{title} ({evidence})"
-
-
-def _show_selected(select: Select[str]) -> None:
-    """Show the selected option's label: ``set_options`` keeps the old label when the
-    value stays the same (``(default)`` would hide which value the default is)."""
-    from textual.widgets._select import SelectCurrent
-
-    for prompt, value in select._options:
-        if value == select.value:
-            select.query_one(SelectCurrent).update(prompt)
-            return
-
-
-def set_text(static: Static, text: str | Text) -> None:
-    """Show ``text`` in ``static``, laying the screen out again only when it needs to.
-
-    A Static's ``update`` asks for a layout of the whole screen (every widget placed
-    again, a few milliseconds at 80x24, and a repaint of whatever moved). When the widget's
-    width does not follow its text and the new text wraps to as many lines as the old one,
-    nothing can move: the widget alone is repainted.
-    """
-    width = static.content_size.width
-    fixed_width = static.styles.width is None or not static.styles.width.is_auto
-    if not width or not fixed_width or not static.is_mounted:
-        static.update(text)
-        return
-    size = static.content_size
-    lines = static.get_content_height(size, size, width)
-    static.update(text, layout=False)
-    if static.get_content_height(size, size, width) != lines:
-        static.refresh(layout=True)
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return "(absent)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 class RecipeScreen(HostedScreen):
@@ -224,6 +115,7 @@ class RecipeScreen(HostedScreen):
         # Per capture and criteria: which gpuStack values qualify (what `s` may offer).
         self._value_ok: dict[tuple[object, ...], dict[str, bool]] = {}
         self._inline = False  # the first qualification runs in a worker (catalog load)
+        self._diff_title = ""  # the diff being computed: `current  ->  other`
         # The troubleshooting panel has a failure or a finding to show. The panel is always
         # there, so a verdict that flips between pass and fail moves nothing on screen.
         self._troubled = False
@@ -272,14 +164,18 @@ class RecipeScreen(HostedScreen):
         description="Load the catalog's criteria values",
     )
     def _load_choices(self) -> None:
-        from core.services.errors import error_line
-
-        try:
-            choices = {f: self.wizard.services.criteria_values(f) for f in CRITERIA_FIELDS}
-        except Exception as exc:
-            self.post_message(ChoicesReady({}, error_line(exc)))
-            return
+        choices = {f: self.wizard.services.criteria_values(f) for f in CRITERIA_FIELDS}
         self.post_message(ChoicesReady(choices, ""))
+
+    def worker_failed(self, worker: Worker[Any], message: str) -> None:
+        """A failed worker's line goes where its result would have: the catalog values'
+        notification, the diff's title."""
+        if worker.group == "choices":
+            self.post_message(ChoicesReady({}, message))
+        elif worker.group == "diff":
+            self.post_message(DiffReady([], self._diff_title, message))
+        else:
+            super().worker_failed(worker, message)
 
     @on(ChoicesReady)
     def _choices_ready(self, message: ChoicesReady) -> None:
@@ -307,12 +203,12 @@ class RecipeScreen(HostedScreen):
         self._populating = True
         try:
             for field in CRITERIA_FIELDS:
-                select: Select[str] = self.query_one(f"#sel-{field}", Select)
+                select = self.query_one(f"#sel-{field}", CycleSelect)
                 value = self.state.criteria.get(field) or (
                     NO_PLATFORM if field == "platform" else ""
                 )
                 options = self._choices(field)
-                current = [v for _, v in select._options if v is not Select.NULL]
+                current = select.values
                 if current != [v for _, v in options]:
                     select.set_options(options)
                 if value in {v for _, v in options} and select.value != value:
@@ -355,16 +251,16 @@ class RecipeScreen(HostedScreen):
         this screen (``_populating``) are skipped here as in ``_changed``; the Changed that
         follows finds the state already up to date.
         """
-        for select in self.query(Select):
+        for select in self.query(CycleSelect):
             self.watch(select, "value", partial(self._select_value, select), init=False)
 
-    def _select_value(self, select: Select[str], value: object) -> None:
+    def _select_value(self, select: CycleSelect, value: object) -> None:
         if self._populating or value != select.value:
             return
         self._chosen(select.id or "", value)
 
-    @on(Select.Changed)
-    def _changed(self, event: Select.Changed) -> None:
+    @on(CycleSelect.Changed)
+    def _changed(self, event: CycleSelect.Changed) -> None:
         if self._populating or event.value != event.select.value:
             return  # ours (set_options picks a first option before the real one), or stale
         self._chosen(event.select.id or "", event.value)
@@ -372,8 +268,6 @@ class RecipeScreen(HostedScreen):
     def _chosen(self, select_id: str, value: object) -> None:
         """The user chose ``value`` in select ``select_id``: update the selection and
         re-qualify (nothing when the state already has it)."""
-        if value is Select.NULL:
-            return
         if select_id == "sel-profile":
             chosen = None if value == DEFAULT_VALUE else str(value)
             if chosen == self.state.profile_value:
@@ -532,7 +426,7 @@ class RecipeScreen(HostedScreen):
         # "default: azure-managed" and "azure-managed" resolve alike: → steps past the twin.
         select.same_as = {DEFAULT_VALUE: default} if default else {}
         current = self.state.profile_value or DEFAULT_VALUE
-        if [v for _, v in options] != [v for _, v in select._options if v is not Select.NULL]:
+        if [v for _, v in options] != select.values:
             self._populating = True
             select.set_options(options)
             self.call_after_refresh(self._end_populating)
@@ -540,7 +434,6 @@ class RecipeScreen(HostedScreen):
             self._populating = True
             select.value = current
             self.call_after_refresh(self._end_populating)
-        _show_selected(select)
 
     def _render_verdict(self, message: VerdictReady, query: str | None = None) -> None:
         if query is None:
@@ -790,6 +683,7 @@ class RecipeScreen(HostedScreen):
         if not current or not other:
             self.query_one("#diff-title", Static).update("No other gpuStack value to compare.")
             return
+        self._diff_title = f"{current}  ->  {other}"  # for a failure's line
         self._diff(dict(self._criteria()), current, other)
 
     @work(
@@ -800,22 +694,9 @@ class RecipeScreen(HostedScreen):
         description="Compute the values the other profile value changes",
     )
     def _diff(self, criteria: dict[str, str], current: str, other: str) -> None:
-        from core.services.errors import error_line
-
-        try:
-            changes = self.wizard.services.profile_value_diff(criteria, current, other)
-            rows = [
-                (
-                    c.component,
-                    c.path,
-                    _cell(c.before),
-                    _cell(c.after),
-                )
-                for c in changes
-            ]
-            self.post_message(DiffReady(rows, f"{current}  ->  {other}", ""))
-        except Exception as exc:
-            self.post_message(DiffReady([], f"{current}  ->  {other}", error_line(exc)))
+        changes = self.wizard.services.profile_value_diff(criteria, current, other)
+        rows = [(c.component, c.path, diff_cell(c.before), diff_cell(c.after)) for c in changes]
+        self.post_message(DiffReady(rows, f"{current}  ->  {other}", ""))
 
     @on(DiffReady)
     def _diff_ready(self, message: DiffReady) -> None:

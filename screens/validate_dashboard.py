@@ -15,33 +15,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import re
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.css.query import NoMatches
-from textual.geometry import Region
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, RichLog, Static
+from textual.worker import Worker
 
 from core.foundation.textsafe import safe_text
-from core.services.errors import error_line
-from core.validation.checks.base import VALIDATION_NAMESPACE
-from core.validation.events import Event
 from core.validation.progress import (
     LOG_LINES_PER_CHECK,
     PHASE_ORDER,
@@ -53,14 +47,25 @@ from core.validation.progress import (
 )
 from core.validation.reports.ctrf import CtrfBuilder
 from screens.markup import escape_markup
+from screens.validate_sources import EventSource, LiveRunSource, ReplaySource
 from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from screens.widgets.checks_table import (
+    COLUMNS,
+    NARROW_BELOW,
+    NARROW_ROW_HEIGHT,
+    NARROW_WIDTHS,
+    STATUS_STYLE,
+    WIDE_WIDTHS,
+    BrokenCell,
+    ChecksTable,
+    row_cells,
+)
 from screens.widgets.keys_footer import KeysFooter
+from screens.widgets.live_text import TailLog, WrappedLine
+from screens.worker_errors import WorkerScreen
 
 if TYPE_CHECKING:
-    from core.documents.recipe_result import RecipeResult
-    from core.documents.snapshot import Snapshot
-    from core.services.validation import ValidationSession
-    from core.validation.recipe_view import RecipeView
+    pass
 
 # An apply pass stops after this long so keys are read between passes; after a pass that
 # left a backlog the loop sleeps YIELD_S, after one that emptied the inbox DRAIN_INTERVAL_S.
@@ -81,14 +86,6 @@ FLOOD_LOG_INTERVAL_S = 0.3
 LIVE_TAIL_LINES = 20
 RESET_TAIL_LINES = 20
 
-STATUS_STYLE = {
-    "queued": "dim",
-    "running": "bold yellow",
-    "passed": "bold green",
-    "failed": "bold red",
-    "not applicable": "cyan",
-    "not measured": "bold magenta",
-}
 VERDICT_STYLE = {
     "passed": "green",
     "failed": "bold red",
@@ -96,231 +93,7 @@ VERDICT_STYLE = {
     "not measured": "magenta",
     "info": "dim",
 }
-COLUMNS = (
-    ("phase", "Phase"),
-    ("check", "Check"),
-    ("status", "Status"),
-    ("measured", "Measured"),
-    ("threshold", "Threshold"),
-    ("duration", "Time"),
-)
-# Column widths for narrow (< 100 cells, e.g. 80x24 over ssh) and wide terminals. Narrow
-# rows are two lines high and their cells wrap, so a readiness constraint path, a measured
-# value with its unit or "not applicable" is shown whole, never cut; wide rows are one line.
-NARROW_WIDTHS = (5, 21, 12, 10, 10, 6)
-NARROW_ROW_HEIGHT = 2
-WIDE_WIDTHS = (11, 36, 14, 18, 14, 8)
-NARROW_BELOW = 100
-SHORT_PHASE = {
-    "readiness": "ready",
-    "deployment": "depl",
-    "conformance": "conf",
-    "performance": "perf",
-}
-
-
-class EventSource(Protocol):
-    """Where the dashboard's events come from."""
-
-    @property
-    def label(self) -> str: ...
-
-    def events(self, cancel: threading.Event) -> AsyncIterator[Event]: ...
-
-
-@dataclass(frozen=True)
-class ReplaySource:
-    """A recorded run (``--record`` JSONL) replayed with its pacing scaled by ``speed``.
-
-    ``speed`` 1.0 is the original pacing, 10.0 ten times faster, 0 as fast as possible;
-    None paces it to last a few seconds, as ``validate --replay`` does by default.
-    ``note`` says what the recording is to the user (e.g. demo data for another recipe).
-    """
-
-    path: Path
-    speed: float | None = None
-    label: str = field(default="replay", compare=False)
-    note: str = field(default="", compare=False)
-
-    def describe(self) -> str:
-        if self.speed is None:
-            pace = "paced to a few seconds"
-        else:
-            pace = "no pacing" if self.speed == 0 else f"{self.speed:g}x"
-        note = f"; {self.note}" if self.note else ""
-        return f"replay of {Path(self.path).name}, recorded, nothing runs ({pace}){note}"
-
-    async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
-        from core.services.replay import open_replay, play
-
-        opened = open_replay(self.path, self.speed)
-        async for event in _published(lambda stream: play(opened, stream)):
-            yield event
-
-
-@dataclass(frozen=True)
-class LiveRunSource:
-    """A validation run from a recipe and snapshot, against a cluster or ``no_cluster``.
-
-    ``recipe`` is a ``RecipeResult`` (or a ``RecipeView``); ``kubeconfig``/``context`` pick
-    the cluster as ``aicr-tui validate`` does.
-    """
-
-    recipe: RecipeResult | RecipeView
-    snapshot: Snapshot | None = None
-    phases: tuple[str, ...] = ()
-    kubeconfig: str | None = None
-    context: str | None = None
-    no_cluster: bool = False
-    cleanup: bool = True
-    data_dir: Path | None = None
-    recipe_source: str = "recipe"
-    namespace: str = VALIDATION_NAMESPACE
-    skip_checks: tuple[str, ...] = ()
-    fail_fast: bool = False
-    allow_unmeasured: bool = False
-    label: str = field(default="live", compare=False)
-
-    def describe(self) -> str:
-        return "live run, no cluster" if self.no_cluster else "live run"
-
-    def session(self) -> ValidationSession:
-        """The same validation session ``aicr-tui validate`` builds from its flags."""
-        from core.services.validation import ValidationSession
-
-        return ValidationSession(
-            recipe=self.recipe,
-            recipe_source=self.recipe_source,
-            snapshot=self.snapshot,
-            data_dir=self.data_dir,
-            phases=list(self.phases),
-            no_cluster=self.no_cluster,
-            cleanup=self.cleanup,
-            namespace=self.namespace,
-            skip_checks=self.skip_checks,
-            fail_fast=self.fail_fast,
-            allow_unmeasured=self.allow_unmeasured,
-            kubeconfig=self.kubeconfig,
-            context=self.context,
-        )
-
-    async def events(self, cancel: threading.Event) -> AsyncIterator[Event]:
-        from core.services.validation import build_request, run_session
-
-        session = self.session()
-        request = build_request(session)
-        async for event in _published(lambda stream: run_session(session, stream, request=request)):
-            yield event
-
-
-async def _published(
-    producer: Callable[[Any], Coroutine[Any, Any, Any]],
-) -> AsyncIterator[Event]:
-    """Run ``producer(stream)`` on a fresh EventStream and yield what it publishes.
-
-    The producer's own failure (a refused replay speed, an unreadable catalog) is raised
-    here after the events it did publish, so the screen shows both.
-    """
-    from core.validation.stream import EventStream
-
-    stream = EventStream()
-    subscription = stream.subscribe()
-    task = asyncio.create_task(producer(stream))
-    try:
-        async for batch in subscription.batches():
-            for event in batch:
-                yield event
-    finally:
-        if not task.done():
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-    error = task.exception() if not task.cancelled() else None
-    if error is not None:
-        raise error
-
-
 _END = object()
-
-
-class TailLog(RichLog):
-    """The log pane: a RichLog whose shown tail can be replaced without a screen relayout.
-
-    A flood repaints the pane with the burst's newest lines: clear, then one write of the
-    same number of lines. Each step changes the log's virtual size (to nothing, then back),
-    which asks the screen for a full reflow (7-40 ms of the event loop measured at 80x24
-    under 5,000 events/s, several times a second). When the log ends up with the same
-    virtual size it had, nothing on the screen moved: only its lines are repainted.
-    """
-
-    def replace(self, text: Text) -> None:
-        """Show ``text`` in place of every line (the same as ``clear()`` then ``write()``)."""
-        before = self.virtual_size
-        self.clear()
-        self.write_lines(text)
-        if self.virtual_size == before and self.is_mounted and not self._deferred_renders:
-            # The same scrollable size: no layout to redo, only the repaint clear() asked.
-            self._layout_required = False
-
-    def write_lines(self, text: Text) -> None:
-        """Write ``text``'s lines: prose wraps at the pane's width, a column-aligned line
-        (NCCL's result table, a ``kubectl get`` listing) stays whole on one line and the
-        pane scrolls sideways to it, so its columns still line up and nothing is lost."""
-        width = self.scrollable_content_region.width
-        prose: list[str] = []
-        for line in text.plain.split("\n"):
-            if len(line) <= width or not _COLUMNS.search(line):
-                prose.append(line)
-                continue
-            if prose:
-                self.write(Text("\n".join(prose)))
-                prose = []
-            self.write(Text(line, no_wrap=True, overflow="ignore"), width=cell_len(line))
-        if prose:
-            self.write(Text("\n".join(prose)))
-
-
-# A column-aligned line: two runs of at least two blanks between words.
-_COLUMNS = re.compile(r"\S {2,}\S.*\S {2,}\S")
-
-
-class WrappedLine(Static):
-    """A Static of ``height: auto`` whose height follows every update, however close.
-
-    Textual caches a widget's box model under a layout counter that ``refresh(layout=True)``
-    bumps only when no layout is pending yet. The screen can lay out between two updates
-    of one pending layout (another widget asked first: a table row, a log line painted in
-    the same pass), caching the first text's height; the second update then leaves the
-    counter alone and the widget keeps that height. The finished banner kept the waiting
-    banner's single line this way on a loaded machine, its second line hidden. Each
-    update that asks for a layout here moves the counter, so the cache cannot answer.
-    """
-
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        if layout and self._layout_required:
-            self._layout_updates += 1  # Textual counts only the first of pending layouts
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-
-class ChecksTable(DataTable[Any]):
-    """The checks table, whose cursor row stays whole when the table's height changes.
-
-    A DataTable scrolls its cursor row into view at the height it has then. Follow puts
-    the cursor on the running check; when the run ends the summary takes a line from the
-    table, and the last check (a two-line row at 80x24) was left cut in half. The same
-    happens when the filter box opens. On a resize the cursor row is scrolled into view
-    again at the new height.
-    """
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self.row_count:
-            self.move_cursor(row=self.cursor_row, animate=False, scroll=True)
 
 
 @dataclass(frozen=True)
@@ -342,7 +115,7 @@ class ReportFailed(Message):
         self.message = message
 
 
-class ValidationDashboardScreen(Screen[None]):
+class ValidationDashboardScreen(WorkerScreen[None]):
     """Watch a validation run (live or replayed) and save its CTRF / JUnit reports."""
 
     CSS_PATH = Path(__file__).with_suffix(".tcss")
@@ -478,11 +251,17 @@ class ValidationDashboardScreen(Screen[None]):
         description="read the validation event stream",
     )
     def _pump(self) -> None:
-        try:
-            asyncio.run(self._consume())
-        except Exception as exc:  # reported on screen, never a traceback
-            self._inbox.append(_StreamFailed(error_line(exc)))
+        asyncio.run(self._consume())
         self._inbox.append(_END)
+
+    def worker_failed(self, worker: Worker[Any], message: str) -> None:
+        """A stream that failed is reported on screen, after the events it did publish,
+        and ends the run; never a traceback."""
+        if worker.group == "validate-stream":
+            self._inbox.append(_StreamFailed(message))
+            self._inbox.append(_END)
+        else:
+            super().worker_failed(worker, message)
 
     async def _consume(self) -> None:
         """Read the source until it ends or the screen goes away (checked every 0.1 s)."""
@@ -628,26 +407,7 @@ class ValidationDashboardScreen(Screen[None]):
             self._select(str(cell.row_key.value))
 
     def _cells(self, row: CheckRow) -> tuple[Text | BrokenCell, ...]:
-        # Text, not str: the table would parse a str as markup (slower, and a "[" in a
-        # check name or measured value would be taken for a style tag).
-        narrow = getattr(self, "_narrow", False)
-        if narrow:  # two-line rows: the cells wrap inside their column
-            return (
-                Text(SHORT_PHASE.get(row.phase, row.phase)),
-                _wrapped(row.name, NARROW_WIDTHS[1], NARROW_ROW_HEIGHT),
-                Text(row.status, style=STATUS_STYLE.get(row.status, "")),
-                _wrapped(row.measured, NARROW_WIDTHS[3], NARROW_ROW_HEIGHT),
-                _wrapped(row.threshold, NARROW_WIDTHS[4], NARROW_ROW_HEIGHT),
-                Text(row.duration),
-            )
-        return (
-            Text(row.phase, no_wrap=True),
-            Text(_fit(row.name, WIDE_WIDTHS[1]), no_wrap=True),
-            Text(row.status, style=STATUS_STYLE.get(row.status, ""), no_wrap=True),
-            Text(row.measured, no_wrap=True),
-            Text(row.threshold, no_wrap=True),
-            Text(row.duration, no_wrap=True),
-        )
+        return row_cells(row, narrow=getattr(self, "_narrow", False))
 
     def _row_height(self) -> int:
         return NARROW_ROW_HEIGHT if getattr(self, "_narrow", False) else 1
@@ -1002,67 +762,6 @@ def _phase_text(phase: PhaseProgress, *, in_run: bool) -> Text:
     text.append("░" * (width - filled), style="dim")
     text.append(f" {phase.done}/{total}" if total else " –/–")
     return text
-
-
-# A narrow cell's line may end after one of these (a check path, a version, a unit).
-BREAK_AFTER = frozenset("-./_:,")
-
-
-def _break_lines(text: str, width: int, most: int) -> list[str] | None:
-    """``text`` in lines of at most ``width`` cells, each broken at a space or after a
-    separator (``secure-accelerator-`` / ``access``, ``6.8.0-`` / ``1059-azure``), or
-    None when that takes more than ``most`` lines or ``text`` is not plain ASCII."""
-    if not text.isascii() or not text.isprintable():
-        return None
-    lines: list[str] = []
-    rest = text.strip(" ")
-    while len(rest) > width:
-        if len(lines) + 1 >= most:
-            return None
-        # A space first (``157.29`` / ``GB/s``), else after the last separator that fits.
-        cut = rest.rfind(" ", 1, width + 1)  # characters kept on this line
-        skip = 1  # the space the line breaks at is not shown
-        if cut <= 0:
-            skip = 0
-            cut = next(
-                (i for i in range(min(width, len(rest) - 1), 0, -1) if rest[i - 1] in BREAK_AFTER),
-                0,
-            )
-        if cut == 0:
-            return None
-        lines.append(rest[:cut].rstrip(" "))
-        rest = rest[cut + skip :].lstrip(" ")
-    lines.append(rest)
-    return lines
-
-
-class BrokenCell:
-    """A cell whose value is shown in lines broken by :func:`_break_lines`; its ``str`` is
-    the value itself (what the table holds), only the rendering is broken."""
-
-    def __init__(self, value: str, lines: Sequence[str], style: str = "") -> None:
-        self.value = value
-        self.text = Text("\n".join(lines), style=style, overflow="fold")
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __rich__(self) -> Text:
-        return self.text
-
-
-def _wrapped(text: str, width: int, most: int, style: str = "") -> Text | BrokenCell:
-    """A narrow cell: broken at spaces and separators when that fits in ``most`` lines,
-    else folded at ``width`` (every character shown either way)."""
-    lines = _break_lines(text, width, most)
-    if lines is None or len(lines) == 1:
-        return Text(text, style=style, overflow="fold")
-    return BrokenCell(text, lines, style)
-
-
-def _fit(text: str, width: int) -> str:
-    """Cut ``text`` to ``width`` cells, keeping its end (check names differ at the end)."""
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _tail(lines: deque[str], count: int) -> list[str]:

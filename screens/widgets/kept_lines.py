@@ -8,11 +8,11 @@ styles up again (its background walks every ancestor) only to return lines it ha
 cached. That was about a sixth of a keystroke's cost.
 
 ``KeptLines`` keeps the lines it returned and returns them again for the same crop and
-size, until the widget is marked dirty. Textual marks a widget dirty through one method,
-``Widget._set_dirty`` (a refresh, a resize, a style reset, a scroll that repaints), the
-same place it drops its own cached lines, so the kept lines are exactly as fresh as
-Textual's. The line filters are part of the key (a theme's filters apply to every line).
-Checked on Textual 8.2.8 (``tests/pilot/test_pilot_kept_lines.py``).
+size, until the widget is marked dirty. Textual marks a widget dirty through one private
+method (a refresh, a resize, a style reset, a scroll that repaints), the same place it
+drops its own cached lines; ``textual_adapter.DirtyHook`` hooks it, so the kept lines are
+exactly as fresh as Textual's. The line filters are part of the key (a theme's filters
+apply to every line). ``tests/pilot/test_pilot_kept_lines.py`` checks the result.
 
 Mix it in after the widget class (``class Row(Horizontal, KeptLines)``): Textual's CSS
 type names follow the first base.
@@ -23,11 +23,12 @@ from __future__ import annotations
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.widgets import Header, Static
 
+from screens.widgets.textual_adapter import DirtyHook
 
-class KeptLines(Widget):
+
+class KeptLines(DirtyHook):
     """A widget whose lines, once rendered, are reused until it is marked dirty."""
 
     _kept: tuple[Region, Size, tuple[object, ...], list[Strip]] | None = None
@@ -42,9 +43,8 @@ class KeptLines(Widget):
         self._kept = (crop, size, filters, lines)
         return lines
 
-    def _set_dirty(self, *regions: Region) -> None:
+    def marked_dirty(self) -> None:
         self._kept = None
-        super()._set_dirty(*regions)
 
 
 class KeptVertical(Vertical, KeptLines):

@@ -34,6 +34,7 @@ from textual.widget import Widget
 
 from core.foundation.textsafe import safe_text
 from screens.widgets.kept_lines import KeptLines
+from screens.widgets.textual_adapter import vertical_scrollbar
 
 # One wrapped line: its segments and which row it belongs to (-1: the header).
 _Line = tuple[list[Segment], int]
@@ -187,11 +188,7 @@ class TextPane(ScrollView, KeptLines, can_focus=True):
     @property
     def vertical_scrollbar(self) -> ScrollBar:
         """The bar, created as Textual creates it, but one that keeps its lines."""
-        if self._vertical_scrollbar is None:
-            bar = self._vertical_scrollbar = _KeptBar(thickness=self.scrollbar_size_vertical)
-            bar.display = False
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
+        return vertical_scrollbar(self, lambda: _KeptBar(thickness=self.scrollbar_size_vertical))
 
     # -- content ------------------------------------------------------------------------
     @property

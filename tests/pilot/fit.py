@@ -36,6 +36,7 @@ from textual.containers import ScrollableContainer
 from textual.widget import Widget
 from textual.widgets import DataTable, Header, Select, Static, Tree
 
+from screens.widgets.cycle_select import RowSelect
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.text_pane import TextPane
 
@@ -196,11 +197,12 @@ def _footer_cuts(footer: KeysFooter, lines: list[str]) -> list[str]:
     return problems
 
 
-def _select_cuts(select: Select[Any], lines: list[str]) -> list[str]:
+def _select_cuts(select: Select[Any] | RowSelect, lines: list[str]) -> list[str]:
     region = select.region
     shown = "".join(block(lines, region.x, region.y, region.width, region.height))
     label = ""
-    for prompt, value in select._options:
+    options = select.options if isinstance(select, RowSelect) else select._options
+    for prompt, value in options:
         if value == select.value:
             label = plain(prompt)
     if label and squash(label) not in squash(shown):
@@ -257,6 +259,7 @@ def cuts(app: Any, expected: Iterable[str] = (), seen: set[str] | None = None) -
         (TextPane, lambda w: _pane_cuts(w, lines, seen)),
         (KeysFooter, lambda w: _footer_cuts(w, lines)),
         (Select, lambda w: _select_cuts(w, lines)),
+        (RowSelect, lambda w: _select_cuts(w, lines)),
         (Header, lambda w: _header_cuts(w, app, lines)),
         (Tree, lambda w: _tree_cuts(w, lines)),
     )

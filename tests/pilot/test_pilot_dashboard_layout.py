@@ -31,13 +31,8 @@ from textual.widgets import DataTable, Static
 
 from core.services.replay import open_replay
 from core.validation.events import Event, RunFinished
-from screens.validate_dashboard import (
-    BrokenCell,
-    ReplaySource,
-    ValidationDashboardScreen,
-    _break_lines,
-    _wrapped,
-)
+from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from screens.widgets.checks_table import BrokenCell, break_lines, wrapped
 from tests.pilot.fit import screen_lines
 from tests.pilot.validate_fixtures import SAMPLES_DIR, ScreenHost, wait_until
 
@@ -182,8 +177,8 @@ async def test_the_cursor_row_stays_whole_when_the_summary_takes_a_line(tmp_path
 def test_narrow_cells_break_at_spaces_and_after_separators(text, width, lines) -> None:
     """80x24 folded values mid-word (``6.8.0-1059-azu`` / ``re``); they now break where a
     person would, every character still shown."""
-    assert _break_lines(text, width, 2) == lines
-    cell = _wrapped(text, width, 2)
+    assert break_lines(text, width, 2) == lines
+    cell = wrapped(text, width, 2)
     assert str(cell) == text  # the table holds the value; only its rendering is broken
     shown = cell.__rich__() if isinstance(cell, BrokenCell) else cell
     assert shown.plain == "\n".join(lines)
@@ -194,8 +189,8 @@ def test_narrow_cells_break_at_spaces_and_after_separators(text, width, lines) -
     ["a" * 28, "xxxxxxxxx-yyyyyyyyyyyy", "a-b-c-d-e-f-g-h-i-j-k-l", "naïve-check-name-x", "a\tb"],
 )
 def test_a_cell_that_cannot_break_in_two_lines_is_folded_whole(text) -> None:
-    assert _break_lines(text, 10, 2) is None
-    cell = _wrapped(text, 10, 2)
+    assert break_lines(text, 10, 2) is None
+    cell = wrapped(text, 10, 2)
     assert cell.plain == text and cell.overflow == "fold"
 
 

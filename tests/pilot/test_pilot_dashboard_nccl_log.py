@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from core.validation.events import CheckStarted, LogLine, PhaseStarted, RunStarted
-from screens.validate_dashboard import ReplaySource, TailLog, ValidationDashboardScreen
+from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from screens.widgets.live_text import TailLog
 from tests.conftest import SAMPLES
 from tests.pilot.validate_fixtures import ListSource, ScreenHost, wait_until
 

@@ -15,9 +15,9 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from screens.recipe import set_text
 from screens.widgets.cycle_select import CycleSelect
 from screens.widgets.kept_lines import KeptLines, KeptStatic, KeptVertical
+from screens.widgets.static_text import set_text
 from screens.widgets.text_pane import TextPane
 from tests.pilot.fit import screen_lines, styled_screen
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle

@@ -157,7 +157,7 @@ async def test_the_recipe_form_follows_the_terminal_width(tmp_path) -> None:
             form = app.screen.query_one("#recipe-form")
             widths[size[0]] = form.outer_size.width
             for select in form.query("CycleSelect"):
-                row = "".join(s.text for s in select.query_one("_RowCurrent").render_line(0))
+                row = "".join(s.text for s in select.query_one("ValueRow").render_line(0))
                 assert "…" not in row, (size, row)
     assert widths == {80: 40, 120: 48, 200: 72}, widths
 

@@ -36,17 +36,23 @@ async def settle(pilot, rounds: int = 2) -> None:
     """Let thread workers finish and their messages be handled.
 
     A superseded exclusive worker reports itself cancelled; that is the expected outcome
-    of a newer selection, not a failure.
+    of a newer selection, not a failure. A worker that failed is reported by its screen's
+    worker_failed (screens/worker_errors.py): the tests read what the screen shows.
     """
-    from textual.worker import WorkerCancelled
+    from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
     for _ in range(rounds):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            await pilot.app.workers.wait_for_complete(
-                [w for w in pilot.app.workers if not w.is_cancelled]
-            )
+        for _attempt in range(10):
+            running = [
+                w
+                for w in pilot.app.workers
+                if w.state not in (WorkerState.CANCELLED, WorkerState.ERROR)
+            ]
+            try:
+                await pilot.app.workers.wait_for_complete(running)
+                break
+            except (WorkerCancelled, WorkerFailed):
+                continue
         await pilot.pause()
 
 
