@@ -4,7 +4,8 @@ Opened from the recipe step (``D``) once a selection qualifies. The second captu
 the sample list, a file (``o``) or the live cluster (``F``); it is loaded through the same
 calls as the capture step, and compared by ``core.services.drift`` (what ``aicr-tui diff -r``
 prints): the readings that changed, the verdict of the qualified selection on each side,
-and each recipe constraint that now fails, with qualification's remedy.
+and each recipe constraint that now fails, with qualification's remedy said in the wizard's
+terms (screens/remedies.py: the choice on the recipe step, never a CLI flag).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from core.foundation.textsafe import safe_text
 from core.services.errors import error_line
 from screens.host import HostedScreen
 from screens.markup import escape_markup
+from screens.remedies import for_wizard
 from screens.state import LiveRequest
 from screens.widgets.fit_table import FitTable
 from screens.widgets.keys_footer import KeysFooter
@@ -217,7 +219,8 @@ class DriftScreen(HostedScreen):
                 text = f"{state}  {c.name}  expected {c.expected}, now {_cell(c.new)}"
                 rows.append((f"c-{i}", (escape_markup(text),)))
                 if c.remedy and c.new_status != "passed":
-                    rows.append((f"c-{i}-remedy", (escape_markup(f"  remedy: {c.remedy}"),)))
+                    remedy = for_wizard(c.remedy, "drift")
+                    rows.append((f"c-{i}-remedy", (escape_markup(f"  remedy: {remedy}"),)))
             constraints.fill(("constraint",), rows, shrink=((0, 20),))
         count = len(report.changes)
         self._status(
@@ -228,7 +231,7 @@ class DriftScreen(HostedScreen):
     @on(DriftFailed)
     def _failed(self, message: DriftFailed) -> None:
         status = self.query_one("#drift-status", Static)
-        status.update(safe_text(message.text, multiline=True))
+        status.update(safe_text(for_wizard(message.text, "drift"), multiline=True))
         status.set_class(True, "error")
 
     def verdict_text(self) -> str:
@@ -243,7 +246,7 @@ class DriftScreen(HostedScreen):
             f"{selection}: {word[v.old_ok]} on {label} -> {word[v.new_ok]} on {self.second_label}"
         )
         if not v.new_ok and v.new_reason and not self.report.now_failing:
-            line += f"\n{v.new_reason}"  # refused for a reason no constraint row shows
+            line += f"\n{for_wizard(v.new_reason, 'drift')}"  # a reason no constraint row shows
         return line
 
     def _verdict_text(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from screens.recipe import RecipeScreen
 from screens.widgets.cycle_select import CycleSelect
 from tests.pilot.fit import screen_lines
+from tests.pilot.test_pilot_wizard_remedies import CLI_FLAG
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
 
 
@@ -41,6 +42,13 @@ async def test_a_contradicted_accelerator_never_passes_and_t_takes_the_capture(t
         assert "t: take the capture's accelerator=h100" in text
         shown = "\n".join(screen_lines(app))
         assert "t: take the capture's accelerator=h100" in shown
+        # The core's remedy, "(--accelerator h100)" for the CLI, names the key (issue 34
+        # item 3): no CLI flag in the panel, on the screen or in its text.
+        assert "--accelerator" in state.last_error  # the CLI's wording, as the core says it
+        assert "press t to take the capture's accelerator=h100" in text
+        assert "or load a capture of the cluster the recipe is for (l)" in text
+        assert not CLI_FLAG.findall(text), text
+        assert not CLI_FLAG.findall(shown), shown
 
         await pilot.press("t")
         await settle(pilot)

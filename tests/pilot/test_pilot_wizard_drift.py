@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from screens.drift import DriftScreen
 from screens.recipe import RecipeScreen
 from tests.conftest import SAMPLES
+from tests.pilot.fit import screen_lines
+from tests.pilot.test_pilot_wizard_remedies import CLI_FLAG
 from tests.pilot.wizard_helpers import pick_sample, settle, wait_until, wizard_running
 
 
@@ -41,7 +45,13 @@ async def test_second_sample_shows_driver_drift_and_refusal(tmp_path):
         table = screen.query_one("#drift-constraints")
         cells = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         assert any(c.startswith("FAILS  K8s.aks-gpu-pools.gpu-driver") for c in cells)
-        assert any("remedy: rerun with --profile gpuStack=operator-managed" in c for c in cells)
+        # The remedy names the choice on the recipe step (issue 34 item 3), not a CLI flag.
+        remedy = next(c for c in cells if "remedy:" in c)
+        assert (
+            "remedy: this capture qualifies with gpuStack=operator-managed: choose it in the "
+            "gpuStack list of the recipe step (esc goes back to it)"
+        ) in remedy
+        assert not CLI_FLAG.findall("\n".join(cells) + text), cells
         # The qualified capture and its verdict are untouched: drift only compares.
         assert app.state.verdict.ok and app.state.sample_key == "aks-install"
         await pilot.press("escape")
@@ -110,3 +120,22 @@ async def test_fetch_live_as_the_second_capture(tmp_path):
         assert asked == ["/tmp/kc"]
         assert [c.name for c in screen.report.now_failing] == ["K8s.aks-gpu-pools.gpu-driver"]
         assert "-> REFUSED on live capture" in screen.verdict_text()
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_drift_remedy_on_screen_names_the_choice_never_a_flag(tmp_path, size):
+    """Issue 34 item 3: the drift screen said "rerun with --profile ..."; its panel now says
+    where the choice is, and no CLI flag is drawn at either size."""
+    async with wizard_running(tmp_path, size) as (app, pilot):
+        screen = await open_drift_on_qualified_install(pilot, app)
+        options = screen.query_one("#drift-samples")
+        ids = [o.id for o in options.options]
+        options.highlighted = ids.index("aks-none")
+        await pilot.press("enter")
+        await settle(pilot, 3)
+        await wait_until(pilot, lambda: screen.report is not None)
+        await settle(pilot)
+        shown = "\n".join(screen_lines(app))
+        assert not CLI_FLAG.findall(shown), shown
+        if size == (120, 40):
+            assert "this capture qualifies with gpuStack=operator-managed" in shown, shown

@@ -47,11 +47,42 @@ async def test_failing_recipe_remedies_name_keys_and_are_said_once(tmp_path, siz
         "check network access to the chart repository, or pass --charts DIR",
         "rerun without --profile (the gpuStack=azure-managed default)",
         "overlays for it also need --intent (inference/training)",
+        (
+            "rerun with --profile gpuStack=operator-managed against the same snapshot "
+            "(no recapture needed); or bring K8s.aks-gpu-pools.gpu-driver to None"
+        ),
+        (
+            "snapshot is from aks/H100 (provider azure); the recipe is for aks/B200 — take "
+            "the capture's values (--accelerator h100 --os ubuntu), or use a snapshot of the "
+            "cluster the recipe is for"
+        ),
     ],
 )
-def test_every_cli_remedy_the_wizard_shows_is_said_in_its_terms(cli: str) -> None:
-    said = for_wizard(cli)
+@pytest.mark.parametrize("screen", ["recipe", "drift"])
+def test_every_cli_remedy_the_wizard_shows_is_said_in_its_terms(cli: str, screen: str) -> None:
+    said = for_wizard(cli, screen)  # type: ignore[arg-type]
     assert not CLI_FLAG.findall(said), said
+
+
+def test_each_screen_names_its_own_keys() -> None:
+    """The recipe step offers s and t itself; the drift screen has neither, so its remedy
+    says where the choice is (esc back to the recipe step) and o opens a capture there."""
+    cli = (
+        "rerun with --profile gpuStack=operator-managed against the same snapshot "
+        "(no recapture needed)"
+    )
+    assert for_wizard(cli) == (
+        "choose gpuStack=operator-managed in the gpuStack list (s switches to it) against "
+        "the same snapshot (no recapture needed)"
+    )
+    assert for_wizard(cli, "drift") == (
+        "this capture qualifies with gpuStack=operator-managed: choose it in the gpuStack "
+        "list of the recipe step (esc goes back to it)"
+    )
+    conflict = "take the capture's values (--accelerator h100 --os ubuntu)"
+    assert for_wizard(conflict) == "press t to take the capture's accelerator=h100, os=ubuntu"
+    recapture = "recapture with --aks-gpu-pools"
+    assert "with o" in for_wizard(recapture, "drift") and "(l)" in for_wizard(recapture)
 
 
 def test_charts_remedy_names_the_setting() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import TEST_DATA, run_cli
+from tests.conftest import RECIPES, TEST_DATA, run_cli
 from tests.dead_proxy import DeadProxy
 from tests.manifest_yaml import load_manifest
 from tests.unit.deployer_checks import validate_bundle, validate_document
@@ -407,13 +407,68 @@ def _repository(ref: str) -> str:
     return f"{head}/{last.split(':', 1)[0]}" if head else last.split(":", 1)[0]
 
 
-# Found by the test below: the catalog's nodewright values (recipes/components/
-# nodewright-operator/values.yaml) replace the chart's webhook.removalImage bitnami/kubectl
-# with docker.io/alpine/kubectl but keep the chart's removalDigest, bitnami's: the cleanup
-# Jobs name alpine/kubectl at a digest of another repository's image. Left for the catalog's
-# owner (a real pull would fail; kwok runs no container); listed so any other such case fails.
-REPOINTED_DIGESTS = {
-    ("nodewright-operator", "bitnami/kubectl", "docker.io/alpine/kubectl"),
+# Upstream aicr's image inventory at 9793720d (every image its catalog renders, as
+# repository:tag@digest), vendored verbatim beside its catalog files.
+INVENTORY = TEST_DATA / "upstream_catalog" / "container-images.md"
+
+
+def _normal(repository: str) -> str:
+    """Docker Hub's implicit prefixes dropped: docker.io/alpine/kubectl == alpine/kubectl."""
+    for prefix in ("docker.io/library/", "docker.io/", "library/"):
+        if repository.startswith(prefix):
+            return repository.removeprefix(prefix)
+    return repository
+
+
+def _digest_owners(refs: list[str]) -> dict[str, set[str]]:
+    """sha256 digest -> the repositories it is published under, from true references."""
+    out: dict[str, set[str]] = {}
+    for ref in refs:
+        if "@sha256:" in ref:
+            out.setdefault(ref.split("@", 1)[1], set()).add(_normal(_repository(ref)))
+    return out
+
+
+def _inventory_refs() -> list[str]:
+    return re.findall(r"(?m)^- `([^`]+@sha256:[0-9a-f]{64})`$", INVENTORY.read_text())
+
+
+def _mismatched(refs: list[str], owners: dict[str, set[str]]) -> list[str]:
+    """References naming a known digest under a repository that digest does not belong to."""
+    return [
+        ref
+        for ref in refs
+        if "@sha256:" in ref
+        and ref.split("@", 1)[1] in owners
+        and _normal(_repository(ref)) not in owners[ref.split("@", 1)[1]]
+    ]
+
+
+def test_an_image_at_another_repositorys_digest_is_caught() -> None:
+    """The pair check the digest test applies, on the reference the catalog used to ship:
+    alpine/kubectl named at the digest the nodewright chart pins for bitnami/kubectl."""
+    chart = yaml.safe_load(
+        (TEST_DATA / "upstream_charts" / "nodewright-chart-v0.15.1" / "values.yaml").read_text()
+    )["webhook"]
+    bitnami = f"{chart['removalImage']}:{chart['removalTag']}@{chart['removalDigest']}"
+    owners = _digest_owners([bitnami, *_inventory_refs()])
+    assert len(_inventory_refs()) >= 10
+    old = f"docker.io/alpine/kubectl:latest@{chart['removalDigest']}"
+    assert _mismatched([old], owners) == [old]
+    catalog = yaml.safe_load(
+        (RECIPES / "components" / "nodewright-operator" / "values.yaml").read_text()
+    )["webhook"]
+    now = f"{catalog['removalImage']}:{catalog['removalTag']}@{catalog['removalDigest']}"
+    assert now in {f"docker.io/{r}" for r in _inventory_refs()}, now  # a published pair
+    assert _mismatched([now, bitnami], owners) == []
+
+
+# Image fields whose bundle value moves the chart's digest pin to another repository, each
+# to a pair upstream publishes (INVENTORY): nodewright's cleanup kubectl is set to what the
+# pinned v0.17.1 chart ships (alpine/kubectl:1.36.2 at its own digest), while the public
+# v0.15.1 stand-in renders bitnami/kubectl:latest at bitnami's.
+REPINNED = {
+    ("nodewright-operator", "bitnami/kubectl", "alpine/kubectl"),
 }
 
 
@@ -422,7 +477,9 @@ def test_images_upstream_pins_by_digest_stay_pinned_in_the_vendored_bundle(
 ) -> None:
     """Each vendored archive rendered twice with Helm's engine: with its own defaults (what
     upstream pins) and with the bundle's values. Every image field the defaults pin by digest
-    and the bundle still renders carries the same digest, on the same repository."""
+    and the bundle still renders carries the same digest on the same repository, or a pair
+    upstream's inventory publishes; and no bundled image names a known digest under a
+    repository that digest does not belong to."""
     from core.verify import helm
     from core.verify.api import bundle_input
     from core.verify.engine import RenderError
@@ -436,25 +493,33 @@ def test_images_upstream_pins_by_digest_stay_pinned_in_the_vendored_bundle(
     pinned = _pinned(out)
     compared: dict[str, int] = {}
     unmeasured = []
-    repointed = set()
+    repinned = set()
+    defaults: list[str] = []
+    bundled_refs: list[str] = []
+    published = set(_inventory_refs())
     for comp in bundle_input(out).components:
         if not comp.has_chart:
             continue
         chart = helm.load_chart(out / pinned[comp.name]["file"])
         bundled = _images(chart.render(comp.values, release=comp.name, namespace=comp.namespace))
+        bundled_refs += bundled.values()
         try:
             upstream = _images(chart.render({}, release=comp.name, namespace=comp.namespace))
         except RenderError:
             unmeasured.append(comp.name)  # the chart refuses its own defaults (dra-driver)
             continue
+        defaults += upstream.values()
         for key, ref in upstream.items():
             if "@sha256:" in ref and key in bundled:
                 compared[comp.name] = compared.get(comp.name, 0) + 1
                 got = bundled[key]
-                assert got.endswith("@" + ref.split("@", 1)[1]), (comp.name, key, got)
-                if _repository(got) != _repository(ref):
-                    repointed.add((comp.name, _repository(ref), _repository(got)))
+                if got.endswith("@" + ref.split("@", 1)[1]):
+                    assert _repository(got) == _repository(ref), (comp.name, key, got)
+                else:
+                    assert got.removeprefix("docker.io/") in published, (comp.name, key, got)
+                    repinned.add((comp.name, _normal(_repository(ref)), _normal(_repository(got))))
     print("digest pins compared:", compared, "not measured:", unmeasured)
     assert compared.get("nodewright-operator", 0) >= 4  # upstream pins its images by digest
     assert len(unmeasured) <= 1
-    assert repointed == REPOINTED_DIGESTS
+    assert repinned == REPINNED
+    assert _mismatched(bundled_refs, _digest_owners([*defaults, *_inventory_refs()])) == []

@@ -103,6 +103,23 @@ SOURCES: dict[str, Source] = {
         "k8s-ephemeral-storage-metrics",
         "1.19.2",
     ),
+    # The Slurm platform of h100-aks-ubuntu-training-slurm (upstream's pins at 9793720d).
+    "slinky-slurm-operator-crds": Source(
+        "upstream:slurm-operator-crds-1.2.0", "oci://ghcr.io/slinkyproject/charts", "slurm-operator-crds", "1.2.0"
+    ),
+    "slinky-slurm-operator": Source(
+        "upstream:slurm-operator-1.2.0", "oci://ghcr.io/slinkyproject/charts", "slurm-operator", "1.2.0"
+    ),
+    "slinky-slurm": Source("upstream:slurm-1.2.0", "oci://ghcr.io/slinkyproject/charts", "slurm", "1.2.0"),
+    "mariadb-operator-crds": Source(
+        "upstream:mariadb-operator-crds-26.6.0", "oci://ghcr.io/mariadb-operator/charts", "mariadb-operator-crds", "26.6.0"
+    ),
+    "mariadb-operator": Source(
+        "upstream:mariadb-operator-26.6.0", "oci://ghcr.io/mariadb-operator/charts", "mariadb-operator", "26.6.0"
+    ),
+    "slurm-accounting-mariadb": Source(
+        "upstream:mariadb-cluster-26.6.0", "oci://ghcr.io/mariadb-operator/charts", "mariadb-cluster", "26.6.0"
+    ),
 }  # fmt: skip
 
 
@@ -122,13 +139,21 @@ def _patch_chart_yaml(path: Path, name: str, version: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def build(sources: Path, helm: str) -> None:
+def build(sources: Path, helm: str, only: list[str] | None = None) -> None:
+    """Package every source (``only``: just those components, the other archives kept)."""
     repositories: dict[str, list[str]] = {}
     DEST.mkdir(exist_ok=True)
-    for archive in DEST.glob("*.tgz"):
-        archive.unlink()
+    if only:
+        for component, src in SOURCES.items():
+            if component not in only and (DEST / f"{src.chart}-{src.version}.tgz").is_file():
+                repositories.setdefault(src.repository, []).append(f"{src.chart}-{src.version}.tgz")
+    else:
+        for archive in DEST.glob("*.tgz"):
+            archive.unlink()
     with tempfile.TemporaryDirectory() as tmp:
         for component, src in SOURCES.items():
+            if only and component not in only:
+                continue
             tree = _tree(src, sources)
             if not (tree / "Chart.yaml").is_file():
                 raise SystemExit(f"{component}: {tree} holds no chart")
@@ -136,17 +161,23 @@ def build(sources: Path, helm: str) -> None:
             shutil.rmtree(work, ignore_errors=True)
             shutil.copytree(tree, work, ignore=shutil.ignore_patterns("PROVENANCE.txt"))
             _patch_chart_yaml(work / "Chart.yaml", src.chart, src.version)
-            subprocess.run(
-                [helm, "package", str(work), "--destination", str(DEST)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
+            if helm == "helm-python":
+                import helm_python  # the Helm SDK's own packager (honours .helmignore)
+
+                helm_python.package(work, destination=DEST)
+            else:
+                subprocess.run(
+                    [helm, "package", str(work), "--destination", str(DEST)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
             archive = f"{src.chart}-{src.version}.tgz"
             if not (DEST / archive).is_file():
                 raise SystemExit(f"{component}: helm package did not write {archive}")
             repositories.setdefault(src.repository, []).append(archive)
             print(f"{archive}  <- {tree}")
+    repositories = {k: sorted(v) for k, v in repositories.items()}
     (DEST / "repositories.json").write_text(
         json.dumps(repositories, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
@@ -156,9 +187,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     default = REPO / "tests" / "data" / "upstream_charts"
     parser.add_argument("--sources", type=Path, default=default, help="the upstream chart trees")
-    parser.add_argument("--helm", default=shutil.which("helm") or "helm")
+    parser.add_argument(
+        "--helm",
+        default=shutil.which("helm") or "helm",
+        help='the helm CLI, or "helm-python" for the Helm SDK of the verify extra',
+    )
+    parser.add_argument("--only", nargs="*", help="package just these components")
     args = parser.parse_args()
-    build(args.sources.resolve(), args.helm)
+    build(args.sources.resolve(), args.helm, args.only)
 
 
 if __name__ == "__main__":
