@@ -190,7 +190,9 @@ def _helm_lines(c: ComponentPlan, prefix: str, identity: Identity) -> list[str]:
         release=q(c.name),
         chart=chart,
     )
-    # The namespace is made (marked) before helm, so helm's --create-namespace finds it;
+    # The namespace is made (marked) before helm, and helm is not given --create-namespace:
+    # Helm 4 server-side applies the namespace even when it exists, so it relabelled another
+    # team's namespace (found on the cluster tier);
     # the release is checked (ours? left pending?) before and verified after; the chart's
     # crds/ CRDs go in first (chart_crds: one another team installed is left as it is).
     crds = _command(
@@ -442,10 +444,11 @@ def _numbers(steps: list[tuple[int, str, str, list[str]]]) -> str:
     return " ".join(f"{number:03d}" for number, *_ in steps)
 
 
-def _readiness_install(r: ReadinessStep) -> list[str]:
+def _readiness_install(r: ReadinessStep, identity: Identity) -> list[str]:
     q = shell.quote
     where = {"namespace": q(r.namespace), "release": q(r.release), "number": f"{r.index:03d}"}
     return [
+        _ensure_namespace_line(r.namespace, identity),
         _command("release-ready.cmd", **where),
         _command(
             "helm-install-local.cmd",
@@ -478,7 +481,7 @@ def deploy_sh(
         r = (readiness or {}).get(c.name)
         if r is not None:
             banner = f"==> [{r.index:03d}] {r.release}"
-            steps.append((r.index, r.release, banner, _readiness_install(r)))
+            steps.append((r.index, r.release, banner, _readiness_install(r, identity)))
     return shell.fill(
         "deploy.sh",
         numbers=_numbers(steps),

@@ -42,7 +42,21 @@ from tests.cluster.deploy_support import (
 )
 from tests.cluster.livecap_support import model, modelled_cluster
 
-NO_WEBHOOKS = ["--set", "nodewright:webhook.enable=false"]
+# The charts that hold what the other team also runs (NFD's, the monitoring and nvidia.com
+# CRDs, the hardening DaemonSet) and kai-scheduler (its chart makes custom resources Helm
+# keeps on uninstall); the rest of the leaf is dropped to keep the tier in its time budget.
+# nvidia-dra-driver-gpu and nvsentinel stay: the azure-managed profile owns them. The team
+# runs its own Prometheus operator, so prometheus-operator-crds is dropped as its users would
+# (its chart templates the CRDs, and Helm refuses to import the team's: invalid ownership
+# metadata); the bundle's monitors then live in the team's CRDs.
+DROPPED = [
+    "kube-prometheus-stack", "prometheus-operator-crds", "k8s-ephemeral-storage-metrics", "network-operator",
+    "nodewright-operator", "nodewright-customizations", "prometheus-adapter",
+]  # fmt: skip
+TRIM = [
+    *(f for c in DROPPED for f in ("--set", f"{c}:enabled=false")),
+    "--set", "gpuoperator:driver.rdma.useHostMofed=false",
+]  # fmt: skip
 TEAM = "team-a"
 # Churn the control plane makes on its own while the test runs, and ComponentStatus (not
 # stored objects: no uid, no resourceVersion).
@@ -82,6 +96,7 @@ def _crd(plural: str, group: str, kind: str, scope: str = "Namespaced") -> dict[
 THEIR_CRDS = [
     _crd("servicemonitors", "monitoring.coreos.com", "ServiceMonitor"),
     _crd("prometheusrules", "monitoring.coreos.com", "PrometheusRule"),
+    _crd("podmonitors", "monitoring.coreos.com", "PodMonitor"),
     _crd("nodefeaturerules", "nfd.k8s-sigs.io", "NodeFeatureRule", "Cluster"),
     _crd("nvidiadrivers", "nvidia.com", "NVIDIADriver", "Cluster"),
 ]
@@ -151,19 +166,30 @@ def _remove_their_objects(cluster: Cluster) -> None:
 
 def inventory(cluster: Cluster) -> dict[tuple[str, str, str, str], tuple[str, str]]:
     """Every object of every listable resource, all namespaces:
-    (apiVersion, kind, namespace, name) -> (uid, resourceVersion)."""
-    names = [
-        n
-        for n in cluster.kubectl("api-resources", "--verbs=list", "-o", "name").stdout.split()
-        if n not in VOLATILE
-    ]
+    (apiVersion, kind, namespace, name) -> (uid, resourceVersion). A resource whose CRD is
+    deleted between the discovery and the list (undeploy --delete-crds has just run) is
+    listed again from a fresh discovery."""
     template = (
         '{{range .items}}{{.apiVersion}} {{.kind}} {{or .metadata.namespace "-"}} '
         '{{.metadata.name}} {{.metadata.uid}} {{.metadata.resourceVersion}}{{"\\n"}}{{end}}'
     )
-    out = cluster.kubectl(
-        "get", ",".join(names), "--all-namespaces", "-o", f"go-template={template}", timeout=120
-    ).stdout
+    for _ in range(10):
+        names = [
+            n
+            for n in cluster.kubectl("api-resources", "--verbs=list", "-o", "name").stdout.split()
+            if n not in VOLATILE
+        ]
+        listed = cluster.kubectl(
+            "get", ",".join(names), "--all-namespaces", "-o", f"go-template={template}",
+            timeout=120, check=False,
+        )  # fmt: skip
+        if listed.returncode == 0:
+            break
+        assert "the server could not find the requested resource" in listed.stderr, listed.stderr
+        time.sleep(2)
+    else:
+        raise AssertionError(f"the API could not be listed: {listed.stderr}")
+    out = listed.stdout
     found: dict[tuple[str, str, str, str], tuple[str, str]] = {}
     for line in out.splitlines():
         api, kind, ns, name, uid, rv = line.split(" ")
@@ -244,8 +270,8 @@ def _kill_during_helm(
         while proc.poll() is None and time.monotonic() < deadline:
             listed = cluster.helm("list", "-A", "--pending", "-o", "json", check=False).stdout
             pending = [r for r in json.loads(listed or "[]") if r["namespace"] != TEAM]
-            # the second release: the first is kube-prometheus-stack, the slowest to give up
-            if pending and pending[0]["name"] != "kube-prometheus-stack":
+            # a release after the first, so the killed run has done a step before it
+            if pending and pending[0]["name"] != "nfd":
                 _kill_session(proc.pid)
                 proc.wait(timeout=30)
                 return f"{pending[0]['namespace']}/{pending[0]['name']}"
@@ -261,7 +287,7 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
     cluster: Cluster, repos: chart_repository.ChartRepositories, tmp_path: Path
 ) -> None:
     bundle_dir = bundle(
-        recipe(tmp_path, *AKS_TRAINING), tmp_path / "bundle", *AKS_TOLERATION, *NO_WEBHOOKS
+        recipe(tmp_path, *AKS_TRAINING), tmp_path / "bundle", *AKS_TOLERATION, *TRIM
     )
     deploy, undeploy = bundle_dir / "deploy.sh", bundle_dir / "undeploy.sh"
     with modelled_cluster(cluster, model("aks-h100-install.yaml").nodes):
