@@ -13,7 +13,6 @@ it in the recipe's ``configuration`` as upstream does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from core.documents.recipe_result import ComponentRef
@@ -33,8 +32,8 @@ def accounting_configuration(platform: str | None) -> dict[str, Any] | None:
 
 
 def apply_accounting_mode(
-    refs: Mapping[str, ComponentRef], platform: str | None
-) -> Mapping[str, ComponentRef]:
+    refs: dict[str, ComponentRef], platform: str | None
+) -> dict[str, ComponentRef]:
     """The derived gates of the default mode on a Slurm recipe's components (``refs``
     unchanged for any other platform)."""
     if platform != SLURM_PLATFORM:
