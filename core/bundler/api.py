@@ -474,6 +474,12 @@ def _render(
                 st, current = observe(values, path)
                 _force_set(cluster, path, copy_tree(current) if st == PRESENT else None)
                 delete_path(written, path)
+        # Values only the manifests read (the registry's manifestValueKeys) are not the
+        # chart's: the manifests below render with them, values.yaml leaves them out.
+        for key in entry.manifestValueKeys if entry is not None else []:
+            written.pop(key, None)
+            if cluster is not None:
+                cluster.pop(key, None)
         _check_plan_names(name, namespace, chart or name, ref)
         ctx = TemplateContext(state.values, namespace)
         manifests: dict[str, str] = {}

@@ -385,7 +385,31 @@ def check_accelerated_selector_missing(state: BundleState, component: str) -> Re
     return [f"{component} is enabled but --accelerated-node-selector is not set"], []
 
 
+def check_slinky_slurm_values(state: BundleState, component: str) -> Result:
+    """What this port of upstream's Slurm bundle cannot honour is refused, not shipped:
+    ``accounting.enabled`` belongs to the recipe's accounting mode (upstream ADR-016: only
+    ``disabled`` is resolved here), and ``storage.enabled`` needs the claims mounted into
+    the login and compute pods, which upstream's bundler does and this one does not."""
+    values = state.values.get(component, {})
+    errors: list[str] = []
+    mode = ((state.recipe.configuration or {}).get("slurm") or {}).get("accounting") or {}
+    st, acct = observe(values, "accounting.enabled")
+    if st == PRESENT and acct is not False:
+        errors.append(
+            f"{component} accounting.enabled is {acct!r}, but it is owned by the recipe's Slurm "
+            f"accounting mode ({mode.get('mode', 'disabled')}); drop the override"
+        )
+    st, shared = observe(values, "storage.enabled")
+    if st == PRESENT and shared is True:
+        errors.append(
+            f"{component} storage.enabled=true is not supported by aicr-tui yet: the shared "
+            "claims would be created but not mounted into the login and compute pods"
+        )
+    return [], errors
+
+
 CHECKS: dict[str, CheckFn] = {
+    "CheckSlinkySlurmValues": check_slinky_slurm_values,
     "CheckDriverOwnershipCoherence": check_driver_ownership_coherence,
     "CheckHostMofedWithoutNetworkOperator": check_host_mofed_without_network_operator,
     "CheckWorkloadSelectorMissing": check_workload_selector_missing,

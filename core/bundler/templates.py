@@ -16,6 +16,11 @@ that the bundler evaluates in Python, so the output is plain YAML any ``kubectl 
   inserts the final value as compact JSON (valid flow YAML), and
   ``${aicr:value:<component>.<path>|<json default>}`` falls back to the default when absent.
   Anything else with a ``$`` (shell variables in container scripts) is left untouched.
+* ``# aicr-each: <component>.<path>`` ... ``# aicr-end`` repeats the lines between for each
+  entry of the map at that path, keys sorted (as Go's ``range`` over a map); an absent or
+  null map repeats nothing. Inside, ``${aicr:key}`` is the entry's key and ``${aicr:text}``
+  its value's Helm string (what ``{{ $value }}`` prints). Loops do not nest, and the
+  loop's lines hold no ``aicr-if``.
 
 The directive lines are removed from the output; ordinary comments are kept.
 """
@@ -36,6 +41,7 @@ _RENDER_IF = LazyPattern(r"^#\s*aicr-render-if:\s*(.+?)\s*$")
 _IF = LazyPattern(r"^\s*#\s*aicr-if:\s*(.+?)\s*$")
 _ELSE = LazyPattern(r"^\s*#\s*aicr-else\s*$")
 _END = LazyPattern(r"^\s*#\s*aicr-end\s*$")
+_EACH = LazyPattern(r"^\s*#\s*aicr-each:\s*([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)\s*$")
 _COND = LazyPattern(r"^([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)\s*(==|!=)\s*(.*)$")
 _REF = LazyPattern(r"^value:([a-z0-9][a-z0-9-]*)\.([A-Za-z0-9._-]+)(?:\|(.*))?$", re.DOTALL)
 _OPEN = "${aicr:"
@@ -94,8 +100,19 @@ def render_template(text: str, ctx: TemplateContext, source: str) -> str | None:
     out: list[str] = []
     stack: list[tuple[bool, bool]] = []  # (parent_active, branch_active)
     in_header = True
+    loop: tuple[int, str, str, list[str]] | None = None  # (line, component, path, body)
     for lineno, line in enumerate(lines, 1):
         stripped = line.strip()
+        if loop is not None:
+            if _END.match(line):
+                if all(branch for _, branch in stack):
+                    out += _expand_loop(loop, ctx, source)
+                loop = None
+            elif _IF.match(line) or _ELSE.match(line) or _EACH.match(line):
+                raise invalid(f"template {source}:{lineno}: aicr-each holds a directive")
+            else:
+                loop[3].append(line)
+            continue
         if in_header:
             gate = _RENDER_IF.match(stripped)
             if gate:
@@ -105,6 +122,10 @@ def render_template(text: str, ctx: TemplateContext, source: str) -> str | None:
             if stripped and not stripped.startswith("#"):
                 in_header = False
         active = all(branch for _, branch in stack)
+        m_each = _EACH.match(line)
+        if m_each:
+            loop = (lineno, m_each.group(1), m_each.group(2), [])
+            continue
         m_if = _IF.match(line)
         if m_if:
             cond = evaluate_condition(m_if.group(1), ctx, source) if active else False
@@ -124,6 +145,8 @@ def render_template(text: str, ctx: TemplateContext, source: str) -> str | None:
         if not active:
             continue
         out.append(_substitute_line(line, ctx, source))
+    if loop is not None:
+        raise invalid(f"template {source}:{loop[0]}: aicr-each without a matching aicr-end")
     if stack:
         raise invalid(f"template {source}: aicr-if without a matching aicr-end")
     body = "\n".join(out).strip("\n") + "\n"
@@ -132,7 +155,28 @@ def render_template(text: str, ctx: TemplateContext, source: str) -> str | None:
     return body
 
 
-def _substitute_line(line: str, ctx: TemplateContext, source: str) -> str:
+def _expand_loop(
+    loop: tuple[int, str, str, list[str]], ctx: TemplateContext, source: str
+) -> list[str]:
+    lineno, component, path, body = loop
+    found, value = ctx.lookup(component, path)
+    if not found or value is None:
+        return []
+    if not isinstance(value, dict):
+        raise invalid(
+            f"template {source}:{lineno}: aicr-each needs a map at {component}.{path}, "
+            f"the final values hold {type(value).__name__}"
+        )
+    out: list[str] = []
+    for key in sorted(value, key=str):
+        entry = {"key": str(key), "text": helm_string(value[key])}
+        out += [_substitute_line(line, ctx, source, entry) for line in body]
+    return out
+
+
+def _substitute_line(
+    line: str, ctx: TemplateContext, source: str, entry: Mapping[str, str] | None = None
+) -> str:
     """Replace every ``${aicr:...}`` (braces in a JSON default are balanced) in one line."""
     parts: list[str] = []
     pos = 0
@@ -151,7 +195,9 @@ def _substitute_line(line: str, ctx: TemplateContext, source: str) -> str:
             i += 1
         if depth:
             raise invalid(f"template {source}: unterminated ${{aicr:...}} in {line.strip()!r}")
-        parts.append(_substitute(line[start + len(_OPEN) : i - 1], ctx, source))
+        ref = line[start + len(_OPEN) : i - 1]
+        # An aicr-each entry's key and text; inserted as they are, never read again.
+        parts.append(entry[ref] if entry and ref in entry else _substitute(ref, ctx, source))
         pos = i
 
 

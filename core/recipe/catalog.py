@@ -179,6 +179,9 @@ class RegistryComponent(BaseModel):
     sharedStorageClassPaths: list[str] = Field(default_factory=list)
     validations: list[ComponentValidation] = Field(default_factory=list)
     mixinSafeOverridePaths: list[str] = Field(default_factory=list)
+    manifestValueKeys: list[str] = Field(default_factory=list)
+    """Top-level values the chart does not define that only the component's manifests
+    read: the manifests render with them, the chart's ``values.yaml`` leaves them out."""
 
     @property
     def type(self) -> str:

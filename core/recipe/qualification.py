@@ -27,6 +27,7 @@ from core.documents.recipe_result import (
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.tree import deep_merge, get_path
+from core.recipe.accounting import accounting_configuration, apply_accounting_mode
 from core.recipe.catalog import Catalog, Overlay, load_catalog
 from core.recipe.constraints import (
     ConstraintResult,
@@ -642,6 +643,10 @@ def _finalize_recipe(
     verdict.gpu_driver_state = state
     refs = _driver_state_notes(cat, criteria, comp.refs, state, comp.value, comp.selected, verdict)
     overridden = refs is not comp.refs
+    # Slurm recipes: the accounting mode's gates (a function of the criteria, hence of the
+    # merged composition the memo key names).
+    configuration = accounting_configuration(criteria.platform)
+    refs = apply_accounting_mode(refs, criteria.platform)
     merged = filtered.merged
     metadata = stamp_metadata(
         merged.applied,
@@ -657,8 +662,11 @@ def _finalize_recipe(
         comp.constraints,
         comp.validation,
         metadata,
-        api_version=API_PROFILE if comp.selected is not None else "aicr.run/v1",
+        api_version=API_PROFILE
+        if comp.selected is not None or configuration is not None
+        else "aicr.run/v1",
         memo_key=(id(merged), comp.value_name, overridden),
+        configuration=configuration,
     )
 
 

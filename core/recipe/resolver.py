@@ -585,6 +585,7 @@ def finalize(
     *,
     api_version: str = API_V1,
     memo_key: Any = None,
+    configuration: dict[str, Any] | None = None,
 ) -> RecipeResult:
     """Dependencies, deployment order, registry defaults, coherence; build the result.
 
@@ -604,6 +605,7 @@ def finalize(
         apiVersion=api_version,
         metadata=metadata,
         criteria=ResultCriteria.model_construct(**dict(criteria)),
+        configuration=configuration,
         constraints=[constraints[k] for k in sorted(constraints)],
         componentRefs=list(final_refs),
         deploymentOrder=list(order),

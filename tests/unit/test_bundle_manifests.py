@@ -165,3 +165,64 @@ def test_every_rendered_manifest_of_every_demo_recipe_is_valid() -> None:
                         # CRD's schema by the chart verification (tests/verify)
                         continue
                     _validate(doc)
+
+
+def test_each_loop_ranges_over_a_map_in_sorted_key_order() -> None:
+    """aicr-each (issue 33, upstream's enroot ConfigMap ranges over two maps): one copy of
+    the body per entry, keys sorted as Go's range; an absent map repeats nothing; a value
+    is inserted as text and never substituted again."""
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: |\n"
+        "# aicr-each: c.env\n    ${aicr:key}=${aicr:text}\n# aicr-end\n"
+        "  b: |\n# aicr-each: c.missing\n    ${aicr:key}\n# aicr-end\n    end\n"
+    )
+    ctx = TemplateContext({"c": {"env": {"Z": "${aicr:namespace}", "A": True, "M": 3}}}, "ns")
+    out = render_template(text, ctx, "t.yaml")
+    assert out is not None
+    assert "    A=true\n    M=3\n    Z=${aicr:namespace}\n" in out
+    assert parse_manifest_documents(out, "t.yaml")[0]["data"]["b"] == "end\n"
+    with pytest.raises(AicrError, match="aicr-each needs a map at c.env"):
+        render_template(text, TemplateContext({"c": {"env": [1]}}, "ns"), "t.yaml")
+    with pytest.raises(AicrError, match="aicr-each without a matching aicr-end"):
+        render_template("# aicr-each: c.env\nx: 1\n", ctx, "t.yaml")
+
+
+def test_slurm_leaf_manifests_and_values() -> None:
+    """The slurm leaf: enroot ConfigMap from the values, no claims unless storage is on,
+    manifest-only values out of the chart's values.yaml, the MariaDB components declared but
+    not deployed, and what this port cannot honour refused."""
+    from core.documents.criteria import parse_criteria
+    from core.recipe.catalog import load_catalog
+    from tests.recipe_resolve import resolve
+
+    recipe = resolve(
+        load_catalog(),
+        parse_criteria(
+            service="aks", accelerator="h100", os="ubuntu", intent="training", platform="slurm"
+        ),
+    )
+    assert recipe.configuration == {"slurm": {"accounting": {"mode": "disabled"}}}
+    p = plan(recipe)
+    assert not p.errors
+    names = [c.name for c in p.components]
+    assert names[-3:] == ["slinky-slurm-operator-crds", "slinky-slurm-operator", "slinky-slurm"]
+    assert not {"mariadb-operator-crds", "mariadb-operator", "slurm-accounting-mariadb"} & set(
+        names
+    )
+    slurm = p.components[-1]
+    assert sorted(slurm.manifests) == ["enroot-config.yaml"]
+    (cm,) = parse_manifest_documents(slurm.manifests["enroot-config.yaml"], "enroot-config.yaml")
+    assert cm["metadata"]["namespace"] == "slurm"
+    assert cm["data"]["enroot.conf"] == "ENROOT_MOUNT_HOME=yes\nENROOT_REMAP_ROOT=yes\n"
+    assert cm["data"]["99-aicr-defaults.env"] == "NCCL_DEBUG=WARN\n"
+    assert "enroot" not in slurm.values and "storage" not in slurm.values
+    assert slurm.values["accounting"]["enabled"] is False
+    # a bundle-time key reaches the manifest, not the chart
+    p = plan(recipe, set_=("slinkyslurm:enroot.env.NCCL_DEBUG=INFO",))
+    assert "NCCL_DEBUG=INFO" in p.components[-1].manifests["enroot-config.yaml"]
+    for override, words in (
+        ("slinkyslurm:storage.enabled=true", "storage.enabled=true is not supported"),
+        ("slinkyslurm:accounting.enabled=true", "owned by the recipe's Slurm accounting mode"),
+    ):
+        errors = plan(recipe, set_=(override,)).errors
+        assert errors and words in errors[0].render(), override

@@ -40,6 +40,9 @@ THE_MANIFESTS = (
     "components/agentgateway-crds/manifests/inference-extension-crds.yaml",
     # Issue 13: the chart stopped rendering the NicClusterPolicy in 24.10.
     "components/network-operator/manifests/nic-cluster-policy-aks.yaml",
+    # Issue 33: upstream's Slurm leaf (enroot ConfigMap, shared-storage claims).
+    "components/slinky-slurm/manifests/enroot-config.yaml",
+    "components/slinky-slurm/manifests/shared-storage-pvcs.yaml",
 )
 
 
@@ -420,7 +423,8 @@ def test_sample_snapshots_satisfy_the_matching_leaves(snapshot: str, prefix: str
         matched = [leaf for leaf in ("gb200-oke-training", "gb200-oke-inference")]
     else:
         matched = [leaf for leaf in leaves() if leaf.startswith(prefix)]
-        assert len(matched) == 4, matched  # training, inference, and one platform leaf each
+        # training, inference, kubeflow, dynamo and (issue 33) upstream's slurm leaf
+        assert len(matched) == 5, matched
     for leaf in matched:
         for c in _generation_constraints(leaf):
             result = evaluate_constraint(c["name"], str(c["value"]), snap)
@@ -803,6 +807,7 @@ def test_required_leaves_exist() -> None:
         f"h100-aks-ubuntu-{suffix}"
         for suffix in ("training", "inference", "training-kubeflow", "inference-dynamo")
     }
+    want.add("h100-aks-ubuntu-training-slurm")
     want |= {"a100-aks-ubuntu-training", "a100-aks-ubuntu-training-kubeflow"}
     want |= {"gb200-oke-training", "gb200-oke-inference", "a100-oke-training"}
     want |= {"l40s-oke-training", "l40s-oke-inference"}

@@ -32,11 +32,12 @@ UPSTREAM = TEST_DATA / "upstream_catalog"
 DIMS = ("service", "accelerator", "os", "intent", "platform")
 
 # Upstream leaves not served here, each with the reason.
-NOT_PORTED = {
-    # the Slurm platform (slinky operator, CRDs, MariaDB accounting): charts vendored, the
-    # components and the leaf not yet ported (recipes/PROVENANCE.md)
-    "h100-aks-ubuntu-training-slurm",
-}
+NOT_PORTED: set[str] = set()
+
+# Upstream's Slurm accounting mode (ADR-016) defaults to `disabled`, which sets
+# `install: false` on these three components of every Slurm recipe: they stay declared but
+# are not deployed (pkg/recipe/accounting.go at 9793720d).
+ACCOUNTING_DISABLED = ("mariadb-operator-crds", "mariadb-operator", "slurm-accounting-mariadb")
 
 # Every component upstream deploys is shipped here (issue 33 added the gateway move to
 # agentgateway, prometheus-operator-crds and k8s-ephemeral-storage-metrics).
@@ -144,7 +145,12 @@ def upstream_recipe(name: str) -> dict[str, Any]:
             components[ref["name"]] = str(pin)
         for phase, body in (spec.get("validation") or {}).items():
             checks, gates = phases.setdefault(phase, ([], {}))
+            # upstream's mergeValidationPhase: an explicit empty list clears what is inherited
+            if body.get("checks") == []:
+                checks.clear()
             checks += [c for c in body.get("checks") or [] if c not in checks]
+            if body.get("constraints") == []:
+                gates.clear()
             _merge_named(gates, body.get("constraints"))
         mixin_names += [m for m in spec.get("mixins") or [] if m not in mixin_names]
         profile = spec.get("profile")
@@ -155,7 +161,16 @@ def upstream_recipe(name: str) -> dict[str, Any]:
         _merge_named(constraints, spec.get("constraints"))
         for ref in spec.get("componentRefs") or []:
             components[ref["name"]] = str(ref.get("version") or registry_pins()[ref["name"]])
-    return {"constraints": constraints, "components": components, "phases": phases}
+    declared = dict(components)
+    if crit.get("platform") == "slurm":  # accounting mode `disabled`: install: false
+        for name in ACCOUNTING_DISABLED:
+            components.pop(name)
+    return {
+        "constraints": constraints,
+        "components": components,
+        "declared": declared,
+        "phases": phases,
+    }
 
 
 def ours(crit: dict[str, str]) -> Any:
@@ -200,6 +215,12 @@ def test_every_published_combination_resolves_the_same_recipe(leaf: str) -> None
     assert {
         p for p in ("deployment", "performance", "conformance") if recipe.validation.phase(p)
     } == set(up["phases"])
+
+    # every declared component is in the recipe, deployed or not, as upstream keeps them
+    declared = {ref.name for ref in recipe.componentRefs}
+    if crit["service"] == "oke":
+        declared -= OKE_EXTRA
+    assert declared == set(up["declared"])
 
     # components and pins, with the documented differences exactly
     have = {ref.name: ref.version for ref in recipe.componentRefs if ref.enabled is not False}

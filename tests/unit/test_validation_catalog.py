@@ -43,6 +43,7 @@ DECLARED = {
         "robust-controller",
         "secure-accelerator-access",
         "inference-gateway",
+        "slinky-slurm-health",
     ],
 }
 

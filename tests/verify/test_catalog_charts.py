@@ -42,10 +42,11 @@ def test_every_catalog_bundle_verifies_clean(verifier: Verifier) -> None:
     assert len({p for s, p in seen if s == "aks"}) == 2
     assert len({p for s, p in seen if s == "oke"}) == 2
     assert {c.os for c, _ in every} == {"ubuntu", "ol"}
-    assert {c.platform for c, _ in every} == {None, "kubeflow", "dynamo"}
+    assert {c.platform for c, _ in every} == {None, "kubeflow", "dynamo", "slurm"}
     assert {c.flags for c, _ in every} == {"keyed", "every-flag"}
-    # issue 33: 17 published leaves naming an OS x 2 gpuStack values x 2 flag sets
-    assert len(labels) == len(every) == 68
+    # issue 33: 18 published leaves naming an OS (the slurm leaf included) x 2 gpuStack
+    # values x 2 flag sets
+    assert len(labels) == len(every) == 72
     findings: list[str] = []
     unrenderable: set[str] = set()
     for case, recipe in every:

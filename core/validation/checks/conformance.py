@@ -8,10 +8,13 @@ webhooks, inference gateway) are in ``capabilities.py``. A catalog name with no 
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.validation.checks.base import (
     CheckContext,
     CheckOutcome,
     failed,
+    not_applicable,
     not_measured,
     passed,
     pod_name,
@@ -240,6 +243,88 @@ def secure_accelerator_access(ctx: CheckContext) -> CheckOutcome:
     if "NO_GPU_VISIBLE" in logs:
         return passed(f"no GPU visible to an unrequested, unprivileged pod on {node.name}")
     return not_measured("isolation probe output holds neither verdict marker")
+
+
+SLINKY_GROUP, SLINKY_VERSION = "slinky.slurm.net", "v1beta1"
+
+
+def _pod_ready(pod: dict[str, Any]) -> bool:
+    status = pod.get("status") if isinstance(pod.get("status"), dict) else {}
+    conditions = (status or {}).get("conditions") or []
+    return (status or {}).get("phase") == "Running" and any(
+        isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+        for c in conditions
+    )
+
+
+def _pod_gpus(pod: dict[str, Any]) -> int:
+    total = 0
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        res = c.get("resources") or {} if isinstance(c, dict) else {}
+        for side in ("limits", "requests"):
+            raw = (res.get(side) or {}).get("nvidia.com/gpu")
+            try:
+                total = max(total, int(str(raw))) if raw is not None else total
+            except ValueError:
+                continue
+    return total
+
+
+def slinky_slurm_health(ctx: CheckContext) -> CheckOutcome:
+    """Upstream's slinky-slurm-health, as far as the Kubernetes API decides it: the Slinky
+    LoginSet/NodeSet APIs are served, a login pod is ready, NodeSet pods are ready and (on a
+    recipe with a concrete accelerator) request GPUs. Upstream then runs scontrol ping,
+    sinfo and srun (and an srun GPU container) in the login pod; that needs pod exec, which
+    aicr-tui does not do, so a healthy precondition ends not measured, never passed."""
+    comp = ctx.recipe.component("slinky-slurm")
+    if comp is None or not comp.enabled:
+        return not_applicable("slinky-slurm is not an enabled component of this recipe")
+    ns = comp.namespace or "slurm"
+    served = ctx.executor.served_resources(SLINKY_GROUP, SLINKY_VERSION)
+    missing = [r for r in ("loginsets", "nodesets") if r not in (served or set())]
+    if missing:
+        ctx.log(f"{SLINKY_GROUP}/{SLINKY_VERSION}: {', '.join(missing)} not served")
+        return failed(
+            f"[NOT_FOUND] {SLINKY_GROUP}/{SLINKY_VERSION} does not serve " + ", ".join(missing)
+        )
+    issues: list[str] = []
+    node_pods: list[dict[str, Any]] = []
+    for kind, plural in (("LoginSet", "loginsets"), ("NodeSet", "nodesets")):
+        sets = ctx.executor.list_objects(SLINKY_GROUP, SLINKY_VERSION, plural, ns)
+        if not sets:
+            issues.append(f"no {kind} in namespace {ns}")
+            ctx.log(f"{kind}: none in {ns}")
+            continue
+        pods = ctx.executor.list_objects("", "v1", "pods", ns)
+        for s in sets:
+            name = str((s.get("metadata") or {}).get("name", ""))
+            owned = [
+                p
+                for p in pods
+                if any(
+                    isinstance(o, dict) and o.get("kind") == kind and o.get("name") == name
+                    for o in (p.get("metadata") or {}).get("ownerReferences") or []
+                )
+            ]
+            ready = [p for p in owned if _pod_ready(p)]
+            ctx.log(f"{kind} {ns}/{name}: {len(ready)}/{len(owned)} pods ready")
+            if not ready:
+                issues.append(f"{kind} {ns}/{name} has no ready pod ({len(owned)} pods)")
+            if kind == "NodeSet":
+                node_pods += ready
+    if issues:
+        return failed("; ".join(issues))
+    accelerator = ctx.recipe.criteria.get("accelerator", "")
+    if accelerator not in ("", "any") and not any(_pod_gpus(p) > 0 for p in node_pods):
+        return failed(
+            f"recipe criteria require accelerator={accelerator}, but no NodeSet pod has a "
+            "positive nvidia.com/gpu request or limit"
+        )
+    return not_measured(
+        "login and NodeSet pods are ready; the Slurm commands (scontrol ping, sinfo, srun "
+        "hostname, srun GPU container) need pod exec, which aicr-tui does not do: verify "
+        "them with upstream aicr validate"
+    )
 
 
 def not_implemented(ctx: CheckContext) -> CheckOutcome:

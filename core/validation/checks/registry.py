@@ -14,6 +14,7 @@ CHECKS: dict[str, CheckFn] = {
     "secure-accelerator-access": conformance.secure_accelerator_access,
     "gpu-operator-health": conformance.gpu_operator_health,
     "platform-health": conformance.platform_health,
+    "slinky-slurm-health": conformance.slinky_slurm_health,
     "gang-scheduling": capabilities.gang_scheduling,
     "accelerator-metrics": capabilities.accelerator_metrics,
     "ai-service-metrics": capabilities.ai_service_metrics,
