@@ -25,6 +25,7 @@ from core.documents.snapshot import load_snapshot
 from core.foundation.fileio import atomic_write_text
 from core.recipe.loading import load_recipe
 from core.validation.catalog import load_validator_catalog
+from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event, Measurement
 from core.validation.executor import (
     ContainerOutcome,
@@ -1082,7 +1083,10 @@ def collecting_stream() -> tuple[EventStream, list[Event]]:
 
 
 def validation_request(recipe: RecipeView, snapshot: Any, **kwargs: Any) -> ValidationRequest:
-    """A request against the shipped validator catalog, with no environment overrides."""
+    """A request against the shipped validator catalog, with no environment overrides, in
+    the fixed namespace ``aicr-validation`` unless ``namespace`` is given (the runner's own
+    default, a namespace unique to the run, is ``namespace=""``)."""
+    kwargs.setdefault("namespace", VALIDATION_NAMESPACE)
     return ValidationRequest(
         recipe=recipe,
         snapshot=snapshot,
