@@ -315,20 +315,31 @@ def _resources(body: dict[str, Any], group: str, version: str) -> Iterator[Lista
         yield Listable(group, version, plural, str(r.get("kind") or plural))
 
 
+def _versions(group: dict[str, Any]) -> list[str]:
+    """A group's versions, its preferred one first."""
+    preferred = group.get("preferredVersion")
+    first = str(preferred.get("version") or "") if isinstance(preferred, dict) else ""
+    rest = [str(v.get("version") or "") for v in group.get("versions") or [] if isinstance(v, dict)]
+    return [v for v in dict.fromkeys([first, *rest]) if v]
+
+
 def namespaced_listables(executor: ClusterExecutor) -> list[Listable]:
-    """Every namespaced resource the server lists (API discovery, each group's preferred
-    version), less what it makes itself and the aggregated metrics mirrors."""
+    """Every namespaced resource the server lists (API discovery: each resource once, in
+    its group's preferred version when served there, else in the first version serving it:
+    nvidia.com serves ClusterPolicy in v1 and DynamoGraphDeployment only in v1alpha1), less
+    what the server makes itself and the aggregated metrics mirrors."""
     out = list(_resources(_json(executor, "/api/v1"), "", "v1"))
     for g in _json(executor, "/apis").get("groups") or []:
-        if not isinstance(g, dict):
+        name = str(g.get("name") or "") if isinstance(g, dict) else ""
+        if not name or name in MIRROR_GROUPS:
             continue
-        name = str(g.get("name") or "")
-        preferred = g.get("preferredVersion") if isinstance(g.get("preferredVersion"), dict) else {}
-        assert isinstance(preferred, dict)
-        version = str(preferred.get("version") or "")
-        if not name or not version or name in MIRROR_GROUPS:
-            continue
-        out.extend(_resources(_json(executor, f"/apis/{name}/{version}"), name, version))
+        assert isinstance(g, dict)
+        seen: set[str] = set()
+        for version in _versions(g):
+            for res in _resources(_json(executor, f"/apis/{name}/{version}"), name, version):
+                if res.plural not in seen:
+                    seen.add(res.plural)
+                    out.append(res)
     return out
 
 
