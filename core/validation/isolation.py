@@ -4,19 +4,23 @@ leftovers are found by their labels.
 - **Ownership.** Every live run holds a ``coordination.k8s.io/v1`` Lease named
   ``LEASE_NAME`` in the namespace its workloads go to, its ``holderIdentity`` the run id,
   renewed every ``LEASE_RENEW_S`` for ``LEASE_SECONDS``. By default the namespace is new
-  and unique to the run (``aicr-validation-<run token>``); with ``-n NS`` a second run on
-  the same namespace finds the lease held and is refused with one line (CONFLICT, exit 2)
-  before it changes anything. A namespace the refused run had just created is removed.
+  and unique to the run (``run_namespace``: ``aicr-validation-<run token>``, for the CLI
+  and the wizard alike); with ``-n NS`` a second run on the same namespace finds the lease
+  held and is refused with one line (CONFLICT, exit 2) before it changes anything. A
+  namespace the refused run had just created is removed. Each renewal first checks that
+  the run still holds the lease: when another run took it (``LeaseLost``) the run stops.
 - **Orphans.** A run that was killed (SIGKILL, a lost machine) stops renewing its lease.
   At the next run's start, once its own lease is held: every namespace labelled as a
-  validation namespace (``NAMESPACE_LABELS``) whose lease has expired is deleted; one
-  still held is named with the command that would remove it; one without a lease is left
-  alone (``--no-cleanup`` releases the lease so that its namespace is kept for
-  inspection; a run killed between creating its namespace and taking the lease, a window
-  of one request, leaves one such namespace). In a named namespace taken over from an expired lease, the
-  objects labelled with another run's id (``RUN_KINDS``) are deleted.
+  validation namespace (``NAMESPACE_LABELS``) whose lease has expired is deleted when it
+  holds nothing but validation runs' objects (``foreign_objects``), else kept and named
+  with the command that would remove it; one still held is named the same way; one
+  without a lease is left alone (``--no-cleanup`` releases the lease so that its
+  namespace is kept for inspection; a run killed between creating its namespace and
+  taking the lease, a window of one request, leaves one such namespace). In a named
+  namespace taken over from an expired lease, the objects labelled with another run's id
+  (``RUN_KINDS``) are deleted.
 - **Cleanup** deletes the run's namespace when the run created it, else only the objects
-  labelled with its own run id and its lease.
+  labelled with its own run id (``RUN_KINDS``) and its lease.
 """
 
 from __future__ import annotations
