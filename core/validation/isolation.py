@@ -244,13 +244,22 @@ def sweep_run_objects(
 ) -> list[str]:
     """Delete the objects in ``namespace`` labelled with a run id: those of ``only_run``
     when given (a run's own cleanup), else every run's but ``keep_run`` (orphans).
-    Returns what was deleted, as ``Kind/name (run id)``."""
+    Returns what was deleted, as ``Kind/name (run id)``. A kind the identity may not list
+    (403) is passed over, as it could not have been read back either; any other failure
+    is raised once every other kind has been swept."""
     removed: list[str] = []
+    failed: AicrError | None = None
     for api_version, kind, group, version, plural in RUN_KINDS:
         selector = f"{RUN_ID_LABEL}={only_run}" if only_run else RUN_ID_LABEL
-        for obj in executor.list_objects(
-            group, version, plural, namespace, label_selector=selector
-        ):
+        try:
+            found = executor.list_objects(
+                group, version, plural, namespace, label_selector=selector
+            )
+        except AicrError as exc:
+            if exc.code != ErrorCode.UNAUTHORIZED:
+                failed = failed or exc
+            continue
+        for obj in found:
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
             assert isinstance(meta, dict)
             labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
@@ -263,6 +272,8 @@ def sweep_run_objects(
                 continue
             executor.delete(api_version, kind, namespace, name)
             removed.append(f"{kind}/{name} (run {owner})")
+    if failed is not None:
+        raise failed
     return removed
 
 

@@ -30,6 +30,7 @@ from core.validation.isolation import (
     RUN_KINDS,
     LeaseLost,
     renew,
+    sweep_run_objects,
     unique_namespace,
 )
 from tests.simulated import (
@@ -417,3 +418,34 @@ def test_a_run_whose_lease_another_run_took_stops_with_one_line(
     assert "fresh" in cluster.namespaces  # the other run's now
     assert (*LEASE_KEY, "fresh", LEASE_NAME) in cluster.objects
     assert any(kind == "Pod" and where.startswith("fresh/") for _, kind, where in cluster.deleted)
+
+
+def test_a_kind_the_identity_may_not_list_does_not_stop_the_sweep() -> None:
+    class NoPodGroups(SimulatedCluster):
+        def list_objects(
+            self,
+            group: str,
+            version: str,
+            plural: str,
+            namespace: str | None = None,
+            *,
+            label_selector: str = "",
+        ) -> list[dict[str, Any]]:
+            if plural == "podgroups":
+                raise AicrError(
+                    ErrorCode.UNAUTHORIZED,
+                    "Kubernetes API refused listing podgroups.scheduling.run.ai",
+                    'HTTP 403 (Forbidden): cannot list resource "podgroups"',
+                )
+            return super().list_objects(
+                group, version, plural, namespace, label_selector=label_selector
+            )
+
+    cluster = NoPodGroups(aks_nd96_scenario(), RECIPE, VirtualClock())
+    cluster.objects[("", "v1", "secrets", "shared", "s")] = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "s", "namespace": "shared", "labels": {RUN_ID_LABEL: DEAD}},
+    }
+    assert sweep_run_objects(cluster, "shared", RUN_ID) == [f"Secret/s (run {DEAD})"]
+    assert ("v1", "Secret", "shared/s") in cluster.deleted
