@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event
 
 if TYPE_CHECKING:
@@ -77,7 +76,8 @@ class LiveRunSource:
     cleanup: bool = True
     data_dir: Path | None = None
     recipe_source: str = "recipe"
-    namespace: str = VALIDATION_NAMESPACE
+    # "" (the default, as without ``-n``): a namespace of the run's own, held by its lease
+    namespace: str = ""
     skip_checks: tuple[str, ...] = ()
     fail_fast: bool = False
     allow_unmeasured: bool = False

@@ -25,6 +25,7 @@ from core.documents.snapshot import load_snapshot
 from core.foundation.fileio import atomic_write_text
 from core.recipe.loading import load_recipe
 from core.validation.catalog import load_validator_catalog
+from core.validation.checks.base import VALIDATION_NAMESPACE
 from core.validation.events import Event, Measurement
 from core.validation.executor import (
     ContainerOutcome,
@@ -300,6 +301,20 @@ def aiperf_report(throughput: float, ttft_p99_ms: float, requests: int, concurre
 
 
 # -- the cluster -------------------------------------------------------------------------
+
+# What the simulated API server serves besides the recipe's groups (SimulatedCluster.served).
+CORE_RESOURCES = frozenset(
+    {"pods", "services", "secrets", "configmaps", "serviceaccounts", "events", "endpoints"}
+)
+BUILTIN_RESOURCES: dict[tuple[str, str], set[str]] = {
+    ("apps", "v1"): {"deployments", "daemonsets", "replicasets"},
+    ("batch", "v1"): {"jobs"},
+    ("autoscaling", "v2"): {"horizontalpodautoscalers"},
+    ("coordination.k8s.io", "v1"): {"leases"},
+}
+CLUSTER_SCOPED = frozenset(
+    {"clusterpolicies", "deviceclasses", "resourceslices", "clustertrainingruntimes"}
+)
 
 
 def _selected(obj: dict[str, Any], selector: str) -> bool:
@@ -694,6 +709,18 @@ class SimulatedCluster:
         label_selector: str = "",
     ) -> list[dict[str, Any]]:
         self._tick(plural)
+        if (group, plural) == ("", "pods") and namespace is not None:
+            return [
+                {"metadata": {"name": p.name, "namespace": p.namespace, "labels": p.labels}}
+                for p in self.list_pods(namespace)
+                if _selected({"metadata": {"labels": p.labels}}, label_selector)
+            ]
+        if (group, plural) == ("apps", "deployments") and namespace is not None:
+            return [
+                {"metadata": {"name": w.name, "namespace": w.namespace, "labels": w.labels}}
+                for w in self.list_workloads("Deployment", namespace)
+                if _selected({"metadata": {"labels": w.labels}}, label_selector)
+            ]
         return [
             {k: v for k, v in obj.items() if k != "__created"}
             for (g, v, p, ns, _), obj in sorted(self.objects.items())
@@ -704,10 +731,57 @@ class SimulatedCluster:
             and _selected(obj, label_selector)
         ]
 
+    def _discovery(self, path: str) -> str | None:
+        """API discovery as the server answers it: ``/api/v1``, ``/apis`` (each group's
+        versions, the first served one preferred) and ``/apis/<group>/<version>``."""
+        served = {**BUILTIN_RESOURCES, **self.served}
+        if path == "/api/v1":
+            names = CORE_RESOURCES
+        elif path == "/apis":
+            groups: dict[str, list[str]] = {}
+            for g, v in served:
+                groups.setdefault(g, []).append(v)
+            return json.dumps(
+                {
+                    "kind": "APIGroupList",
+                    "groups": [
+                        {
+                            "name": g,
+                            "versions": [{"version": v} for v in vs],
+                            "preferredVersion": {"version": vs[0]},
+                        }
+                        for g, vs in groups.items()
+                    ],
+                }
+            )
+        elif path.count("/") == 3 and path.startswith("/apis/"):
+            _, _, group, version = path.split("/")
+            names = served.get((group, version))  # type: ignore[assignment]
+            if names is None:
+                return None
+        else:
+            return None
+        return json.dumps(
+            {
+                "kind": "APIResourceList",
+                "resources": [
+                    {
+                        "name": n,
+                        "namespaced": n not in CLUSTER_SCOPED,
+                        "kind": n.split("/")[0].rstrip("s").title(),
+                        "verbs": ["get", "list", "create", "delete"],
+                    }
+                    for n in sorted(names)
+                ],
+            }
+        )
+
     def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None:
         from core.foundation.errors import AicrError, ErrorCode
 
         self._tick()
+        if path == "/api/v1" or path.startswith("/apis") and path.count("/") <= 3:
+            return self._discovery(path)
         for svc in self.s.unreachable_services:
             if f"/services/{svc}:" in path:
                 raise AicrError(
@@ -1082,7 +1156,10 @@ def collecting_stream() -> tuple[EventStream, list[Event]]:
 
 
 def validation_request(recipe: RecipeView, snapshot: Any, **kwargs: Any) -> ValidationRequest:
-    """A request against the shipped validator catalog, with no environment overrides."""
+    """A request against the shipped validator catalog, with no environment overrides, in
+    the fixed namespace ``aicr-validation`` unless ``namespace`` is given (the runner's own
+    default, a namespace unique to the run, is ``namespace=""``)."""
+    kwargs.setdefault("namespace", VALIDATION_NAMESPACE)
     return ValidationRequest(
         recipe=recipe,
         snapshot=snapshot,

@@ -42,7 +42,8 @@ class ValidationSession:
     phases: Sequence[str] = ()
     no_cluster: bool = False
     cleanup: bool = True
-    # "" (the default): a namespace of the run's own, aicr-validation-<run token>
+    # "" (the default): $AICR_NAMESPACE, else a namespace of the run's own,
+    # aicr-validation-<run token> (requested_namespace)
     namespace: str = ""
     skip_checks: Sequence[str] = ()
     fail_fast: bool = False
@@ -67,6 +68,14 @@ def resolved_view(
     return view_with_policy(recipe, source, catalog=catalog)
 
 
+def requested_namespace(session: ValidationSession) -> str:
+    """The namespace the user named (``-n``, else ``$AICR_NAMESPACE``), for the CLI and the
+    wizard alike; "" asks the runner for one of the run's own (held by the run's lease
+    either way: core.validation.isolation.run_namespace)."""
+    environ = os.environ if session.environ is None else session.environ
+    return session.namespace or str(environ.get("AICR_NAMESPACE") or "")
+
+
 def build_request(session: ValidationSession) -> ValidationRequest:
     """The runner's request for ``session`` (raises AicrError for a bad phase, catalog or
     policy, before any cluster work)."""
@@ -78,7 +87,7 @@ def build_request(session: ValidationSession) -> ValidationRequest:
         phases=select_phases(list(session.phases)),
         no_cluster=session.no_cluster,
         cleanup=session.cleanup,
-        namespace=session.namespace,
+        namespace=requested_namespace(session),
         environ=dict(os.environ if session.environ is None else session.environ),
         skip_checks=tuple(session.skip_checks),
         fail_fast=session.fail_fast,

@@ -755,6 +755,8 @@ class KubernetesExecutor:
             self._call_or_none(what, self.core.delete_namespaced_service, name, namespace)
         elif kind == "Secret" and api_version == "v1":
             self._call_or_none(what, self.core.delete_namespaced_secret, name, namespace)
+        elif kind == "ConfigMap" and api_version == "v1":
+            self._call_or_none(what, self.core.delete_namespaced_config_map, name, namespace)
         elif "/" in api_version:
             group, version = api_version.split("/", 1)
             plural = _KIND_PLURALS.get(kind, kind.lower() + "s")

@@ -36,7 +36,6 @@ from core.validation.catalog import (
 from core.validation.checks.base import (
     NAMESPACE_LABELS,
     RUN_ID_LABEL,
-    VALIDATION_NAMESPACE,
     CheckContext,
     CheckOutcome,
     not_measured,
@@ -120,7 +119,8 @@ class ValidationRequest:
     phases: tuple[str, ...] = ALL_PHASES
     no_cluster: bool = False
     cleanup: bool = True
-    namespace: str = VALIDATION_NAMESPACE
+    # "" (the default): a namespace of the run's own (core.validation.isolation.run_namespace)
+    namespace: str = ""
     run_id: str = ""
     started_ms: int = 0
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
@@ -196,6 +196,12 @@ class _Run:
         self.checks_deadline = Deadline(
             max(0.0, self.deadline.remaining() - cleanup_reserve(total))
         )
+        # The namespace was a dead run's validation namespace, taken over: removed at
+        # cleanup only when it holds nothing but validation runs' objects.
+        self.adopted = False
+        # Set by the heartbeat when another run took the lease: the run stops.
+        self.lost: AicrError | None = None
+        self.stop = asyncio.Event()
 
     def deadline_passed(self) -> bool:
         return self.checks_deadline.expired()
@@ -234,6 +240,7 @@ class _Run:
                 labels.get(k) == v for k, v in NAMESPACE_LABELS.items()
             ):
                 created = True  # a validation namespace of the dead run: this run removes it
+                self.adopted = True
         try:
             lines.extend(isolation.sweep_orphan_namespaces(ex, ns))
         except AicrError as exc:  # e.g. no RBAC to list namespaces: the run goes on
@@ -241,15 +248,33 @@ class _Run:
         return created, lines
 
     async def heartbeat(self) -> None:
-        """Renew the run's lease until cancelled (a failed renewal is retried next time)."""
+        """Renew the run's lease until cancelled. A failed renewal is retried next time;
+        a lease another run holds (or that is gone) stops the run (``lose``)."""
         while True:
             await asyncio.sleep(isolation.LEASE_RENEW_S)
             if self.executor is None:
                 continue
-            with contextlib.suppress(Exception):
+            try:
                 await asyncio.to_thread(
                     isolation.renew, self.executor, self.req.namespace, self.req.run_id
                 )
+            except isolation.LeaseLost as exc:
+                self.lose(exc)
+                return
+            except Exception:  # a transport fault: retried at the next beat
+                continue
+
+    def lose(self, err: AicrError) -> None:
+        """The run's namespace is no longer its own: stop the running check and every
+        later one (each reported not measured with ``err``)."""
+        self.lost = err
+        if self.current is not None:
+            self.current.cancelled.set()
+        self.stop.set()
+
+    def lost_message(self) -> str:
+        assert self.lost is not None
+        return f"not measured: {self.lost.message}"
 
     def release(self, created_ns: bool) -> list[str]:
         """Cleanup in a namespace this run did not create: its own objects (by run-id
@@ -263,6 +288,49 @@ class _Run:
                 lines.append(f"cleanup: deleted {', '.join(removed[:10])}")
         isolation.release(ex, req.namespace, req.run_id)
         return lines
+
+    async def kept_adopted(self) -> str:
+        """Why the namespace taken over from a dead run is kept (it holds objects that are
+        not a validation run's, or they cannot be read), else ""."""
+        ex, ns = self.executor, self.req.namespace
+        if not self.adopted or ex is None:
+            return ""
+        try:
+            listables = await asyncio.to_thread(isolation.namespaced_listables, ex)
+            foreign = await asyncio.to_thread(isolation.foreign_objects, ex, ns, listables)
+        except AicrError as exc:
+            return (
+                f"cleanup: kept namespace {ns}: could not read what it holds ({exc.render()}); "
+                f"to remove it: kubectl delete namespace {ns}"
+            )
+        if not foreign:
+            return ""
+        return (
+            f"cleanup: kept namespace {ns}: it holds objects that are not a validation run's "
+            f"({isolation.shown(foreign)}); to remove it with them: kubectl delete namespace {ns}"
+        )
+
+    async def stopped_by_loss(self, lost: AicrError) -> RunResult:
+        """End a run whose lease another run took: its own objects (by run-id label) are
+        removed, the namespace and the lease are left to the run holding them."""
+        assert self.executor is not None
+        self.bind_deadline(self.deadline)
+        if self.req.cleanup:
+            try:
+                removed = await asyncio.to_thread(
+                    isolation.sweep_run_objects,
+                    self.executor,
+                    self.req.namespace,
+                    "",
+                    only_run=self.req.run_id,
+                )
+                if removed:
+                    line = f"cleanup: deleted {', '.join(removed[:10])}"
+                    await self.emit(LogLine(self.t(), "", "", line))
+            except AicrError as exc:
+                await self.emit(LogLine(self.t(), "", "", f"cleanup failed: {exc.render()}"))
+        self.result.error = lost
+        return await self.finish(lost.exit_code, lost.render())
 
     def bind_deadline(self, deadline: Deadline) -> None:
         """Bound every API call of the live executor by ``deadline``."""
@@ -357,6 +425,25 @@ class _Run:
             return not_measured(f"[INTERNAL] check returned unknown status {outcome.status!r}")
         return outcome
 
+    async def _unless_stopped(
+        self, fn: Callable[[CheckContext], CheckOutcome], ctx: CheckContext
+    ) -> CheckOutcome:
+        """The check's outcome, or not measured at once when the run lost its lease (the
+        check's thread is told to stop and its outcome is dropped)."""
+        check = asyncio.ensure_future(asyncio.to_thread(self._guarded, fn, ctx))
+        stopped = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait({check, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            check.cancel()
+            raise
+        finally:
+            stopped.cancel()
+        if check.done():
+            return check.result()
+        check.cancel()
+        return not_measured(self.lost_message())
+
     async def run_check(self, phase: str, entry: CatalogEntry) -> str:
         assert self.executor is not None
         loop = asyncio.get_running_loop()
@@ -386,9 +473,7 @@ class _Run:
         self.current = ctx
         wait = min(entry.timeout_s + WAIT_BUFFER_S, self.checks_deadline.remaining())
         try:
-            outcome = await asyncio.wait_for(
-                asyncio.to_thread(self._guarded, fn, ctx), timeout=wait
-            )
+            outcome = await asyncio.wait_for(self._unless_stopped(fn, ctx), timeout=wait)
         except TimeoutError:
             ctx.cancelled.set()
             if self.deadline_passed():
@@ -400,6 +485,8 @@ class _Run:
         ctx.cancelled.set()
         if self.deadline_passed() and outcome.status != PASSED and outcome.status != FAILED:
             outcome = not_measured(self.deadline_message())
+        if self.lost is not None and outcome.status != PASSED and outcome.status != FAILED:
+            outcome = not_measured(self.lost_message())
         duration = int(round((self.clock() - started) * 1000))
         self._count(outcome.status)
         await self.emit(
@@ -465,6 +552,9 @@ class _Run:
                     phase, e, NO_CLUSTER_MESSAGE, {"skipReason": SKIP_REASON_NO_CLUSTER}
                 )
                 counts[NOT_MEASURED] += 1
+            elif self.lost is not None:
+                await self._synthetic_skip(phase, e, self.lost_message(), {})
+                counts[NOT_MEASURED] += 1
             elif self.deadline_passed():
                 await self._synthetic_skip(phase, e, self.deadline_message(), {})
                 counts[NOT_MEASURED] += 1
@@ -498,8 +588,7 @@ class _Run:
 
     async def run(self) -> RunResult:
         req = self.req
-        if not req.namespace:
-            req.namespace = isolation.unique_namespace(VALIDATION_NAMESPACE, req.run_id)
+        req.namespace = isolation.run_namespace(req.namespace, req.run_id)
         await self.emit(
             RunStarted(
                 0.0,
@@ -580,7 +669,7 @@ class _Run:
             if self.executor is not None:
                 self.bind_deadline(self.deadline)
                 with contextlib.suppress(AicrError):
-                    if req.cleanup and created_ns:
+                    if req.cleanup and created_ns and self.lost is None:
                         await asyncio.shield(
                             asyncio.to_thread(self.executor.delete_namespace, req.namespace)
                         )
@@ -589,6 +678,9 @@ class _Run:
             raise
         if beat is not None:
             beat.cancel()
+        if self.lost is not None:
+            # The namespace is another run's now: remove only this run's own objects.
+            return await self.stopped_by_loss(self.lost)
         if self.executor is not None:
             self.bind_deadline(self.deadline)
             try:
@@ -596,7 +688,10 @@ class _Run:
                     await self.emit(LogLine(self.t(), "", "", line))
             except AicrError as exc:
                 await self.emit(LogLine(self.t(), "", "", f"cleanup failed: {exc.render()}"))
-            if req.cleanup and created_ns:
+            kept = await self.kept_adopted() if req.cleanup and created_ns else ""
+            if kept:
+                await self.emit(LogLine(self.t(), "", "", kept))
+            elif req.cleanup and created_ns:
                 try:
                     await asyncio.to_thread(self.executor.delete_namespace, req.namespace)
                     await self.emit(

@@ -599,3 +599,40 @@ def test_a_killed_runs_namespace_is_removed_by_the_next_run(
     )
     assert own not in cluster.names("namespaces")  # the new run removed its own too
     assert S.labelled_leftovers(cluster) == []
+
+
+def test_a_killed_runs_namespace_holding_someone_elses_object_is_kept_and_named(
+    cluster: Cluster, deployed: Deployed
+) -> None:
+    """As above, but someone put a ConfigMap of their own in the killed run's namespace:
+    the next run keeps that namespace (it holds an object that is not a validation run's)
+    and names it, with the object and the command that would remove it."""
+    before = _validation_namespaces(cluster)
+    killed = _start(cluster, _probe_run(deployed, deployed.work / "killed-foreign.json"))
+    try:
+
+        def probe_pod() -> tuple[str, str] | None:
+            for ns in _validation_namespaces(cluster) - before:
+                pod = _probe_pod(cluster, ns)
+                if pod:
+                    return ns, pod
+            return None
+
+        orphan_ns, _pod = cluster.wait_until("the killed run's probe pod", probe_pod)
+    finally:
+        killed.kill()
+        killed.communicate()
+    try:
+        cluster.kubectl("create", "configmap", "their-notes", "-n", orphan_ns, "--from-literal=a=b")
+        time.sleep(LEASE_SECONDS + 2)
+        out = deployed.work / "after-kill-foreign.json"
+        proc = S.validate(cluster, *_probe_run(deployed, out))
+        assert proc.returncode == 8, proc.stderr
+        kept = [line for line in proc.stderr.splitlines() if f"kept namespace {orphan_ns}" in line]
+        assert len(kept) == 1, proc.stderr
+        assert "ConfigMap/their-notes" in kept[0]
+        assert kept[0].endswith(f"kubectl delete namespace {orphan_ns}")
+        assert orphan_ns in cluster.names("namespaces")
+        assert cluster.get("configmap", "their-notes", orphan_ns) is not None
+    finally:
+        S.delete_namespaces(cluster, [orphan_ns])

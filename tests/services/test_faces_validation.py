@@ -8,7 +8,9 @@ used to drop --namespace, --skip-check and --fail-fast. No cluster: ``--no-clust
 from __future__ import annotations
 
 import asyncio
-from dataclasses import fields
+import threading
+from dataclasses import fields, replace
+from pathlib import Path
 
 from aicr_tui.cli import build_parser
 from aicr_tui.commands.validate import load_inputs, session_from_args
@@ -16,10 +18,14 @@ from core.documents.snapshot import load_snapshot
 from core.recipe.loading import load_recipe
 from core.services.validation import build_request, run_session
 from core.validation.catalog import load_validator_catalog
-from core.validation.events import CheckFinished, Event
+from core.validation.events import CheckFinished, Event, RunFinished, RunStarted
+from core.validation.isolation import unique_namespace
 from core.validation.stream import EventStream
 from screens.validate_dashboard import LiveRunSource
 from tests.conftest import SAMPLES
+from tests.unit.live_fakes import write_kubeconfig
+from tests.unit.test_validation_kube_executor import RECIPE as KUBE_RECIPE
+from tests.unit.test_validation_kube_executor import FakeApiServer
 
 RECIPE = SAMPLES / "validation" / "aks-h100-training.recipe.yaml"
 SNAPSHOT = SAMPLES / "snapshots" / "aks-h100-install.yaml"
@@ -89,3 +95,45 @@ def test_cli_and_wizard_sessions_run_to_the_same_events() -> None:
     a, b = run(cli), run(wizard)
     assert a == b
     assert a, "a no-cluster run still finishes every declared check"
+
+
+def test_without_a_namespace_the_cli_and_the_wizard_ask_for_one_of_the_runs_own() -> None:
+    argv = ["validate", "--recipe", str(RECIPE), "--snapshot", str(SNAPSHOT), "--no-cluster"]
+    args = build_parser(argv).parse_args(argv)
+    cli = session_from_args(args, *load_inputs(args))
+    wizard = LiveRunSource(recipe=load_recipe(str(RECIPE)), no_cluster=True).session()
+    assert cli.namespace == wizard.namespace == ""
+    quiet = {"AICR_NAMESPACE": ""}
+    assert build_request(replace(cli, environ=quiet)).namespace == ""
+    assert build_request(replace(wizard, environ=quiet)).namespace == ""
+    # $AICR_NAMESPACE names it for both faces, as -n does
+    named = {"AICR_NAMESPACE": "team-a"}
+    assert build_request(replace(wizard, environ=named)).namespace == "team-a"
+
+
+def test_the_wizards_live_run_works_in_a_namespace_of_its_own_under_a_lease(
+    tmp_path: Path,
+) -> None:
+    """The dashboard's live source against the stand-in API server on 127.0.0.1
+    (tests.unit.test_validation_kube_executor.FakeApiServer): the run creates
+    aicr-validation-<its token>, takes its lease there, and removes the namespace at the end;
+    nothing goes to the fixed aicr-validation namespace the dashboard used to run in."""
+    with FakeApiServer() as api:
+        source = LiveRunSource(
+            KUBE_RECIPE,
+            phases=("deployment",),
+            kubeconfig=str(write_kubeconfig(tmp_path / "kubeconfig", api.host)),
+        )
+
+        async def collect() -> list[Event]:
+            return [e async for e in source.events(threading.Event())]
+
+        events = asyncio.run(collect())
+    started = next(e for e in events if isinstance(e, RunStarted))
+    ns = unique_namespace("aicr-validation", started.run_id)
+    assert ns != "aicr-validation"
+    assert ("POST", f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases") in api.requests
+    assert ("POST", f"/api/v1/namespaces/{ns}/pods") in api.requests
+    assert ("DELETE", f"/api/v1/namespaces/{ns}") in api.requests
+    assert not [p for _, p in api.requests if "/namespaces/aicr-validation/" in p]
+    assert isinstance(events[-1], RunFinished) and events[-1].exit_code == 0
