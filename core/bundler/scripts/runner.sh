@@ -128,7 +128,9 @@ _cleanup() {
   if [[ -n "$_WORK" ]]; then rm -rf -- "$_WORK"; fi
 }
 _interrupted() {
-  if [[ -n "$_CHILD" ]]; then kill -TERM "$_CHILD" 2>/dev/null || true; fi
+  # the running command, also one started so recently that `_CHILD=$!` has not run yet
+  _CHILD="$(jobs -p)"
+  if [[ -n "$_CHILD" ]]; then kill -TERM $_CHILD 2>/dev/null || true; fi
   if [[ -n "$_CURRENT" ]]; then SUMMARY+=("$_CURRENT: INTERRUPTED"); fi
   _summary
   if [[ -n "$_CURRENT_NUM" ]]; then
@@ -158,6 +160,11 @@ _show() {
 # watcher is sent SIGTERM), SIGKILL it KILL_AFTER seconds later. Runs in its own subshell.
 _watched() {
   local pid dog rc=0
+  # Set before anything starts: a SIGTERM between the fork and `pid=$!` still reaches the
+  # command (every background job of this subshell), which is killed after the grace.
+  trap '_pids="$(jobs -p)"; if [[ -n "$_pids" ]]; then kill -TERM $_pids 2>/dev/null || true
+          (sleep "$KILL_AFTER"; kill -KILL $_pids 2>/dev/null) </dev/null >/dev/null 2>&1 &
+        fi; exit 143' TERM
   command "$@" <&0 &
   pid=$!
   (
@@ -170,9 +177,6 @@ _watched() {
     kill -KILL "$pid" 2>/dev/null || true
   ) </dev/null >/dev/null 2>&1 &
   dog=$!
-  trap 'kill -TERM "$pid" 2>/dev/null || true; kill -TERM "$dog" 2>/dev/null || true
-        (sleep "$KILL_AFTER"; kill -KILL "$pid" 2>/dev/null) </dev/null >/dev/null 2>&1 &
-        exit 143' TERM
   wait "$pid" || rc=$?
   kill -TERM "$dog" 2>/dev/null || true
   return "$rc"
@@ -841,10 +845,35 @@ _prune() {
 }
 
 # undeploy.sh, after its steps: CRDs, the namespaces the bundle made, the state record.
+# Namespaces a chart of this bundle's releases made and Helm keeps on uninstall
+# (helm.sh/resource-policy: keep, such as kai-scheduler's kai-resource-reservation): its
+# Helm annotations name one of this bundle's releases. Deleted, like the bundle's own, only
+# when they hold nothing but this bundle's objects.
+_release_kept_namespaces() {
+  local name rns rel foreign rc=0
+  (( DRY_RUN )) && return 0
+  _timed kubectl get namespaces --no-headers \
+    -o 'custom-columns=NAME:.metadata.name,RNS:.metadata.annotations.meta\.helm\.sh/release-namespace,REL:.metadata.annotations.meta\.helm\.sh/release-name' \
+    > "$_WORK/release-namespaces" || return
+  while read -r name rns rel; do
+    _our_release "$rns" "$rel" || continue
+    foreign="$(_namespace_foreign "$name")" || rc=$?
+    (( rc == 0 )) || return 1
+    if [[ -n "$foreign" ]]; then
+      printf 'keeping namespace %s (made by Helm release %s/%s): it holds objects this bundle did not create: %s\n' \
+        "$name" "$rns" "$rel" "${foreign% }"
+      continue
+    fi
+    printf 'deleting namespace %s: Helm release %s/%s of this bundle made it and kept it on uninstall\n' "$name" "$rns" "$rel"
+    kubectl delete --ignore-not-found --wait=false "namespace/$name" || return
+  done < "$_WORK/release-namespaces"
+}
+
 finish_undeploy() {
   local rc=0
   crds_of_this_bundle || rc=1
   _bundle_namespaces || rc=1
+  _release_kept_namespaces || rc=1
   if (( ! DRY_RUN )) && [[ "$(_state_get bundle)" == "$BUNDLE_ID" ]]; then
     kubectl delete --ignore-not-found --namespace "$STATE_NS" "configmap/$STATE_NAME" >/dev/null || rc=1
     delete_created_namespace "$STATE_NS" "$STATE_NAMESPACE_DOC" || rc=1
