@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.bundler import checks, lock, policy, render
+from core.bundler import checks, lock, policy, prose, render
 from core.bundler.deployers.common import DeployContext, render_deployer
 from core.bundler.deployers.config import (
     DeployerConfig,
@@ -551,7 +551,7 @@ def _render(
         deployer=config.name,
         deploy_text=out.deploy_text
         if config.name == "helm"
-        else f"Entry point: `{config.entrypoint}`.\n\n{out.deploy_text}",
+        else prose.phrase("entry-point", "line", entrypoint=config.entrypoint) + out.deploy_text,
     ).encode()
     files["bundle-info.yaml"] = render.bundle_info(
         state,
