@@ -28,7 +28,7 @@ def _pieces(name: str) -> tuple[list[str], frozenset[str]]:
     return pieces, slots.names(pieces)
 
 
-def section(name: str, **values: str) -> str:
+def section(name: str, /, **values: str) -> str:
     """Markdown file ``readme/<name>.md`` with its slots filled (exactly its slots)."""
     pieces, wanted = _pieces(f"{name}.md")
     slots.check(f"README template {name}.md", wanted, set(values))
@@ -50,7 +50,7 @@ def phrases() -> dict[str, dict[str, str]]:
     return doc
 
 
-def phrase(group: str, key: str, **values: str) -> str:
+def phrase(group: str, key: str, /, **values: str) -> str:
     """One phrase of ``readme/phrases.yaml`` with its slots filled (exactly its slots)."""
     try:
         text = phrases()[group][key]
@@ -59,7 +59,7 @@ def phrase(group: str, key: str, **values: str) -> str:
     return slots.fill_text(f"readme/phrases.yaml {group}.{key}", text, **values)
 
 
-def when(flag: object, group: str, key: str, **values: str) -> str:
+def when(flag: object, group: str, key: str, /, **values: str) -> str:
     """:func:`phrase` when ``flag`` holds, else nothing."""
     return phrase(group, key, **values) if flag else ""
 

@@ -48,7 +48,7 @@ def join(pieces: list[str], slots: dict[str, str]) -> str:
     return "".join(piece if i % 2 == 0 else slots[piece.lower()] for i, piece in enumerate(pieces))
 
 
-def fill_text(what: str, text: str, **slots: str) -> str:
+def fill_text(what: str, text: str, /, **slots: str) -> str:
     """``text`` with every ``@NAME@`` replaced by ``slots[name]`` (exactly its slots)."""
     return fill_pieces(what, split(text), slots)
 
@@ -71,7 +71,7 @@ def data_names(tree: Any) -> frozenset[str]:
     return frozenset(found)
 
 
-def fill_data(what: str, tree: Any, **slots: Any) -> Any:
+def fill_data(what: str, tree: Any, /, **slots: Any) -> Any:
     """A fresh copy of a loaded YAML tree with its slots filled, as data, not as text.
 
     A string that is one whole slot (``"@NODES@"``) becomes the value itself, of any type
