@@ -118,8 +118,10 @@ def test_the_manifests_name_what_the_check_looks_for() -> None:
         }
     runtime = manifest_files.load("nccl-runtime")
     trainjob = manifest_files.load("nccl-trainjob")
-    assert runtime["apiVersion"] == trainjob["apiVersion"] == (
-        f"{perf.TRAINER_GROUP}/{perf.TRAINER_VERSION}"
+    assert (
+        runtime["apiVersion"]
+        == trainjob["apiVersion"]
+        == (f"{perf.TRAINER_GROUP}/{perf.TRAINER_VERSION}")
     )
     assert trainjob["spec"]["runtimeRef"]["apiGroup"] == perf.TRAINER_GROUP
     domain = manifest_files.load("compute-domain")
