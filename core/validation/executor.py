@@ -20,7 +20,8 @@ from urllib.parse import quote
 
 from core.foundation.deadline import MAX_PAGES, Deadline, timeout_error
 from core.foundation.errors import AicrError, ErrorCode, invalid
-from core.live.kube import api_client, host_client, http_status, typed_apis
+from core.live.kube import api_client, host_client, typed_apis
+from core.live.kube_replies import http_status
 from core.live.progress import page_cap
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -511,11 +512,11 @@ class KubernetesExecutor:
     ) -> dict[str, Any] | None:
         """GET ``path`` as one JSON object, read and decoded within the limits (the body is
         read inside the call's bound); None for 404."""
-        from core.live.kube import _decode
+        from core.live.kube_replies import decode
 
         def fetch(_request_timeout: Any) -> dict[str, Any]:
             resp = self._get(path, query, "application/json", _request_timeout)
-            return _decode(resp, f"GET {path}")
+            return decode(resp, f"GET {path}")
 
         found = self._call_or_none(what, fetch)
         return found if isinstance(found, dict) else None
