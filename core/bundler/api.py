@@ -67,7 +67,8 @@ from core.recipe.values import resolve_component_values
 
 if TYPE_CHECKING:
     from core.documents.recipe_result import ComponentRef, RecipeResult
-    from core.recipe.catalog import Catalog, RegistryComponent
+    from core.recipe.catalog import Catalog
+    from core.recipe.catalog_models import RegistryComponent
 
 EXECUTABLE_MODE = 0o755
 FILE_MODE = 0o644

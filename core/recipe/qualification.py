@@ -27,7 +27,8 @@ from core.documents.recipe_result import (
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.tree import deep_merge, get_path
-from core.recipe.catalog import Catalog, Overlay, load_catalog
+from core.recipe.catalog import Catalog, load_catalog
+from core.recipe.catalog_models import Overlay
 from core.recipe.constraints import (
     ConstraintResult,
     ConstraintStatus,
