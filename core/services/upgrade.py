@@ -197,7 +197,7 @@ def _profile(recipe: RecipeResult) -> str:
 def recipe_side(
     recipe: RecipeResult, label: str, verifier: Verifier, options: BundleOptions | None
 ) -> StackSide:
-    from core.bundler.api import refusal
+    from core.bundler.writer import refusal
     from core.services.bundle import plan
     from core.verify.api import plan_input
 
