@@ -40,6 +40,11 @@ from core.recipe.profiles import (
     parse_profile_selection,
     select_value,
 )
+
+# The three provider readings' paths, also named where the wizard's capture screen imports them.
+from core.recipe.remedies import AKS_POOLS as AKS_POOLS
+from core.recipe.remedies import OKE_ADDON as OKE_ADDON
+from core.recipe.remedies import OKE_LEGACY as OKE_LEGACY
 from core.recipe.remedies import overlay_remedy, profile_remedy
 from core.recipe.resolver import (
     MergedSpec,
