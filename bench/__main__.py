@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from bench._harness import (
+    GUARD_NOTE,
     MAX_PAIRS_ENV,
     ROWS_ENV,
     Row,
@@ -165,6 +166,7 @@ def main() -> int:
         f"\nbudgets met: {met}; missed: {len(missed)}"
         + (f" ({'; '.join(missed)})" if missed else "")
     )
+    print(f"({GUARD_NOTE})")
     total = time.perf_counter() - started
     print("\n== summary")
     width = max(len(m) for m, _, _ in results)

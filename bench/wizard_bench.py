@@ -150,7 +150,9 @@ async def choose_by_keyboard(app, pilot, select, shown, keystrokes: int, on_samp
     for i in range(keystrokes):
         keys.send("enter", "\r")
         await _until(lambda: select.expanded, "select open")
-        overlay = select.query_one("SelectOverlay")
+        # the opened list: Textual's Select (the floor) and the wizard's RowSelect both show
+        # their values in an OptionList
+        overlay = select.query_one("OptionList")
         before = overlay.highlighted
         keys.send("down" if i % 2 == 0 else "up")
         await _until(lambda o=overlay, b=before: o.highlighted != b, "option moved")

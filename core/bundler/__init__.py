@@ -1,11 +1,11 @@
 """The bundler: turn a RecipeResult plus bundle-time overrides into a deployable bundle.
 
-Public calls (see :mod:`core.bundler.api`): :func:`parse_overrides`, :func:`plan_bundle`,
+Public calls (see :mod:`core.bundler.api` and :mod:`core.bundler.writer`): :func:`parse_overrides`, :func:`plan_bundle`,
 :func:`write_bundle`, :func:`check_override_entry`, :func:`refusal` (the one line for a
 refused plan). The faces call them through :mod:`core.services.bundle`.
 """
 
-from core.bundler.api import check_override_entry, plan_bundle, refusal, write_bundle
+from core.bundler.api import check_override_entry, plan_bundle
 from core.bundler.model import (
     BlockingError,
     BundlePlan,
@@ -15,6 +15,7 @@ from core.bundler.model import (
 )
 from core.bundler.overrides import BundleOverrides, OverrideEntry, parse_entry, parse_overrides
 from core.bundler.tolerations import Toleration, parse_toleration, parse_tolerations
+from core.bundler.writer import refusal, write_bundle
 
 __all__ = [
     "BlockingError",

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from core.bundler.overrides import BundleOverrides, OverrideEntry
     from core.documents.recipe_result import ComponentRef, RecipeResult
-    from core.recipe.catalog import Catalog, RegistryComponent
+    from core.recipe.catalog import Catalog
+    from core.recipe.catalog_models import RegistryComponent
 
 
 @dataclass(frozen=True)

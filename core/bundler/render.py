@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from core.bundler import shell
+from core.bundler import prose, shell
 from core.bundler.model import BundleState, ComponentPlan
 from core.bundler.templates import helm_string
 from core.foundation.digest import sha256_hex
@@ -675,17 +675,7 @@ def readme(
         for name in sorted(state.skipped):
             out.append(f"- `{name}`: {state.skipped[name]}\n")
     out.append("\n## Deploy\n\n")
-    out.append(
-        deploy_text
-        if deploy_text is not None
-        else (
-            "```sh\nsha256sum -c checksums.txt   # verify the bundle\n./deploy.sh                  # every component, in order\n```\n\n"
-            "`deploy.sh` runs `helm upgrade --install` for each chart (pinned source and version, "
-            "waiting for readiness) and then applies that component's manifests, strictly in the "
-            "recipe's deploymentOrder. Each `NNN-<component>/install.sh` does the same for one "
-            "component. `./undeploy.sh` removes everything in reverse order.\n"
-        )
-    )
+    out.append(deploy_text if deploy_text is not None else prose.section("default"))
     dyn = [comp for comp in components if comp.cluster_values is not None]
     if dyn:
         out.append("\n## Install-time values (--dynamic)\n\n")

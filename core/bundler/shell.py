@@ -13,6 +13,7 @@ import os
 import re
 from functools import cache
 
+from core.foundation import slots as _slots
 from core.foundation.errors import internal, invalid
 
 # Beside this module, as the package data pyproject ships (``core.bundler/scripts/*``).
@@ -20,7 +21,6 @@ from core.foundation.errors import internal, invalid
 _SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts")
 
 _SAFE = re.compile(r"[A-Za-z0-9@%+=:,./_-]+")
-_SLOT = re.compile(r"@([A-Z][A-Z0-9_]*)@")
 
 
 def quote(value: str) -> str:
@@ -57,8 +57,8 @@ def template(name: str) -> str:
 @cache
 def _pieces(name: str) -> tuple[list[str], frozenset[str]]:
     """Template ``name`` split at its slots (text, slot, text, ...) and its slot names."""
-    pieces = _SLOT.split(template(name))
-    return pieces, frozenset(slot.lower() for slot in pieces[1::2])
+    pieces = _slots.split(template(name))
+    return pieces, _slots.names(pieces)
 
 
 def fill(name: str, **slots: str) -> str:
@@ -69,12 +69,9 @@ def fill(name: str, **slots: str) -> str:
     template, is a programming error, not a blank.
     """
     pieces, wanted = _pieces(name)
-    if wanted != set(slots):
-        missing = sorted(wanted - set(slots))
-        extra = sorted(set(slots) - wanted)
-        raise internal(f"script template {name}: missing slots {missing}, unknown slots {extra}")
+    _slots.check(f"script template {name}", wanted, set(slots))
     # One pass over the template's own text: a value never creates or fills a slot.
-    return "".join(piece if i % 2 == 0 else slots[piece.lower()] for i, piece in enumerate(pieces))
+    return _slots.join(pieces, slots)
 
 
 __all__ = ["fill", "quote", "template", "words"]

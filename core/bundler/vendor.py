@@ -142,10 +142,21 @@ def vendored_files(vendored: Mapping[str, VendoredChart]) -> dict[str, bytes]:
 
 def readme_section(vendored: Mapping[str, VendoredChart], deployer: str = "helm") -> str:
     """The bundle README's note on its vendored charts (appended when there are any)."""
+    from core.bundler import prose
+
     rows = "".join(
-        f"| `{v.component}` | `{v.file}` | {v.source} | {v.version} |\n"
+        prose.phrase(
+            "vendored-row",
+            "row",
+            component=v.component,
+            file=v.file,
+            source=v.source,
+            version=v.version,
+        )
         for _name, v in sorted(vendored.items())
     )
+    how = prose.phrases()["how"]
+    return prose.section("vendored", how=how.get(deployer, how["default"]), rows=rows)
     how = {
         "argocd": "each chart is also unpacked in its folder's `chart/`, and its Application "
         "installs it from there, a path in this bundle's own Git repository",

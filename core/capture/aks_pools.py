@@ -3,7 +3,7 @@
 An AKS pool's GPU ownership mode lives in the Azure control plane (the AgentPool's
 ``gpuProfile``), not in any Kubernetes object, so it is read from the pool dump. Only
 ``name``, ``vmSize`` and ``gpuProfile {driver, nvidia {managementMode}}`` are read; the
-dump is decoded with Go's encoding/json rules (see ``core.foundation.yamlio``) so the readings are
+dump is decoded with Go's encoding/json rules (see ``core.foundation.gojson``) so the readings are
 the ones upstream produces for the same bytes. Every problem with the dump is an error:
 a bad file never degrades into "reading unavailable".
 """
@@ -19,7 +19,7 @@ from core.capture.dumps import AKS_POOLS, decode_failure, decode_json, decoding,
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
-from core.foundation.yamlio import (
+from core.foundation.gojson import (
     GoField,
     decode_go_struct,
     go_equal_fold,

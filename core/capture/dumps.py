@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from core.foundation.errors import AicrError, invalid
-from core.foundation.yamlio import GoDecodeError, JsonPairs, load_json_pairs
+from core.foundation.gojson import GoDecodeError, JsonPairs, load_json_pairs
 
 # What a dump of each kind holds, and the option that reads it (the CLI's; the wizard
 # tells dumps apart by their content, so it never needs the name).

@@ -2,7 +2,7 @@
 
 The dump is the JSON object the OCI CLI prints: ``{"data": [...]}`` with kebab-case keys.
 Only each add-on's ``name`` and ``lifecycle-state`` are read, with Go's encoding/json
-rules (see ``core.foundation.yamlio``). The first ``NvidiaGpuPlugin`` entry decides the reading:
+rules (see ``core.foundation.gojson``). The first ``NvidiaGpuPlugin`` entry decides the reading:
 ``installed`` when ACTIVE, ``addon-<state>`` otherwise, ``absent`` when there is none.
 
 Oracle's ``NvidiaGpuOperator`` and ``NvidiaNetworkOperator`` add-ons are reported as
@@ -21,7 +21,7 @@ from core.capture.dumps import OKE_ADDONS, decode_failure, decode_json, decoding
 from core.documents.snapshot import Subtype
 from core.foundation.errors import invalid
 from core.foundation.fileio import read_dump
-from core.foundation.yamlio import (
+from core.foundation.gojson import (
     GoField,
     GoSlice,
     decode_go_struct,

@@ -29,7 +29,7 @@ from core.capture.dumps import OKE_LEGACY, decode_failure, decoding, wrong_dump
 from core.documents.snapshot import Subtype
 from core.foundation.errors import AicrError, invalid
 from core.foundation.fileio import read_dump
-from core.foundation.yamlio import json_kind, load_json_pairs, pairs_to_plain
+from core.foundation.gojson import json_kind, load_json_pairs, pairs_to_plain
 
 if TYPE_CHECKING:
     import threading

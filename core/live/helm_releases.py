@@ -165,7 +165,8 @@ def read_releases(
     """Every release's newest revision on the cluster, and where the configuration came from."""
     from kubernetes import client  # type: ignore[import-untyped,unused-ignore]
 
-    from core.live.kube import _api_error, _decode, _transport_errors, api_client
+    from core.live.kube import api_client
+    from core.live.kube_replies import api_error, decode, transport_errors
     from core.live.progress import page_cap, positive_timeout
 
     seconds = positive_timeout(timeout, "Kubernetes")
@@ -190,9 +191,9 @@ def read_releases(
                 response = core_api.list_secret_for_all_namespaces(
                     _preload_content=False, _request_timeout=(seconds, seconds), **kwargs
                 )
-                body = _decode(response, what)
-            except _transport_errors() as exc:
-                raise _api_error(
+                body = decode(response, what)
+            except transport_errors() as exc:
+                raise api_error(
                     exc, "list Helm release Secrets", 'list on "secrets"', source, seconds
                 ) from exc
             items = body.get("items")

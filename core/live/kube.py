@@ -45,13 +45,19 @@ from core.documents.snapshot import Measurement, Scalar, Snapshot, Subtype, new_
 from core.foundation.deadline import MAX_PAGES, Deadline, run_with_deadline
 from core.foundation.errors import AicrError, ErrorCode, invalid
 from core.foundation.limits import (
-    MAX_API_JSON_VALUES,
-    MAX_NESTING_DEPTH,
     MAX_NODE_KEYS,
-    value_bound_violation,
 )
-from core.foundation.tree import KindNames, kind_name
 from core.live.extras import require_extra
+from core.live.kube_replies import (
+    api_error,
+    bad_reply,
+    check_version,
+    decode,
+    expect_map,
+    expect_text,
+    kind_of,
+    transport_errors,
+)
 from core.live.progress import ProgressCallback, check_cancel, page_cap, positive_timeout, report
 
 DEFAULT_TIMEOUT_S = 15.0
@@ -569,67 +575,6 @@ def _tune(cfg: Any) -> None:
     )
 
 
-def bad_reply(what: str, problem: str) -> AicrError:
-    """The one error for a reply the capture cannot use (SERVICE_UNAVAILABLE, exit 6)."""
-    return AicrError(ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} {problem}")
-
-
-def _decode(response: Any, what: str) -> dict[str, Any]:
-    """The JSON object of ``response``, read and decoded within the limits of
-    core.foundation.limits (the body size itself is capped on the wire, core.live.kube_wire)."""
-    raw = response.data
-    if isinstance(raw, bytes | bytearray):
-        values = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
-        if values > MAX_API_JSON_VALUES:
-            raise bad_reply(
-                what, f"with about {values} JSON values; at most {MAX_API_JSON_VALUES} are read"
-            )
-    try:
-        body = json.loads(raw)
-    except RecursionError:
-        raise bad_reply(
-            what, f"with JSON nested more than {MAX_NESTING_DEPTH} levels deep (the limit)"
-        ) from None
-    except (ValueError, TypeError) as exc:
-        raise AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE, f"the Kubernetes API answered {what} with non-JSON", exc
-        ) from exc
-    if not isinstance(body, dict):
-        raise bad_reply(what, "with a non-object")
-    reason = value_bound_violation(body)
-    if reason is not None:
-        raise bad_reply(what, f"with JSON {reason}")
-    return body
-
-
-# What a decoded JSON value is called in a message, with its article.
-_REPLY_KINDS: KindNames = (
-    (bool, "a boolean"),
-    ((int, float), "a number"),
-    (str, "a string"),
-    (list, "an array"),
-    (dict, "an object"),
-)
-
-
-def _kind(value: Any) -> str:
-    return kind_name(value, _REPLY_KINDS)
-
-
-def expect_map(value: Any, where: str, what: str) -> dict[str, Any]:
-    """``value`` when it is an object (an absent one reads ``{}``), else one clear error."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise bad_reply(what, f"with {where} as {_kind(value)}, expected an object")
-    return value
-
-
-def _expect_text(value: Any, where: str, what: str) -> None:
-    if value is not None and not isinstance(value, str):
-        raise bad_reply(what, f"with {where} as {_kind(value)}, expected a string")
-
-
 _NODE_INFO_FIELDS = (
     "containerRuntimeVersion",
     "kubeletVersion",
@@ -643,18 +588,18 @@ def check_node(node: Any, where: str, what: str) -> None:
     """Refuse a node whose fields read by :func:`build_measurements` have the wrong type."""
     node = expect_map(node, where, what)
     metadata = expect_map(node.get("metadata"), f"{where}.metadata", what)
-    _expect_text(metadata.get("name"), f"{where}.metadata.name", what)
+    expect_text(metadata.get("name"), f"{where}.metadata.name", what)
     labels = expect_map(metadata.get("labels"), f"{where}.metadata.labels", what)
     for key, value in labels.items():
-        _expect_text(value, f"{where}.metadata.labels[{json.dumps(key)[:80]}]", what)
+        expect_text(value, f"{where}.metadata.labels[{json.dumps(key)[:80]}]", what)
     spec = expect_map(node.get("spec"), f"{where}.spec", what)
-    _expect_text(spec.get("providerID"), f"{where}.spec.providerID", what)
+    expect_text(spec.get("providerID"), f"{where}.spec.providerID", what)
     taints = spec.get("taints")
     if taints is not None and not isinstance(taints, list):
-        raise bad_reply(what, f"with {where}.spec.taints as {_kind(taints)}, expected a list")
+        raise bad_reply(what, f"with {where}.spec.taints as {kind_of(taints)}, expected a list")
     for index, taint in enumerate(taints or []):
         taint = expect_map(taint, f"{where}.spec.taints[{index}]", what)
-        _expect_text(taint.get("key"), f"{where}.spec.taints[{index}].key", what)
+        expect_text(taint.get("key"), f"{where}.spec.taints[{index}].key", what)
     status = expect_map(node.get("status"), f"{where}.status", what)
     for section in ("allocatable", "capacity"):
         resources = expect_map(status.get(section), f"{where}.status.{section}", what)
@@ -662,119 +607,12 @@ def check_node(node: Any, where: str, what: str) -> None:
         if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
             raise bad_reply(
                 what,
-                f'with {where}.status.{section}["{GPU_RESOURCE}"] as {_kind(value)}, '
+                f'with {where}.status.{section}["{GPU_RESOURCE}"] as {kind_of(value)}, '
                 "expected a quantity",
             )
     info = expect_map(status.get("nodeInfo"), f"{where}.status.nodeInfo", what)
     for key in _NODE_INFO_FIELDS:
-        _expect_text(info.get(key), f"{where}.status.nodeInfo.{key}", what)
-
-
-def check_version(body: dict[str, Any], what: str) -> None:
-    for key in ("gitVersion", "platform", "goVersion"):
-        _expect_text(body.get(key), key, what)
-
-
-def _api_error(
-    exc: Exception, what: str, permission: str, source: str, seconds: float
-) -> AicrError:
-    from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
-    from urllib3.exceptions import HTTPError, MaxRetryError, NewConnectionError, TimeoutError
-
-    from core.live.kube_wire import refused_reply, transport_reason
-
-    hostile = refused_reply(exc)
-    if hostile is not None:
-        return AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE,
-            f"the Kubernetes API of {source} sent a reply to {what} that is refused",
-            str(hostile),
-        )
-    if isinstance(exc, ApiException):
-        status = int(exc.status or 0)
-        reason = _status_message(exc)
-        if status == 401:
-            return AicrError(
-                ErrorCode.UNAUTHORIZED,
-                f"the Kubernetes API rejected the credentials of {source} (HTTP 401) on {what}: "
-                "refresh them (az aks get-credentials / oci ce cluster create-kubeconfig)",
-                reason or None,
-            )
-        if status == 403:
-            return AicrError(
-                ErrorCode.UNAUTHORIZED,
-                f"the Kubernetes identity of {source} is forbidden (HTTP 403) to {what}: grant "
-                f"{permission} in a ClusterRole bound to it",
-                reason or None,
-            )
-        if status == 0:
-            return AicrError(
-                ErrorCode.SERVICE_UNAVAILABLE,
-                f"could not reach the Kubernetes API of {source} to {what}",
-                reason or str(exc.reason or "") or None,
-            )
-        return AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE,
-            f"the Kubernetes API of {source} answered {http_status(status, exc)} to {what}",
-            reason or None,
-        )
-    cause = exc.reason if isinstance(exc, MaxRetryError) else exc
-    # NewConnectionError subclasses ConnectTimeoutError in urllib3; a refusal is no timeout.
-    refused = isinstance(cause, NewConnectionError)
-    if not refused and (isinstance(cause, TimeoutError) or "timed out" in str(cause).lower()):
-        return AicrError(
-            ErrorCode.TIMEOUT,
-            f"the Kubernetes API of {source} did not answer within {seconds:g}s to {what}",
-        )
-    if isinstance(exc, HTTPError | OSError):
-        return AicrError(
-            ErrorCode.SERVICE_UNAVAILABLE,
-            f"could not reach the Kubernetes API of {source} to {what}",
-            transport_reason(exc),
-        )
-    return AicrError(
-        ErrorCode.SERVICE_UNAVAILABLE,
-        f"reading the Kubernetes API of {source} to {what} failed",
-        " ".join(f"{type(exc).__name__}: {exc}".split())[:300],
-    )
-
-
-def http_status(status: int, exc: Any) -> str:
-    """``HTTP 429 (Too Many Requests; Retry-After: 30)``: the status, its name, and for a
-    throttled or unavailable server how long it asked the client to wait."""
-    import http
-
-    try:
-        name = http.HTTPStatus(status).phrase
-    except ValueError:
-        name = ""
-    wait = ""
-    if status in (429, 503):
-        from core.live.kube_wire import retry_after
-
-        after = retry_after(getattr(exc, "headers", None))
-        wait = f"; Retry-After: {after}" if after else "; no Retry-After"
-    inner = f"{name}{wait}".strip("; ")
-    return f"HTTP {status}" + (f" ({inner})" if inner else "")
-
-
-def _status_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if body:
-        try:
-            doc = json.loads(body)
-            if isinstance(doc, dict) and doc.get("message"):
-                return " ".join(str(doc["message"]).split())[:300]
-        except (ValueError, TypeError):
-            pass
-    return " ".join(str(getattr(exc, "reason", "") or "").split())[:300]
-
-
-def _transport_errors() -> tuple[type[Exception], ...]:
-    from kubernetes.client.exceptions import ApiException  # type: ignore[import-untyped,unused-ignore]
-    from urllib3.exceptions import HTTPError
-
-    return (ApiException, HTTPError, OSError)
+        expect_text(info.get(key), f"{where}.status.nodeInfo.{key}", what)
 
 
 def read_legacy_daemonset(apps: Any, seconds: float, source: str) -> LegacyPluginProjection:
@@ -786,18 +624,18 @@ def read_legacy_daemonset(apps: Any, seconds: float, source: str) -> LegacyPlugi
         response = apps.read_namespaced_daemon_set(
             NAME, NAMESPACE, _preload_content=False, _request_timeout=(seconds, seconds)
         )
-        obj = _decode(response, f"the DaemonSet {NAMESPACE}/{NAME}")
+        obj = decode(response, f"the DaemonSet {NAMESPACE}/{NAME}")
     except ApiException as exc:
         if exc.status == 404:
             return classify_legacy_daemonset(None, source=where)
-        err = _api_error(
+        err = api_error(
             exc, f"get DaemonSet {NAMESPACE}/{NAME}", "get on apps/daemonsets", source, seconds
         )
         return classify_legacy_daemonset(None, error=err.render(), source=where)
     except AicrError as exc:
         return classify_legacy_daemonset(None, error=exc.render(), source=where)
-    except _transport_errors() as exc:
-        err = _api_error(
+    except transport_errors() as exc:
+        err = api_error(
             exc, f"get DaemonSet {NAMESPACE}/{NAME}", "get on apps/daemonsets", source, seconds
         )
         return classify_legacy_daemonset(None, error=err.render(), source=where)
@@ -848,10 +686,10 @@ def _collect_cluster(
             response = client.VersionApi(api).get_code(
                 _preload_content=False, _request_timeout=per_call
             )
-            server = _decode(response, "GET /version")
+            server = decode(response, "GET /version")
             check_version(server, "GET /version")
-        except _transport_errors() as exc:
-            raise _api_error(
+        except transport_errors() as exc:
+            raise api_error(
                 exc, "get /version", 'get on the non-resource URL "/version"', source, seconds
             ) from exc
         check_cancel(cancel, "cluster capture")
@@ -875,9 +713,9 @@ def _collect_cluster(
                 response = core_api.list_node(
                     _preload_content=False, _request_timeout=per_call, **kwargs
                 )
-                body = _decode(response, "GET /api/v1/nodes")
-            except _transport_errors() as exc:
-                raise _api_error(
+                body = decode(response, "GET /api/v1/nodes")
+            except transport_errors() as exc:
+                raise api_error(
                     exc, "list nodes", 'get and list on "nodes"', source, seconds
                 ) from exc
             items = body.get("items") or []
@@ -890,7 +728,7 @@ def _collect_cluster(
                 check_node(node, f"items[{index}]", "GET /api/v1/nodes")
                 nodes.add(node)
             page_meta = expect_map(body.get("metadata"), "metadata", "GET /api/v1/nodes")
-            _expect_text(page_meta.get("continue"), "metadata.continue", "GET /api/v1/nodes")
+            expect_text(page_meta.get("continue"), "metadata.continue", "GET /api/v1/nodes")
             token = str(page_meta.get("continue") or "") or None
             del body, items  # only the fold is kept from one page to the next
             check_cancel(cancel, "cluster capture")

@@ -32,7 +32,8 @@ from core.documents.recipe_result import (
 )
 from core.foundation.errors import AicrError, ErrorCode, invalid, not_found
 from core.foundation.tree import deep_merge, leaf_paths
-from core.recipe.catalog import Catalog, Overlay
+from core.recipe.catalog import Catalog
+from core.recipe.catalog_models import Overlay
 
 SCALAR_FIELDS = (
     "namespace",

@@ -133,7 +133,8 @@ def _side(
 ) -> QualificationCheck:
     """The constraint as qualification judged it on this side, else evaluated on its own."""
     from core.recipe.constraints import evaluate_constraint
-    from core.recipe.qualification import CheckStatus, QualificationCheck, constraint_remedy
+    from core.recipe.qualification import CheckStatus, QualificationCheck
+    from core.recipe.remedies import constraint_remedy
 
     if verdict is not None:
         for check in verdict.checks:

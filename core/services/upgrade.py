@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from core.bundler.shell import words
 from core.foundation.errors import invalid
 from core.verify.model import _clean
-from core.verify.upgrade import (
+from core.verify.upgrade import compare_component, index, label, parse_objects, rendered_side
+from core.verify.upgrade_verdicts import (
     ADDED,
     BLOCKED,
     GPU_STACK,
@@ -30,11 +31,6 @@ from core.verify.upgrade import (
     UNKNOWN,
     Reason,
     Side,
-    compare_component,
-    index,
-    label,
-    parse_objects,
-    rendered_side,
     worst,
 )
 
@@ -197,7 +193,7 @@ def _profile(recipe: RecipeResult) -> str:
 def recipe_side(
     recipe: RecipeResult, label: str, verifier: Verifier, options: BundleOptions | None
 ) -> StackSide:
-    from core.bundler.api import refusal
+    from core.bundler.writer import refusal
     from core.services.bundle import plan
     from core.verify.api import plan_input
 

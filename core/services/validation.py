@@ -19,7 +19,8 @@ from core.documents.snapshot import Snapshot
 from core.foundation.deadline import Deadline
 from core.recipe.catalog import load_catalog
 from core.validation.catalog import load_validator_catalog
-from core.validation.executor import ClusterExecutor, KubernetesExecutor
+from core.validation.executor import ClusterExecutor
+from core.validation.kube_executor import KubernetesExecutor
 from core.validation.policy import view_with_policy
 from core.validation.recipe_view import RecipeView
 from core.validation.runner import (

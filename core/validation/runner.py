@@ -53,7 +53,8 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.executor import NAMESPACE_GONE_S, ClusterExecutor, KubernetesExecutor
+from core.validation.executor import ClusterExecutor
+from core.validation.kube_executor import NAMESPACE_GONE_S, KubernetesExecutor
 from core.validation.outcome import exit_code_for, unmeasured_checks
 from core.validation.readiness import evaluate_readiness, readiness_refusal
 from core.validation.recipe_view import RecipeView

@@ -227,7 +227,7 @@ def test_hanging_exec_plugin_is_killed_and_named(tmp_path: Path) -> None:
 
 
 def test_hanging_exec_plugin_in_the_validation_executor(tmp_path: Path) -> None:
-    from core.validation.executor import KubernetesExecutor
+    from core.validation.kube_executor import KubernetesExecutor
 
     plugin, _ = _hanging_plugin(tmp_path)
     with LoopbackServer(lambda _: Reply(200, {})) as server:
@@ -240,7 +240,7 @@ def test_hanging_exec_plugin_in_the_validation_executor(tmp_path: Path) -> None:
 
 
 def test_validation_executor_call_has_a_total_deadline() -> None:
-    from core.validation.executor import KubernetesExecutor
+    from core.validation.kube_executor import KubernetesExecutor
 
     with TrickleServer() as server:
         executor = KubernetesExecutor.from_host(server.url)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from core.bundler import api as bundler_api
 from core.bundler import write_bundle
+from core.bundler import writer as bundler_writer
 from core.foundation import fileio
 from core.foundation.errors import AicrError, ErrorCode
 from tests.conftest import _cli_path
@@ -34,7 +34,7 @@ PASSED = "recipes/samples/validation/aks-h100-training-passed.jsonl"
 def _paused_writer(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
     """Make the thread named "A" stop after staging and verifying, just before the commit."""
     reached, go_on = threading.Event(), threading.Event()
-    real = bundler_api._verify
+    real = bundler_writer._verify
 
     def verify(plan: Any, stage: Path) -> None:
         real(plan, stage)
@@ -42,7 +42,7 @@ def _paused_writer(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, th
             reached.set()
             assert go_on.wait(30)
 
-    monkeypatch.setattr(bundler_api, "_verify", verify)
+    monkeypatch.setattr(bundler_writer, "_verify", verify)
     return reached, go_on
 
 

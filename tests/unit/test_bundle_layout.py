@@ -140,7 +140,7 @@ def test_the_staged_inventory_lists_what_rglob_lists(tmp_path) -> None:
     """write_bundle's check re-reads the staged directory with os.walk: the same files as
     ``rglob("*")`` + ``is_file()`` (hidden files, a link to a file; not a linked folder's
     files, a dangling link or a folder), so an extra or missing file still refuses."""
-    from core.bundler.api import _files_under
+    from core.bundler.writer import _files_under
 
     top = tmp_path / "stage"
     (top / "a" / "b").mkdir(parents=True)

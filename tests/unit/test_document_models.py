@@ -21,7 +21,8 @@ import core
 from core.documents.recipe_result import ComponentRef, Constraint, RecipeResult, render_recipe
 from core.documents.snapshot import Snapshot, Subtype
 from core.foundation.yamlio import load_yaml_plain
-from core.recipe.catalog import OverlaySpec, Registry, default_data_dir
+from core.recipe.catalog import default_data_dir
+from core.recipe.catalog_models import OverlaySpec, Registry
 from tests.conftest import SAMPLES
 
 

@@ -29,16 +29,18 @@ from core.foundation.fileio import (
     read_dump,
     staged_directory,
 )
-from core.foundation.yamlio import (
+from core.foundation.gojson import (
     GoDecodeError,
-    dump_json,
-    dump_yaml,
     go_equal_fold,
     go_lower,
     load_json_pairs,
+    pairs_to_plain,
+)
+from core.foundation.yamlio import (
+    dump_json,
+    dump_yaml,
     load_yaml,
     load_yaml_plain,
-    pairs_to_plain,
     to_plain,
 )
 

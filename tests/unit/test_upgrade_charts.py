@@ -28,6 +28,7 @@ import pytest
 
 from core.foundation.yamlio import load_yaml_plain
 from core.verify import upgrade as u
+from core.verify import upgrade_verdicts as uv
 from core.verify.analysis import Verifier
 from core.verify.model import VerifyComponent
 from tests.verify.matrix import UPSTREAM_CHARTS
@@ -86,7 +87,7 @@ def derived(base: Path, version: str, edit: tuple[str, str, str]) -> Verifier:
 
 def reasons(
     verifier: Verifier, old: VerifyComponent, new: VerifyComponent, **kw: str
-) -> list[u.Reason]:
+) -> list[uv.Reason]:
     a = u.rendered_side(old, verifier)
     b = u.rendered_side(new, verifier, **kw)
     assert not a.unknown and not b.unknown, (a.unknown, b.unknown)
@@ -94,24 +95,24 @@ def reasons(
     return u.compare_component(a, b)
 
 
-def kinds(got: list[u.Reason]) -> set[tuple[str, str]]:
+def kinds(got: list[uv.Reason]) -> set[tuple[str, str]]:
     return {(r.kind, r.verdict) for r in got}
 
 
 # ------------------------------------------------------------------- the real pair
 def test_real_pair_041_to_050dev_is_a_0x_major_change_and_nothing_else(verifier: Verifier) -> None:
     got = reasons(verifier, comp("v0.4.1"), comp("0.5.0-dev"))
-    assert kinds(got) == {(u.CHART_MAJOR, u.MANUAL)}
+    assert kinds(got) == {(uv.CHART_MAJOR, uv.MANUAL)}
 
 
 def test_downgrade_keeps_a_value_only_the_newer_chart_reads(verifier: Verifier) -> None:
     """0.5.0-dev added consumableShares; going back to v0.4.1 with it set: ignored."""
     values = {**DRA_VALUES, "consumableShares": "memory"}
     got = reasons(verifier, comp("0.5.0-dev", values), comp("v0.4.1", values))
-    ignored = [r for r in got if r.kind == u.VALUE_IGNORED]
-    assert len(ignored) == 1 and ignored[0].verdict == u.MANUAL
+    ignored = [r for r in got if r.kind == uv.VALUE_IGNORED]
+    assert len(ignored) == 1 and ignored[0].verdict == uv.MANUAL
     assert "consumableShares was read by chart" in ignored[0].message
-    assert any("downgrade" in r.message for r in got if r.kind == u.CHART_MAJOR)
+    assert any("downgrade" in r.message for r in got if r.kind == uv.CHART_MAJOR)
 
 
 # ------------------------------------------------------------------- identity
@@ -119,31 +120,31 @@ def test_name_override_renames_the_workloads(verifier: Verifier) -> None:
     got = reasons(
         verifier, comp("0.5.0-dev"), comp("0.5.0-dev", {**DRA_VALUES, "nameOverride": "dra"})
     )
-    renamed = {r.message.split(" is renamed ")[0] for r in got if r.kind == u.RENAMED}
+    renamed = {r.message.split(" is renamed ")[0] for r in got if r.kind == uv.RENAMED}
     assert "Deployment nvidia-dra-driver/nvidia-dra-driver-gpu-controller" in renamed
     assert "DaemonSet nvidia-dra-driver/nvidia-dra-driver-gpu-kubelet-plugin" in renamed
-    assert {r.verdict for r in got if r.kind == u.RENAMED} == {u.MANUAL}
+    assert {r.verdict for r in got if r.kind == uv.RENAMED} == {uv.MANUAL}
 
 
 def test_namespace_move_is_delete_and_create_and_a_release_clash(verifier: Verifier) -> None:
     """A new namespace is a new Helm release; its cluster-scoped objects (ClusterRoles,
     DeviceClasses) are still owned by the release in the old namespace: Helm refuses."""
     got = reasons(verifier, comp("0.5.0-dev"), comp("0.5.0-dev", namespace="dra-system"))
-    moved = [r for r in got if r.kind == u.MOVED]
+    moved = [r for r in got if r.kind == uv.MOVED]
     assert any(r.message.startswith("Deployment nvidia-dra-driver/") for r in moved)
-    assert (u.RELEASE_RENAMED, u.BLOCKED) in kinds(got)
+    assert (uv.RELEASE_RENAMED, uv.BLOCKED) in kinds(got)
 
 
 def test_release_renamed_over_the_same_objects_is_blocked(verifier: Verifier) -> None:
     got = reasons(verifier, comp("0.5.0-dev"), comp("0.5.0-dev"), release="dra")
-    assert kinds(got) == {(u.RELEASE_RENAMED, u.BLOCKED)}
+    assert kinds(got) == {(uv.RELEASE_RENAMED, uv.BLOCKED)}
 
 
 # ------------------------------------------------------------------- immutable fields
 def test_selector_labels_override_changes_the_selectors(verifier: Verifier) -> None:
     values = {**DRA_VALUES, "selectorLabelsOverride": {"app": "dra"}}
     got = reasons(verifier, comp("0.5.0-dev"), comp("0.5.0-dev", values))
-    blocked = [r.message for r in got if r.kind == u.IMMUTABLE and r.verdict == u.BLOCKED]
+    blocked = [r.message for r in got if r.kind == uv.IMMUTABLE and r.verdict == uv.BLOCKED]
     assert any(
         m.startswith("Deployment nvidia-dra-driver/nvidia-dra-driver-gpu-controller: spec.selector")
         for m in blocked
@@ -169,10 +170,10 @@ def _adapter(values: dict[str, Any]) -> VerifyComponent:
 def test_service_cluster_ip_and_type_in_prometheus_adapter(verifier: Verifier) -> None:
     before = {"service": {"clusterIP": "10.0.0.50"}}
     got = reasons(verifier, _adapter(before), _adapter({"service": {"clusterIP": "10.0.0.60"}}))
-    assert (u.IMMUTABLE, u.BLOCKED) in kinds(got)
+    assert (uv.IMMUTABLE, uv.BLOCKED) in kinds(got)
     assert any("spec.clusterIP" in r.message for r in got)
     got = reasons(verifier, _adapter({}), _adapter({"service": {"type": "NodePort"}}))
-    assert kinds(got) == {(u.IMMUTABLE, u.MANUAL)}
+    assert kinds(got) == {(uv.IMMUTABLE, uv.MANUAL)}
 
 
 def test_grafana_statefulset_volume_claim_size_is_blocked(tmp_path: Path) -> None:
@@ -188,7 +189,7 @@ def test_grafana_statefulset_volume_claim_size_is_blocked(tmp_path: Path) -> Non
         return comp("12.3.0", values, name="grafana", chart="grafana", namespace="monitoring")
 
     got = reasons(v, grafana("10Gi"), grafana("20Gi"))
-    blocked = [r for r in got if r.kind == u.IMMUTABLE and r.verdict == u.BLOCKED]
+    blocked = [r for r in got if r.kind == uv.IMMUTABLE and r.verdict == uv.BLOCKED]
     assert blocked and "spec.volumeClaimTemplates" in blocked[0].message
     assert "PersistentVolumeClaims" in blocked[0].steps[0]
 
@@ -203,7 +204,7 @@ def test_job_template_from_a_manifest_is_blocked(verifier: Verifier) -> None:
         "tuning", "001-tuning", "gpu", "", "", "", {}, {"job.yaml": job.format("t:2")}
     )
     got = reasons(verifier, old, new)
-    assert kinds(got) == {(u.IMMUTABLE, u.BLOCKED)}
+    assert kinds(got) == {(uv.IMMUTABLE, uv.BLOCKED)}
     assert "Job gpu/tune: spec.template" in got[0].message
 
 
@@ -215,23 +216,23 @@ def test_crd_field_removed_as_announced(tmp_path: Path) -> None:
         (CRD_FILE, "              numNodes:", "              numNodesRemoved:"),
     )
     got = reasons(v, comp("0.5.0-dev"), comp("0.5.1-numnodes"))
-    field = [r for r in got if r.kind == u.CRD_FIELD_REMOVED]
-    assert field and "spec.numNodes" in field[0].message and field[0].verdict == u.MANUAL
-    assert (u.CRD_NOT_UPGRADED, u.MANUAL) in kinds(got)  # crds/: helm upgrade skips it
+    field = [r for r in got if r.kind == uv.CRD_FIELD_REMOVED]
+    assert field and "spec.numNodes" in field[0].message and field[0].verdict == uv.MANUAL
+    assert (uv.CRD_NOT_UPGRADED, uv.MANUAL) in kinds(got)  # crds/: helm upgrade skips it
 
 
 def test_crd_stored_version_removed_is_blocked(tmp_path: Path) -> None:
     v = derived(tmp_path, "0.5.1-v1", (CRD_FILE, "  - name: v1beta1", "  - name: v1"))
     got = reasons(v, comp("0.5.0-dev"), comp("0.5.1-v1"))
-    assert (u.CRD_STORED_VERSION_REMOVED, u.BLOCKED) in kinds(got)
-    assert u.worst(r.verdict for r in got) == u.BLOCKED
+    assert (uv.CRD_STORED_VERSION_REMOVED, uv.BLOCKED) in kinds(got)
+    assert uv.worst(r.verdict for r in got) == uv.BLOCKED
 
 
 def test_crd_conversion_strategy_change(tmp_path: Path) -> None:
     hook = "  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig:\n        service: {name: dra-webhook, namespace: nvidia-dra-driver}\n  group: resource.nvidia.com"
     v = derived(tmp_path, "0.5.1-webhook", (CRD_FILE, "  group: resource.nvidia.com", hook))
     got = reasons(v, comp("0.5.0-dev"), comp("0.5.1-webhook"))
-    assert (u.CRD_CONVERSION, u.MANUAL) in kinds(got)
+    assert (uv.CRD_CONVERSION, uv.MANUAL) in kinds(got)
 
 
 # ------------------------------------------------------------------- unknown
@@ -240,7 +241,7 @@ def test_missing_chart_source_is_unknown_never_safe(verifier: Verifier) -> None:
     b = u.rendered_side(comp("0.6.0"), verifier)
     assert b.objects is None and "cannot be rendered" in b.unknown
     got = u.compare_component(a, b)
-    assert u.worst(r.verdict for r in got) == u.UNKNOWN
+    assert uv.worst(r.verdict for r in got) == uv.UNKNOWN
 
 
 def _cert_manager(crds: dict[str, Any]) -> VerifyComponent:
@@ -258,16 +259,16 @@ def test_crds_dropped_from_cert_manager_are_kept_or_deleted(verifier: Verifier) 
     unless crds.keep=false: turning crds.enabled off leaves them, or deletes every
     Certificate with them."""
     got = reasons(verifier, _cert_manager({"enabled": True}), _cert_manager({"enabled": False}))
-    kept = [r for r in got if r.kind == u.KEPT]
+    kept = [r for r in got if r.kind == uv.KEPT]
     assert any("CustomResourceDefinition certificates.cert-manager.io" in r.message for r in kept)
-    assert u.worst(r.verdict for r in got) == u.SAFE
+    assert uv.worst(r.verdict for r in got) == uv.SAFE
     got = reasons(
         verifier,
         _cert_manager({"enabled": True, "keep": False}),
         _cert_manager({"enabled": False, "keep": False}),
     )
-    deleted = [r for r in got if r.kind == u.DELETED]
-    assert deleted and {r.verdict for r in deleted} == {u.BLOCKED}
+    deleted = [r for r in got if r.kind == uv.DELETED]
+    assert deleted and {r.verdict for r in deleted} == {uv.BLOCKED}
     assert any("every custom resource of it" in r.message for r in deleted)
 
 
@@ -288,7 +289,7 @@ def test_crd_served_version_removed(tmp_path: Path) -> None:
     crd["spec"]["versions"].insert(0, alpha)
     (target / CRD_FILE).write_text(yaml.safe_dump(crd))
     got = reasons(Verifier([tmp_path, UPSTREAM_CHARTS]), comp("0.4.9-alpha"), comp("0.5.0-dev"))
-    removed = [r for r in got if r.kind == u.CRD_VERSION_REMOVED]
-    assert len(removed) == 1 and removed[0].verdict == u.MANUAL
+    removed = [r for r in got if r.kind == uv.CRD_VERSION_REMOVED]
+    assert len(removed) == 1 and removed[0].verdict == uv.MANUAL
     assert "computedomains.resource.nvidia.com: served version v1alpha1" in removed[0].message
-    assert (u.CRD_NOT_UPGRADED, u.MANUAL) in kinds(got)
+    assert (uv.CRD_NOT_UPGRADED, uv.MANUAL) in kinds(got)

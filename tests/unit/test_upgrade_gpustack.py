@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.services import upgrade as svc
-from core.verify import upgrade as u
+from core.verify import upgrade_verdicts as uv
 
 
 def stack(
@@ -20,9 +20,9 @@ def stack(
     profile: str = "",
     service: str = "aks",
 ) -> svc.StackSide:
-    comps: dict[str, u.Side] = {}
+    comps: dict[str, uv.Side] = {}
     if values is not None:
-        comps["gpu-operator"] = u.Side(
+        comps["gpu-operator"] = uv.Side(
             "gpu-operator", "gpu-operator", "gpu-operator", "gpu-operator", "v26.7.0",
             values, [], defaults=defaults,
         )  # fmt: skip
@@ -36,7 +36,7 @@ def test_cloud_to_operator_is_blocked_with_the_plan_in_order() -> None:
     old = stack({"driver": {"enabled": False}}, profile="azure-managed")
     new = stack({}, defaults=OPERATOR_DEFAULT, profile="operator-managed")
     reason = svc.gpu_stack_reason(old, new, drain_planned=False)
-    assert reason is not None and reason.verdict == u.BLOCKED
+    assert reason is not None and reason.verdict == uv.BLOCKED
     assert "azure-managed -> operator-managed" in reason.message
     assert "from the cloud to the operator" in reason.message
     steps = reason.steps
@@ -50,7 +50,7 @@ def test_operator_to_cloud_on_oke_with_the_plan_acknowledged_is_manual() -> None
     old = stack({"driver": {"enabled": True}}, service="oke")
     new = stack({"driver": {"enabled": False}}, service="oke")
     reason = svc.gpu_stack_reason(old, new, drain_planned=True)
-    assert reason is not None and reason.verdict == u.MANUAL
+    assert reason is not None and reason.verdict == uv.MANUAL
     # the operator removes its driver before nodes with the image's driver replace them
     assert "driver.enabled=false" in reason.steps[2]
     assert "OKE node pool on an image that ships the NVIDIA driver" in reason.steps[3]
@@ -67,7 +67,7 @@ def test_same_owner_is_no_reason_and_an_unreadable_side_with_a_profile_change_is
         stack({}, profile="azure-managed"), stack({"driver": {"enabled": True}}, profile="operator-managed"),
         drain_planned=False,
     )  # fmt: skip
-    assert unknown is not None and unknown.verdict == u.UNKNOWN
+    assert unknown is not None and unknown.verdict == uv.UNKNOWN
     assert svc.gpu_stack_reason(stack(None), stack(None), drain_planned=False) is None
 
 
@@ -76,6 +76,6 @@ def test_the_reason_lands_on_gpu_operator_and_sets_the_exit_code() -> None:
     new = stack({"driver": {"enabled": True}})
     report = svc.check(old, new)
     (row,) = report.components
-    assert row.name == "gpu-operator" and row.verdict == u.BLOCKED
+    assert row.name == "gpu-operator" and row.verdict == uv.BLOCKED
     assert report.exit_code == 12
     assert svc.check(old, new, drain_planned=True).exit_code == 10

@@ -21,6 +21,7 @@ from core.foundation.errors import AicrError
 from core.live.helm_releases import decode_release, newest, read_releases, records_of
 from core.services import upgrade as svc
 from core.verify import upgrade as u
+from core.verify import upgrade_verdicts as uv
 from core.verify.analysis import Verifier
 from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_kubeconfig
 from tests.unit.test_upgrade_charts import DRA, comp
@@ -183,8 +184,8 @@ def test_a_live_release_compares_like_its_rendered_chart() -> None:
     )
     report = svc.check(svc.live_side([rel], _target("0.5.0-dev"), "test"), _target("0.5.0-dev"))
     (row,) = report.components
-    assert (row.verdict, row.from_version, row.to_version) == (u.MANUAL, "0.4.1", "0.5.0-dev")
-    assert {r.kind for r in row.reasons} == {u.CHART_MAJOR}
+    assert (row.verdict, row.from_version, row.to_version) == (uv.MANUAL, "0.4.1", "0.5.0-dev")
+    assert {r.kind for r in row.reasons} == {uv.CHART_MAJOR}
 
 
 def test_a_release_installed_under_another_name_is_found_by_its_chart() -> None:
@@ -192,9 +193,9 @@ def test_a_release_installed_under_another_name_is_found_by_its_chart() -> None:
     target = _target("v0.4.1")
     report = svc.check(svc.live_side([rel], target, "test"), target)
     (row,) = report.components
-    assert row.verdict == u.BLOCKED
+    assert row.verdict == uv.BLOCKED
     assert any(
-        r.kind == u.RELEASE_RENAMED and "nvidia-dra-driver/dra becomes" in r.message
+        r.kind == uv.RELEASE_RENAMED and "nvidia-dra-driver/dra becomes" in r.message
         for r in row.reasons
     )
 
@@ -205,7 +206,7 @@ def test_a_release_that_is_not_deployed_is_unknown() -> None:
     )
     target = _target("v0.4.1")
     report = svc.check(svc.live_side([rel], target, "test"), target)
-    assert report.components[0].verdict == u.UNKNOWN
+    assert report.components[0].verdict == uv.UNKNOWN
     assert report.exit_code == 11
 
 
@@ -242,10 +243,10 @@ def test_a_record_naming_an_invalid_release_is_refused(
 
 
 def test_uninstall_steps_quote_what_they_name() -> None:
-    old = u.Side("c", "rel;id", "team a", "c", "1.0.0", {}, [])
-    new = u.Side("c", "rel", "team-a", "c", "1.0.0", {}, [])
+    old = uv.Side("c", "rel;id", "team a", "c", "1.0.0", {}, [])
+    new = uv.Side("c", "rel", "team-a", "c", "1.0.0", {}, [])
     (reason,) = u.compare_component(old, new)
-    assert reason.kind == u.RELEASE_RENAMED
+    assert reason.kind == uv.RELEASE_RENAMED
     assert reason.steps[0].startswith("helm uninstall 'rel;id' -n 'team a' ")
 
 
@@ -259,14 +260,14 @@ def test_objects_another_release_owns_block_the_install() -> None:
     live = svc.live_side([rel], target, "test")
     assert live.components == {} and [s.release for s in live.others] == ["legacy"]
     (row,) = svc.check(live, target).components
-    assert row.verdict == u.BLOCKED
+    assert row.verdict == uv.BLOCKED
     (owned,) = [r for r in row.reasons if r.kind == svc.OWNED]
     assert "owned by release nvidia-dra-driver/legacy" in owned.message
 
 
-def _sides(**by_component: list[dict[str, Any]]) -> dict[str, u.Side]:
+def _sides(**by_component: list[dict[str, Any]]) -> dict[str, uv.Side]:
     return {
-        name: u.Side(name, name, "ns", name, "1.0.0", {}, objs)
+        name: uv.Side(name, name, "ns", name, "1.0.0", {}, objs)
         for name, objs in by_component.items()
     }
 
@@ -277,7 +278,7 @@ def test_an_object_moving_between_components_needs_the_owner_upgraded_first() ->
     moved = svc.StackSide("new", _sides(a=[], b=[cm]))
     rows = {c.name: c for c in svc.check(old, moved).components}
     (reason,) = [r for r in rows["b"].reasons if r.kind == svc.OWNED]
-    assert reason.verdict == u.MANUAL and reason.steps == ("upgrade a before b",)
+    assert reason.verdict == uv.MANUAL and reason.steps == ("upgrade a before b",)
     both = svc.StackSide("new", _sides(a=[cm], b=[cm]))
     rows = {c.name: c for c in svc.check(old, both).components}
-    assert rows["b"].verdict == u.BLOCKED
+    assert rows["b"].verdict == uv.BLOCKED

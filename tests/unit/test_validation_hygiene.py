@@ -11,6 +11,7 @@ MODULES = [
     "core.validation.reports.ctrf",
     "core.validation.reports.junit",
     "core.validation.executor",
+    "core.validation.kube_executor",
 ]
 
 

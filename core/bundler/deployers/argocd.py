@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.bundler import prose
 from core.bundler.deployers.common import DeployContext, DeployOutput, release_entry, unit_files
 from core.bundler.deployers.config import REPO_PLACEHOLDER, DeployerConfig
 from core.bundler.deployers.layout import Unit, build_units
@@ -112,27 +113,20 @@ def deploy_text(cfg: DeployerConfig, root: str, *, vendored: bool = False) -> st
     from core.bundler.shell import quote
 
     repo = (
-        f"`{cfg.repo}`"
+        prose.phrase("repo", "given", repo=cfg.repo)
         if cfg.repo
-        else f"the Git repository you push it to (not given: `{root}` and every "
-        f"`application.yaml` say `{REPO_PLACEHOLDER}`; regenerate with `--repo`)"
+        else prose.phrase("repo", "argocd-missing", root=root, placeholder=REPO_PLACEHOLDER)
     )
-    return (
-        "```sh\nsha256sum -c checksums.txt        # verify the bundle\n"
-        "git add . && git commit && git push   # to the repository below\n"
-        f"kubectl apply -n {quote(cfg.option('namespace'))} -f {quote(root)}\n```\n\n"
-        f"Argo CD syncs the bundle from {repo} at revision `{cfg.option('targetRevision')}`: "
-        f"`{root}` (Application `{cfg.app_name}`) creates one Application per "
-        "`NNN-<folder>/application.yaml`, ordered by `argocd.argoproj.io/sync-wave` (the "
-        "dependency tier"
-        + (", one folder per wave with `--serial`" if cfg.serial else "")
-        + "). Waves between Applications only hold when Argo CD assesses Application health "
-        "(the `resource.customizations.health.argoproj.io_Application` check in `argocd-cm`). "
-        + (
-            "Every chart is vendored: each Application installs the chart unpacked in its "
-            f"folder's `{VENDORED_CHART}/` from this same repository, so Argo CD reaches no "
-            "chart repository.\n"
-            if vendored
-            else 'Charts in OCI registries need an Argo CD repository secret with `enableOCI: "true"`.\n'
-        )
+    return prose.section(
+        "argocd",
+        namespace=quote(cfg.option("namespace")),
+        root_word=quote(root),
+        repo=repo,
+        revision=cfg.option("targetRevision"),
+        root=root,
+        app=cfg.app_name,
+        serial=prose.when(cfg.serial, "serial", "argocd"),
+        charts=prose.phrase("vendored", "argocd", chart_dir=VENDORED_CHART)
+        if vendored
+        else prose.phrase("not-vendored", "argocd"),
     )

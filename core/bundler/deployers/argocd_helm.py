@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.bundler import prose
 from core.bundler.deployers.common import DeployContext, DeployOutput
 from core.bundler.deployers.config import OCI_PLACEHOLDER
 from core.bundler.deployers.flux import VENDORED_CHARTS
@@ -123,35 +124,16 @@ def render(ctx: DeployContext, *, profile: tuple[str, str] | None = None) -> Dep
             f"# the vendored chart archives are pushed, not subcharts\n{VENDOR_DIR}/\n",
         )
         pushes = "".join(
-            f"helm push {quote(v.file)} {quote(pushed_to)}\n"
+            prose.phrase("push", "line", archive=quote(v.file), target=quote(pushed_to))
             for _n, v in sorted(ctx.vendored.items())
         )
-    out.deploy_text = (
-        "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
-        + pushes
-        + "helm lint .                  # values.schema.json and the lock guard\n"
-        f"helm upgrade --install {quote(cfg.app_name)} . --namespace "
-        f"{quote(cfg.option('namespace'))}\n```\n\n"
-        "The root chart renders one Argo CD Application per upstream chart and the raw "
-        "manifests, all ordered by `argocd.argoproj.io/sync-wave` (the dependency tier"
-        + (", one folder per wave with `--serial`" if cfg.serial else "")
-        + "). Install-time values go under `components.<name>.values` (merged over the "
-        "bundle's values; `--dynamic` paths are seeded there); `values.schema.json` checks "
-        "their shape and `templates/lock-guard.yaml` refuses any that touch a profile-owned "
-        "path. Push the chart to an OCI registry (`helm package . && helm push`) to sync it "
-        "from an Argo CD Application instead. Waves between Applications only hold when Argo "
-        "CD assesses Application health. A raw custom resource whose CRD an Application "
-        "installs (NicClusterPolicy, Skyhook) is rendered only once the cluster serves its "
-        "kind: on a fresh cluster the first install leaves it out (NOTES.txt names it) and "
-        "the next `helm upgrade` or Argo CD sync adds it.\n"
-        + (
-            f"\nEvery chart is vendored: the `helm push` lines put the bundle's own archives in "
-            f"`{pushed_to}`, and each Application installs its chart from there (Argo CD needs "
-            'a repository secret for that registry with `enableOCI: "true"`), so Argo CD '
-            "reaches no other chart repository.\n"
-            if ctx.vendored
-            else ""
-        )
+    out.deploy_text = prose.section(
+        "argocd-helm",
+        pushes=pushes,
+        app=quote(cfg.app_name),
+        namespace=quote(cfg.option("namespace")),
+        serial=prose.when(cfg.serial, "serial", "argocd-helm"),
+        vendored=prose.when(ctx.vendored, "vendored", "argocd-helm", pushed_to=pushed_to),
     )
     return out
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.bundler import prose
 from core.bundler.deployers.common import DeployContext, DeployOutput, values_text
 from core.bundler.deployers.config import OCI_PLACEHOLDER, DeployerConfig
 from core.bundler.deployers.layout import Unit, build_units, repository_name
@@ -192,29 +193,22 @@ def deploy_text(cfg: DeployerConfig, vendored: list[str] | None = None) -> str:
     missing = (
         ""
         if cfg.repo
-        else f" (`--repo` was not given: `sources/{cfg.flux_oci_source_name}.yaml` says "
-        f"`{OCI_PLACEHOLDER}`; regenerate with `--repo oci://…`)"
+        else prose.phrase(
+            "repo", "flux-missing", source=cfg.flux_oci_source_name, placeholder=OCI_PLACEHOLDER
+        )
     )
     charts = f"{repo.rstrip('/')}/{VENDORED_CHARTS}"
-    pushes = "".join(f"helm push {quote(f)} {quote(charts)}\n" for f in vendored or [])
-    return (
-        "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
-        + pushes
+    pushes = "".join(
+        prose.phrase("push", "line", archive=quote(f), target=quote(charts)) for f in vendored or []
+    )
+    return prose.section(
+        "flux",
+        pushes=pushes,
         # quoted as the scripts quote: the README invites pasting this block into a shell
-        + f"flux push artifact {quote(repo + ':latest')} --path=. --source=aicr-bundle "
-        "--revision=bundle\n"
-        "kubectl apply -k .            # sources and Kustomizations, once\n```\n\n"
-        f"Flux pulls the bundle from the OCIRepository `{cfg.flux_oci_source_name}` in "
-        f"`{cfg.flux_namespace}`{missing}. One Flux Kustomization per folder applies it and "
-        "waits for it to become ready; `dependsOn` follows the recipe's dependencies"
-        + (" (with `--serial`, each folder waits for the previous one)" if cfg.serial else "")
-        + ". Each chart is a HelmRelease whose values come from the folder's `values.yaml` "
-        "(and `cluster-values.yaml`) through a generated ConfigMap.\n"
-        + (
-            f"\nEvery chart is vendored: the `helm push` lines put the bundle's own archives in "
-            f"`{charts}` (the registry that holds the bundle), and each HelmRelease's `chartRef` "
-            "is an OCIRepository of its chart there, so Flux reaches no other chart repository.\n"
-            if vendored
-            else ""
-        )
+        artifact=quote(repo + ":latest"),
+        source=cfg.flux_oci_source_name,
+        flux_namespace=cfg.flux_namespace,
+        missing=missing,
+        serial=prose.when(cfg.serial, "serial", "flux"),
+        vendored=prose.when(vendored, "vendored", "flux", charts=charts),
     )

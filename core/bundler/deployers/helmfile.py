@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.bundler import prose
 from core.bundler.deployers.common import DeployContext, DeployOutput, release_entry, unit_files
 from core.bundler.deployers.layout import Unit, build_units, repository_name, tiers
 from core.bundler.deployers.skeletons import load_document
@@ -46,15 +47,8 @@ def render(ctx: DeployContext) -> DeployOutput:
         out.releases.append(release_entry(unit))
         if unit.kind in ("upstream", "local"):
             out.folders[unit.component.name] = unit.folder
-    out.deploy_text = (
-        "```sh\nsha256sum -c checksums.txt   # verify the bundle\n"
-        "helmfile apply                # every level, in order\n```\n\n"
-        "`helmfile.yaml` runs `level-1.yaml`, `level-2.yaml`, … in order; the releases of one "
-        "level are one dependency tier and install together"
-        + (" (here one release per level: `--serial`)" if ctx.config.serial else "")
-        + ". Charts come from their pinned repositories and versions; raw manifests are local "
-        "charts in `NNN-<component>-post/` (or `NNN-<component>/` for a manifest-only "
-        "component). `helmfile destroy` removes everything.\n"
+    out.deploy_text = prose.section(
+        "helmfile", serial=prose.when(ctx.config.serial, "serial", "helmfile")
     )
     return out
 

@@ -27,6 +27,7 @@ from core.validation.checks.base import (
     threshold_number,
     wait_pod,
 )
+from core.validation.checks.manifest_files import manifest
 from core.validation.executor import NodeInfo, PodOutcome, first_pod
 from core.validation.parsers.inference import SENTINEL, parse_report
 from core.validation.parsers.nccl import format_size, parse_all_reduce, transport_problem
@@ -219,16 +220,9 @@ def _variant(ctx: CheckContext) -> str:
 def compute_domain(ctx: CheckContext, nodes: list[NodeInfo]) -> dict[str, Any]:
     """The DRA ComputeDomain whose channel claim template gives every worker an IMEX channel
     (/dev/nvidia-caps-imex-channels): without it MNNVL is detected but unusable."""
-    return {
-        "apiVersion": f"{COMPUTE_DOMAIN_GROUP}/{COMPUTE_DOMAIN_VERSION}",
-        "kind": "ComputeDomain",
-        "__plural__": "computedomains",
-        "metadata": {"name": "aicr-nccl-nvls", "namespace": ctx.namespace, "labels": ctx.labels()},
-        "spec": {
-            "numNodes": len(nodes),
-            "channel": {"resourceClaimTemplate": {"name": IMEX_CLAIM_TEMPLATE}},
-        },
-    }
+    return manifest(
+        "compute-domain", namespace=ctx.namespace, labels=ctx.labels(), num_nodes=len(nodes)
+    )
 
 
 def _claim_imex(pod_spec: dict[str, Any]) -> None:
@@ -241,114 +235,26 @@ def _claim_imex(pod_spec: dict[str, Any]) -> None:
 
 
 def nccl_manifests(ctx: CheckContext, nodes: list[NodeInfo], image: str) -> list[dict[str, Any]]:
+    """The all-reduce through Kubeflow Trainer (``manifests/nccl-runtime.yaml`` and
+    ``nccl-trainjob.yaml``), with the variant's ComputeDomain first for NVLS."""
     gpus, limits, (min_b, max_b) = _nccl_sizing(ctx, nodes)
     labels = ctx.labels()
     variant = _variant(ctx)
-    launcher_cmd = (
-        f"mpirun --allow-run-as-root -np {gpus * len(nodes)} --bind-to none "
-        "-x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
-        + VARIANT_FLAGS[variant]
-        + f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
+    runtime = manifest(
+        "nccl-runtime",
+        namespace=ctx.namespace,
+        labels=labels,
+        num_nodes=len(nodes),
+        gpus=gpus,
+        image=image,
+        ranks=gpus * len(nodes),
+        variant_flags=VARIANT_FLAGS[variant],
+        min_bytes=min_b,
+        max_bytes=max_b,
+        node_names=[n.name for n in nodes],
+        limits=limits,
     )
-    node_names = [n.name for n in nodes]
-    runtime: dict[str, Any] = {
-        "apiVersion": f"{TRAINER_GROUP}/{TRAINER_VERSION}",
-        "kind": "TrainingRuntime",
-        "__plural__": "trainingruntimes",
-        "metadata": {
-            "name": "nccl-all-reduce-runtime",
-            "namespace": ctx.namespace,
-            "labels": labels,
-        },
-        "spec": {
-            "mlPolicy": {
-                "numNodes": len(nodes),
-                "mpi": {
-                    "numProcPerNode": gpus,
-                    "mpiImplementation": "OpenMPI",
-                    "sshAuthMountPath": "/root/.ssh",
-                    "runLauncherAsNode": False,
-                },
-            },
-            "template": {
-                "spec": {
-                    "replicatedJobs": [
-                        {
-                            "name": "launcher",
-                            "template": {
-                                "spec": {
-                                    "template": {
-                                        "spec": {
-                                            "containers": [
-                                                {
-                                                    "name": "node",
-                                                    "image": image,
-                                                    "command": ["sh", "-c", launcher_cmd],
-                                                }
-                                            ]
-                                        }
-                                    }
-                                }
-                            },
-                        },
-                        {
-                            "name": "node",
-                            "template": {
-                                "spec": {
-                                    "template": {
-                                        "spec": {
-                                            "affinity": {
-                                                "nodeAffinity": {
-                                                    "requiredDuringSchedulingIgnoredDuringExecution": {
-                                                        "nodeSelectorTerms": [
-                                                            {
-                                                                "matchExpressions": [
-                                                                    {
-                                                                        "key": "kubernetes.io/hostname",
-                                                                        "operator": "In",
-                                                                        "values": node_names,
-                                                                    }
-                                                                ]
-                                                            }
-                                                        ]
-                                                    }
-                                                }
-                                            },
-                                            "tolerations": [{"operator": "Exists"}],
-                                            "containers": [
-                                                {
-                                                    "name": "node",
-                                                    "image": image,
-                                                    "command": ["/usr/sbin/sshd", "-De"],
-                                                    "resources": {"limits": limits},
-                                                    "securityContext": {
-                                                        "capabilities": {"add": ["IPC_LOCK"]}
-                                                    },
-                                                }
-                                            ],
-                                        }
-                                    }
-                                }
-                            },
-                        },
-                    ]
-                }
-            },
-        },
-    }
-    trainjob = {
-        "apiVersion": f"{TRAINER_GROUP}/{TRAINER_VERSION}",
-        "kind": "TrainJob",
-        "__plural__": "trainjobs",
-        "metadata": {"name": "nccl-all-reduce-tj", "namespace": ctx.namespace, "labels": labels},
-        "spec": {
-            "runtimeRef": {
-                "name": "nccl-all-reduce-runtime",
-                "kind": "TrainingRuntime",
-                "apiGroup": TRAINER_GROUP,
-            }
-        },
-    }
+    trainjob = manifest("nccl-trainjob", namespace=ctx.namespace, labels=labels)
     if variant == "nvls":
         jobs = runtime["spec"]["template"]["spec"]["replicatedJobs"]
         _claim_imex(jobs[1]["template"]["spec"]["template"]["spec"])
@@ -390,102 +296,46 @@ def nccl_pod_manifests(
     private, public = ssh_keypair()
     ns = ctx.namespace
     workers = [f"aicr-nccl-worker-{i}" for i in range(len(nodes))]
-    secret = {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": NCCL_SECRET, "namespace": ns, "labels": ctx.labels()},
-        "type": "Opaque",
-        "stringData": {"id_ed25519": private, "authorized_keys": public + "\n"},
-    }
-    service = {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": NCCL_SERVICE, "namespace": ns, "labels": ctx.labels()},
-        "spec": {
-            "clusterIP": "None",
-            "selector": {RUN_ID_LABEL: ctx.run_id, NCCL_ROLE_LABEL: "worker"},
-            "ports": [{"name": "ssh", "port": NCCL_SSH_PORT}],
-        },
-    }
-    ssh_volume = {
-        "name": "ssh",
-        "secret": {"secretName": NCCL_SECRET, "defaultMode": 0o400},
-    }
-    worker_cmd = (
-        "mkdir -p /run/sshd /root/.ssh && cp /etc/aicr-ssh/authorized_keys /root/.ssh/authorized_keys && "
-        "chmod 700 /root/.ssh && chmod 600 /root/.ssh/authorized_keys && ssh-keygen -A && "
-        f"exec /usr/sbin/sshd -De -p {NCCL_SSH_PORT} -o PermitRootLogin=prohibit-password"
+    secret = manifest(
+        "nccl-ssh-secret",
+        namespace=ns,
+        labels=ctx.labels(),
+        private_key=private,
+        authorized_keys=public + "\n",
     )
-    pods: list[dict[str, Any]] = []
-    for name, node in zip(workers, nodes, strict=True):
-        pods.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {
-                    "name": name,
-                    "namespace": ns,
-                    "labels": ctx.labels(**{NCCL_ROLE_LABEL: "worker"}),
-                },
-                "spec": {
-                    "nodeName": node.name,
-                    "hostname": name,
-                    "subdomain": NCCL_SERVICE,
-                    "restartPolicy": "Never",
-                    "tolerations": [{"operator": "Exists"}],
-                    "volumes": [ssh_volume],
-                    "containers": [
-                        {
-                            "name": "worker",
-                            "image": image,
-                            "command": ["sh", "-c", worker_cmd],
-                            "resources": {"limits": limits},
-                            "securityContext": {"capabilities": {"add": ["IPC_LOCK"]}},
-                            "volumeMounts": [{"name": "ssh", "mountPath": "/etc/aicr-ssh"}],
-                        }
-                    ],
-                },
-            }
+    service = manifest(
+        "nccl-service",
+        namespace=ns,
+        labels=ctx.labels(),
+        run_id=ctx.run_id,
+        ssh_port=NCCL_SSH_PORT,
+    )
+    pods = [
+        manifest(
+            "nccl-worker",
+            name=name,
+            namespace=ns,
+            labels=ctx.labels(**{NCCL_ROLE_LABEL: "worker"}),
+            node=node.name,
+            image=image,
+            ssh_port=NCCL_SSH_PORT,
+            limits=limits,
         )
-    hosts = " ".join(f"{w}.{NCCL_SERVICE}.{ns}.svc" for w in workers)
-    launcher_cmd = (
-        "mkdir -p /root/.ssh && cp /etc/aicr-ssh/id_ed25519 /root/.ssh/id_ed25519 && "
-        "chmod 600 /root/.ssh/id_ed25519 && : > /tmp/hostfile && "
-        f'for h in {hosts}; do echo "$h slots={gpus}" >> /tmp/hostfile; '
-        "n=0; until ssh -p "
-        f'{NCCL_SSH_PORT} -o StrictHostKeyChecking=no -o ConnectTimeout=5 "$h" true; do '
-        'n=$((n+1)); [ "$n" -ge 60 ] && { echo "worker $h unreachable over ssh"; exit 1; }; sleep 5; '
-        "done; done; "
-        # a non-interactive ssh shell has a bare PATH: --prefix finds orted where mpirun is
-        'prefix=$(dirname "$(dirname "$(command -v mpirun)")"); '
-        f'mpirun --allow-run-as-root --prefix "$prefix" -np {gpus * len(nodes)} '
-        "--hostfile /tmp/hostfile "
-        f'--mca plm_rsh_args "-p {NCCL_SSH_PORT} -o StrictHostKeyChecking=no" --bind-to none '
-        "-x PATH -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0 "
-        + VARIANT_FLAGS[_variant(ctx)]
-        + f"all_reduce_perf -b {min_b} -e {max_b} -f 2 -g 1"
+        for name, node in zip(workers, nodes, strict=True)
+    ]
+    launcher = manifest(
+        "nccl-launcher",
+        namespace=ns,
+        labels=ctx.labels(**{NCCL_ROLE_LABEL: "launcher"}),
+        image=image,
+        hosts=" ".join(f"{w}.{NCCL_SERVICE}.{ns}.svc" for w in workers),
+        gpus=gpus,
+        ssh_port=NCCL_SSH_PORT,
+        ranks=gpus * len(nodes),
+        variant_flags=VARIANT_FLAGS[_variant(ctx)],
+        min_bytes=min_b,
+        max_bytes=max_b,
     )
-    launcher = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": "aicr-nccl-launcher",
-            "namespace": ns,
-            "labels": ctx.labels(**{NCCL_ROLE_LABEL: "launcher"}),
-        },
-        "spec": {
-            "restartPolicy": "Never",
-            "volumes": [ssh_volume],
-            "containers": [
-                {
-                    "name": "launcher",
-                    "image": image,
-                    "command": ["sh", "-c", launcher_cmd],
-                    "volumeMounts": [{"name": "ssh", "mountPath": "/etc/aicr-ssh"}],
-                }
-            ],
-        },
-    }
     if _variant(ctx) == "nvls":
         for pod in pods:
             _claim_imex(pod["spec"])
@@ -671,49 +521,19 @@ def dynamo_manifest(ctx: CheckContext, ns: str, node: NodeInfo, model: str) -> d
         "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0",
     )
     cache_class = knob(ctx.entry, "AICR_INFERENCE_PERF_MODEL_CACHE_STORAGE_CLASS", "")
-    pin = {
-        "nodeSelector": {"kubernetes.io/hostname": node.name},
-        "tolerations": [{"operator": "Exists"}],
-    }
-    spec: dict[str, Any] = {
-        "services": {
-            "Frontend": {
-                "componentType": "frontend",
-                "replicas": 1,
-                "extraPodSpec": {**pin, "mainContainer": {"image": runtime}},
-            },
-            "VllmDecodeWorker": {
-                "componentType": "worker",
-                "replicas": max(1, node.gpu_count),
-                "resources": {"limits": {"gpu": "1"}},
-                "extraPodSpec": {
-                    **pin,
-                    "mainContainer": {
-                        "image": runtime,
-                        "command": ["python3", "-m", "dynamo.vllm"],
-                        "args": ["--model", model],
-                    },
-                },
-            },
-        }
-    }
+    doc = manifest(
+        "dynamo",
+        namespace=ns,
+        labels=ctx.labels(),
+        node=node.name,
+        runtime_image=runtime,
+        workers=max(1, node.gpu_count),
+        model=model,
+    )
     if cache_class:
-        spec["pvcs"] = [
-            {
-                "name": "aicr-model-cache",
-                "create": True,
-                "storageClass": cache_class,
-                "size": knob(ctx.entry, "AICR_INFERENCE_PERF_MODEL_CACHE_SIZE", "100Gi"),
-                "volumeAccessMode": "ReadWriteOnce",
-            }
-        ]
-    return {
-        "apiVersion": f"{DYNAMO_GROUP}/{DYNAMO_VERSION}",
-        "kind": "DynamoGraphDeployment",
-        "__plural__": "dynamographdeployments",
-        "metadata": {"name": "aicr-inference-perf", "namespace": ns, "labels": ctx.labels()},
-        "spec": spec,
-    }
+        size = knob(ctx.entry, "AICR_INFERENCE_PERF_MODEL_CACHE_SIZE", "100Gi")
+        doc["spec"]["pvcs"] = [manifest("dynamo-model-cache", storage_class=cache_class, size=size)]
+    return doc
 
 
 def aiperf_job(
@@ -727,38 +547,20 @@ def aiperf_job(
 ) -> dict[str, Any]:
     isl = knob_positive_int(ctx.entry, "AICR_INFERENCE_PERF_INPUT_TOKENS", 128)
     osl = knob_positive_int(ctx.entry, "AICR_INFERENCE_PERF_OUTPUT_TOKENS", 128)
-    script = (
-        f"end=$(( $(date +%s) + {int(health_s)} )); "
-        f"until curl -sf -m 120 {url}/v1/chat/completions -H 'Content-Type: application/json' "
-        f'-d \'{{"model":"{model}","messages":[{{"role":"user","content":"ping"}}],"max_tokens":1}}\' >/dev/null; do '
-        "[ $(date +%s) -ge $end ] && { echo 'timed out waiting for inference endpoint to serve requests'; exit 1; }; sleep 10; done; "
-        f"aiperf profile -m {model} --url {url} --endpoint-type chat --streaming "
-        f"--concurrency {concurrency} --request-count {requests} --synthetic-input-tokens-mean {isl} "
-        f"--output-tokens-mean {osl} --random-seed 100 --artifact-dir /tmp/aiperf && "
-        "echo ===AIPERF-RESULT=== && cat /tmp/aiperf/profile_export_aiperf.json && echo && echo ===AIPERF-RESULT==="
+    return manifest(
+        "aiperf-job",
+        name=job,
+        namespace=ctx.namespace,
+        labels=ctx.labels(),
+        image=ctx.entry.image,
+        health_seconds=int(health_s),
+        url=url,
+        model=model,
+        concurrency=concurrency,
+        requests=requests,
+        input_tokens=isl,
+        output_tokens=osl,
     )
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": job, "namespace": ctx.namespace, "labels": ctx.labels()},
-        "spec": {
-            "backoffLimit": 0,
-            "ttlSecondsAfterFinished": 3600,
-            "template": {
-                "metadata": {"labels": ctx.labels()},  # the Job controller adds job-name
-                "spec": {
-                    "restartPolicy": "Never",
-                    "containers": [
-                        {
-                            "name": "aiperf",
-                            "image": ctx.entry.image,
-                            "command": ["sh", "-c", script],
-                        }
-                    ],
-                },
-            },
-        },
-    }
 
 
 def inference_perf(ctx: CheckContext) -> CheckOutcome:
