@@ -27,7 +27,7 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy --strict core screens aicr_tui
+	$(VENV)/bin/mypy --strict aicr_tui
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/deptry .
 

@@ -1,4 +1,6 @@
-"""aicr-tui: the shell around ``core`` — CLI entry point, Textual app factory, serve.
+"""aicr-tui: the CLI entry point, Textual app factory and serve (``aicr_tui.cli``,
+``aicr_tui.app``) around the domain library ``aicr_tui.core``, with the wizard's
+screens in ``aicr_tui.screens`` and the catalog data in ``aicr_tui/recipes/``.
 
 When this package is imported as the start of the ``aicr-tui`` program (the console script
 or ``python -m aicr_tui``), Ctrl-C from here until ``main()`` runs ends the process quietly

@@ -20,13 +20,13 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from screens.host import PaletteCommand, WizardHost
-from screens.palette import WizardCommands
-from screens.state import WizardServices, WizardState, demo_recordings, demo_samples
+from aicr_tui.screens.host import PaletteCommand, WizardHost
+from aicr_tui.screens.palette import WizardCommands
+from aicr_tui.screens.state import WizardServices, WizardState, demo_recordings, demo_samples
 
 if TYPE_CHECKING:
-    from screens.bundle_preview import BundlePreviewScreen
-    from screens.state import DemoSample
+    from aicr_tui.screens.bundle_preview import BundlePreviewScreen
+    from aicr_tui.screens.state import DemoSample
 
 
 INTERRUPTED = 130  # the exit status after SIGINT, as a shell reports it
@@ -41,7 +41,7 @@ class AicrApp(App[int]):
     # CSS_PATH (only pushed screens get theirs), so its stylesheet is listed here.
     CSS_PATH = [
         "app.tcss",
-        Path(__file__).resolve().parent.parent / "screens" / "capture.tcss",
+        Path(__file__).resolve().parent / "screens" / "capture.tcss",
     ]
     COMMANDS: ClassVar[set[Any]] = {WizardCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -77,7 +77,7 @@ class AicrApp(App[int]):
 
     # -- flow ---------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
-        from screens.capture import CaptureScreen
+        from aicr_tui.screens.capture import CaptureScreen
 
         return CaptureScreen()
 
@@ -104,13 +104,13 @@ class AicrApp(App[int]):
         return next((s for s in self.screen_stack if isinstance(s, kind)), None)
 
     def show_capture(self) -> None:
-        from screens.capture import CaptureScreen
+        from aicr_tui.screens.capture import CaptureScreen
 
         while len(self.screen_stack) > 1 and not isinstance(self.screen, CaptureScreen):
             self.pop_screen()
 
     def show_recipe(self) -> None:
-        from screens.recipe import RecipeScreen
+        from aicr_tui.screens.recipe import RecipeScreen
 
         if isinstance(self.screen, RecipeScreen):
             return
@@ -126,8 +126,8 @@ class AicrApp(App[int]):
         if recipe is None:
             self.notify(self.no_recipe_reason(), severity="warning")
             return
-        from core.services.bundle import default_override_lines
-        from screens.bundle_preview import BundlePreviewScreen
+        from aicr_tui.core.services.bundle import default_override_lines
+        from aicr_tui.screens.bundle_preview import BundlePreviewScreen
 
         # the user sees and can edit these lines (AKS: the keyed toleration)
         overrides = default_override_lines(recipe.criteria.service)
@@ -152,7 +152,7 @@ class AicrApp(App[int]):
 
     def on_bundle_preview_screen_written(self, message: BundlePreviewScreen.Written) -> None:
         self.state.bundle_dir = message.out_dir
-        from screens.markup import escape_markup
+        from aicr_tui.screens.markup import escape_markup
 
         self.notify(
             f"Bundle written to {escape_markup(message.out_dir)}. esc then v: replay validation"
@@ -161,7 +161,7 @@ class AicrApp(App[int]):
     def no_recipe_reason(self) -> str:
         """Why ``b`` and ``v`` have no recipe to use, with the key that fixes it: "pick a
         capture" was said even with a capture loaded and its verdict failing."""
-        from screens.recipe import RecipeScreen
+        from aicr_tui.screens.recipe import RecipeScreen
 
         state = self.state
         if state.verdict is None:
@@ -195,7 +195,7 @@ class AicrApp(App[int]):
                 self.notify(self.no_recipe_reason(), severity="warning")
                 return
             if self.state.demo and self.state.recordings:
-                from core.services.replay import choose_recording
+                from aicr_tui.core.services.replay import choose_recording
 
                 choice = choose_recording(self.state.recordings, self.state.recipe)
                 if choice is None:
@@ -208,7 +208,7 @@ class AicrApp(App[int]):
                         "not this selection"
                     )
                     self.notify(f"Showing {note}.", severity="warning", timeout=10)
-        from screens.validate_dashboard import (
+        from aicr_tui.screens.validate_dashboard import (
             LiveRunSource,
             ReplaySource,
             ValidationDashboardScreen,
@@ -237,7 +237,7 @@ class AicrApp(App[int]):
 
     # -- actions ------------------------------------------------------------------------
     def action_help(self) -> None:
-        from screens.help import HelpScreen
+        from aicr_tui.screens.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             return
@@ -245,9 +245,9 @@ class AicrApp(App[int]):
 
     def palette_commands(self) -> list[PaletteCommand]:
         """The palette's list, built fresh each time so it follows the wizard state."""
-        from core.recipe.troubleshooting import GUIDE
-        from screens.capture import CaptureScreen
-        from screens.recipe import RecipeScreen
+        from aicr_tui.core.recipe.troubleshooting import GUIDE
+        from aicr_tui.screens.capture import CaptureScreen
+        from aicr_tui.screens.recipe import RecipeScreen
 
         def on_screen(kind: type[Any], action: str) -> Callable[[], Any]:
             def run() -> None:
@@ -344,7 +344,7 @@ class AicrApp(App[int]):
         return cmds
 
     def action_guide(self, entry_id: str = "") -> None:
-        from screens.troubleshoot import TroubleshootScreen
+        from aicr_tui.screens.troubleshoot import TroubleshootScreen
 
         if isinstance(self.screen, TroubleshootScreen):
             if entry_id:
@@ -353,7 +353,7 @@ class AicrApp(App[int]):
         self.push_screen(TroubleshootScreen(entry_id or None))
 
     def load_sample(self, sample: DemoSample) -> None:
-        from screens.capture import CaptureScreen
+        from aicr_tui.screens.capture import CaptureScreen
 
         self.show_capture()
         screen = self._find(CaptureScreen)

@@ -74,7 +74,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "validate": (
         "aicr-tui validate -r recipe.yaml -s snapshot.yaml -k ~/.kube/config -o report.json",
         "aicr-tui validate -r recipe.yaml --phase readiness --no-cluster -s snapshot.yaml",
-        "aicr-tui validate --replay recipes/samples/validation/aks-h100-training-passed.jsonl",
+        "aicr-tui validate --replay aicr_tui/recipes/samples/validation/aks-h100-training-passed.jsonl",
     ),
     "serve": (
         "aicr-tui serve",
@@ -124,7 +124,7 @@ class OneLineParser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        from core.foundation.textsafe import safe_text
+        from aicr_tui.core.foundation.textsafe import safe_text
 
         where = self.prog.removeprefix("aicr-tui").strip()
         message = self._real_cause(" ".join(message.split()))
@@ -160,7 +160,7 @@ class OneLineParser(argparse.ArgumentParser):
         return f"unrecognized arguments: {' '.join(unknown)}" if unknown else message
 
     def _suggestion(self, message: str) -> str:
-        from core.foundation.names import did_you_mean
+        from aicr_tui.core.foundation.names import did_you_mean
 
         choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if choice is not None:
@@ -347,12 +347,12 @@ def _skip_exit_collection() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from aicr_tui.commands._common import drop_warnings, flush_warnings, set_verbose
-    from core.foundation.errors import AicrError
-    from core.services.errors import error_line
+    from aicr_tui.core.foundation.errors import AicrError
+    from aicr_tui.core.services.errors import error_line
 
     set_verbose(bool(getattr(args, "verbose", False)))
     if args.version:
-        from core import __version__
+        from aicr_tui.core import __version__
 
         print(f"aicr-tui {__version__}")
         return 0

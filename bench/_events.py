@@ -1,6 +1,6 @@
 """The synthetic validation run the event benchmarks feed (dashboard, event pipeline).
 
-Real ``core.validation.events`` in the order the runner emits them: one performance phase
+Real ``aicr_tui.core.validation.events`` in the order the runner emits them: one performance phase
 of ``checks`` checks, each streaming ``lines`` log lines (the shape of a chatty NCCL or
 inference run), then its gate and its verdict. A generator, so a million events never sit
 in memory at once unless the caller lists them.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from core.validation import events
+from aicr_tui.core.validation import events
 
 PHASE = "performance"
 

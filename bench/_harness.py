@@ -101,7 +101,7 @@ def cli() -> list[str]:
 def prepare_environment() -> None:
     """Compile the project's bytecode and give this run a private catalog cache (inherited
     by every child process); see the module docstring for why."""
-    for package in ("core", "aicr_tui", "screens", "bench"):
+    for package in ("aicr_tui", "bench"):
         compileall.compile_dir(str(REPO / package), quiet=1, workers=1)
     if not os.environ.get(CACHE_ENV):
         os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="aicr-bench-cache-")

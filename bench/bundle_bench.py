@@ -61,9 +61,9 @@ def cold_plan_ms(recipe_path: Path) -> float:
     """First plan in a fresh interpreter (catalog loaded beforehand, as the CLI does)."""
     code = (
         "import time\n"
-        "from core.recipe.loading import load_recipe\n"
-        "from core.recipe.catalog import load_catalog\n"
-        "from core.bundler import plan_bundle, parse_overrides, parse_tolerations\n"
+        "from aicr_tui.core.recipe.loading import load_recipe\n"
+        "from aicr_tui.core.recipe.catalog import load_catalog\n"
+        "from aicr_tui.core.bundler import plan_bundle, parse_overrides, parse_tolerations\n"
         f"r = load_recipe({str(recipe_path)!r}); load_catalog()\n"
         "t = time.perf_counter()\n"
         "plan_bundle(r, parse_overrides(), accelerated_tolerations="
@@ -82,8 +82,8 @@ def cold_plan_ms(recipe_path: Path) -> float:
 def measure(
     label: str, criteria: tuple[str, str, str, str], root: Path, *, headline: bool
 ) -> list[Row]:
-    from core.bundler import parse_overrides, parse_tolerations, plan_bundle, write_bundle
-    from core.recipe.loading import load_recipe
+    from aicr_tui.core.bundler import parse_overrides, parse_tolerations, plan_bundle, write_bundle
+    from aicr_tui.core.recipe.loading import load_recipe
 
     service, accel, os_, intent = criteria
     tol = parse_tolerations(["nvidia.com/gpu:NoSchedule"])

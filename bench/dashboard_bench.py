@@ -1,7 +1,7 @@
 """Validation dashboard throughput, key latency under load, and memory bounds.
 
 Runs the real ``ValidationDashboardScreen`` headless at 80x24 on a synthetic flood of real
-``core.validation`` events (checks streaming thousands of log lines each, the shape of a
+``aicr_tui.core.validation`` events (checks streaming thousands of log lines each, the shape of a
 chatty NCCL or inference run) and reports:
 
 - events/s applied by the screen on an unpaced flood of a million events, beside the floor
@@ -96,7 +96,7 @@ def rss_kib() -> int:
 
 def model_floor(checks: int, lines: int) -> float:
     """Events/s of the bare model (no UI, no thread hand-off) on the same events."""
-    from core.validation.progress import ProgressModel
+    from aicr_tui.core.validation.progress import ProgressModel
 
     events = list(flood(checks, lines))
     model = ProgressModel()
@@ -113,7 +113,7 @@ async def run_dashboard(
     from textual.binding import Binding
     from textual.widgets import Static
 
-    from screens.validate_dashboard import ValidationDashboardScreen
+    from aicr_tui.screens.validate_dashboard import ValidationDashboardScreen
 
     latencies: list[float] = []
     posted: dict[int, float] = {}

@@ -30,7 +30,7 @@ from bench._harness import (
 )
 from bench._oneshot import WHOLE_PROCESS_GUARD, default_cache_row, run_bench, versus_floor
 
-SNAPS = REPO / "recipes" / "samples" / "snapshots"
+SNAPS = REPO / "aicr_tui" / "recipes" / "samples" / "snapshots"
 CASES = (
     ("AKS default, pools Install", "aks", "h100", "ubuntu", None, "aks-h100-install"),
     ("AKS default, pools None (refused)", "aks", "h100", "ubuntu", None, "aks-h100-none"),
@@ -61,10 +61,10 @@ REPEAT = 9
 
 
 def in_process_rows() -> list[Row]:
-    from core.documents.criteria import parse_criteria
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.catalog import load_catalog
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.qualification import qualify
 
     load_catalog()
     rows = []

@@ -20,7 +20,7 @@ from pathlib import Path
 from bench._harness import REPO, Row, cli, heavy_modules_row, median_time
 from bench._oneshot import run_bench, versus_floor
 
-CAPTURES = REPO / "recipes" / "samples" / "captures"
+CAPTURES = REPO / "aicr_tui" / "recipes" / "samples" / "captures"
 AKS_DUMP = CAPTURES / "aks-pools-mixed.json"
 OKE_DUMP = CAPTURES / "oke-addons-active.json"
 LEGACY_DUMP = CAPTURES / "oke-legacy-daemonset-active.json"
@@ -51,11 +51,11 @@ def process_rows(workdir: Path) -> list[Row]:
 
 
 def in_process_rows() -> list[Row]:
-    from core.capture.aks_pools import project_aks_pools
-    from core.capture.capture import capture_offline
-    from core.capture.oke_addons import project_oke_addons
-    from core.capture.oke_legacy import project_legacy_daemonset
-    from core.documents.snapshot import render_snapshot
+    from aicr_tui.core.capture.aks_pools import project_aks_pools
+    from aicr_tui.core.capture.capture import capture_offline
+    from aicr_tui.core.capture.oke_addons import project_oke_addons
+    from aicr_tui.core.capture.oke_legacy import project_legacy_daemonset
+    from aicr_tui.core.documents.snapshot import render_snapshot
 
     aks, oke, legacy = AKS_DUMP.read_bytes(), OKE_DUMP.read_bytes(), LEGACY_DUMP.read_bytes()
     rows = [

@@ -24,13 +24,13 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from aicr_tui.core.validation.events import Event
+from aicr_tui.core.validation.recording import Recorder, parse_recording
+from aicr_tui.core.validation.reports.ctrf import CtrfBuilder, render_ctrf
+from aicr_tui.core.validation.reports.junit import render_junit
+from aicr_tui.core.validation.stream import EventStream
 from bench._events import synthetic_run
 from bench._harness import Row, report
-from core.validation.events import Event
-from core.validation.recording import Recorder, parse_recording
-from core.validation.reports.ctrf import CtrfBuilder, render_ctrf
-from core.validation.reports.junit import render_junit
-from core.validation.stream import EventStream
 
 BUDGET = 5000.0
 

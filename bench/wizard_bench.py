@@ -65,7 +65,7 @@ def child_bare() -> None:
 async def _wizard_ready(pilot) -> None:
     # auto_pilot starts once the app is ready: the capture screen is mounted and its sample
     # list focused (asserted, so the measurement cannot stop early).
-    from screens.capture import CaptureScreen
+    from aicr_tui.screens.capture import CaptureScreen
 
     app = pilot.app
     await pilot.pause()
@@ -242,7 +242,7 @@ async def keystroke_latency(
     ``step=False``: chosen in the opened list): (wall ms, CPU ms) from the key to the
     frame showing its verdict, and ms the qualification itself took."""
     from aicr_tui.app import create_app, freeze_startup_heap
-    from screens.recipe import RecipeScreen
+    from aicr_tui.screens.recipe import RecipeScreen
 
     # As run_wizard starts the app: the startup heap is frozen, so a full collection
     # walks only what the session made since (unfrozen, one fell inside the 25 keys and

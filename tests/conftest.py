@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-RECIPES = REPO / "recipes"
+RECIPES = REPO / "aicr_tui" / "recipes"
 SAMPLES = RECIPES / "samples"
 TEST_DATA = REPO / "tests" / "data"
 CLUSTER_TESTS = REPO / "tests" / "cluster"
@@ -90,7 +90,7 @@ def cli():
 def invalid_request(call: Callable[..., object], *args: Any) -> Any:
     """Call ``call(*args)``; assert it is refused as an invalid request (exit 2) and return the
     AicrError."""
-    from core.foundation.errors import AicrError, ErrorCode
+    from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
     with pytest.raises(AicrError) as info:
         call(*args)
@@ -101,9 +101,9 @@ def invalid_request(call: Callable[..., object], *args: Any) -> Any:
 
 def qualified_recipe(service: str, accelerator: str, os_: str, profile: str, snapshot: str) -> Any:
     """The training recipe the engine qualifies for these criteria against a sample snapshot."""
-    from core.documents.criteria import parse_criteria
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.recipe.qualification import qualify
 
     criteria = parse_criteria(service=service, accelerator=accelerator, intent="training", os=os_)
     verdict = qualify(criteria, profile, load_snapshot(SAMPLES / "snapshots" / snapshot))

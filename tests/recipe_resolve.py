@@ -1,19 +1,19 @@
 """``resolve``: a qualification's recipe, or its error raised (tests that need no verdict).
 
-It lived in core.recipe.qualification, where nothing but tests called it.
+It lived in aicr_tui.core.recipe.qualification, where nothing but tests called it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.recipe.qualification import qualify
+from aicr_tui.core.recipe.qualification import qualify
 
 if TYPE_CHECKING:
-    from core.documents.criteria import Criteria
-    from core.documents.recipe_result import RecipeResult
-    from core.documents.snapshot import Snapshot
-    from core.recipe.catalog import Catalog
+    from aicr_tui.core.documents.criteria import Criteria
+    from aicr_tui.core.documents.recipe_result import RecipeResult
+    from aicr_tui.core.documents.snapshot import Snapshot
+    from aicr_tui.core.recipe.catalog import Catalog
 
 
 def resolve(

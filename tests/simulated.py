@@ -8,7 +8,7 @@ all_reduce_perf, an AIPerf JSON report), generated from the scenario's parameter
 run is reproducible byte for byte.
 
 ``python -m tests.simulated`` rewrites the shipped recordings under
-``recipes/samples/validation/``.
+``aicr_tui/recipes/samples/validation/``.
 """
 
 from __future__ import annotations
@@ -21,23 +21,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.documents.snapshot import load_snapshot
-from core.foundation.fileio import atomic_write_text
-from core.recipe.loading import load_recipe
-from core.validation.catalog import load_validator_catalog
-from core.validation.checks.base import VALIDATION_NAMESPACE
-from core.validation.events import Event, Measurement
-from core.validation.executor import (
+from aicr_tui.core.documents.snapshot import load_snapshot
+from aicr_tui.core.foundation.fileio import atomic_write_text
+from aicr_tui.core.recipe.loading import load_recipe
+from aicr_tui.core.validation.catalog import load_validator_catalog
+from aicr_tui.core.validation.checks.base import VALIDATION_NAMESPACE
+from aicr_tui.core.validation.events import Event, Measurement
+from aicr_tui.core.validation.executor import (
     ContainerOutcome,
     NodeInfo,
     PodInfo,
     PodOutcome,
     WorkloadInfo,
 )
-from core.validation.policy import view_with_policy
-from core.validation.recipe_view import RecipeView
-from core.validation.runner import RunResult, ValidationRequest, run_validation
-from core.validation.stream import EventStream
+from aicr_tui.core.validation.policy import view_with_policy
+from aicr_tui.core.validation.recipe_view import RecipeView
+from aicr_tui.core.validation.runner import RunResult, ValidationRequest, run_validation
+from aicr_tui.core.validation.stream import EventStream
 
 API_LATENCY_S = 0.04
 
@@ -777,7 +777,7 @@ class SimulatedCluster:
         )
 
     def raw_get(self, path: str, query: tuple[tuple[str, str], ...] = ()) -> str | None:
-        from core.foundation.errors import AicrError, ErrorCode
+        from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
         self._tick()
         if path == "/api/v1" or path.startswith("/apis") and path.count("/") <= 3:
@@ -892,7 +892,7 @@ class SimulatedCluster:
         )
 
     def create(self, manifest: dict[str, Any], *, dry_run: bool = False) -> None:
-        from core.foundation.errors import AicrError, ErrorCode
+        from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
         kind = manifest["kind"]
         self._tick(str(manifest.get("__plural__") or ""))
@@ -1102,7 +1102,7 @@ class SimulatedCluster:
 
 # -- demo recordings ---------------------------------------------------------------------
 
-SAMPLES = Path(__file__).resolve().parents[1] / "recipes" / "samples" / "validation"
+SAMPLES = Path(__file__).resolve().parents[1] / "aicr_tui" / "recipes" / "samples" / "validation"
 DEMO_STARTED_MS = 1796000000000  # 2026-11-30T00:53:20Z: fixed so regeneration is byte-identical
 DEMOS: dict[str, tuple[str, str, str]] = {
     "aks-h100-training-passed.jsonl": (

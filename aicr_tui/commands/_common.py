@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from core.foundation.textsafe import safe_text
+from aicr_tui.core.foundation.textsafe import safe_text
 
 _state: dict[str, bool] = {"verbose": False}
 _pending: list[str] = []
@@ -28,7 +28,7 @@ def verbose() -> bool:
 def emit(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` atomically, or to stdout when no file is named."""
     if output and output != "-":
-        from core.foundation.fileio import atomic_write_text
+        from aicr_tui.core.foundation.fileio import atomic_write_text
 
         atomic_write_text(output, text)
     else:
@@ -38,7 +38,7 @@ def emit(text: str, output: str | None) -> None:
         except BrokenPipeError:
             raise
         except OSError as exc:  # stdout on a full disk or a dead device: still one line
-            from core.foundation.fileio import output_error
+            from aicr_tui.core.foundation.fileio import output_error
 
             raise output_error("<stdout>", exc, "standard output") from exc
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from aicr_tui.commands._common import add_chart_flags, done, warn
-from core.foundation.textsafe import safe_text
+from aicr_tui.core.foundation.textsafe import safe_text
 
 
 def register(sub: Any) -> None:
@@ -176,9 +176,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: Any) -> int:
-    from core.bundler import refusal
-    from core.recipe.loading import load_recipe
-    from core.services import bundle
+    from aicr_tui.core.bundler import refusal
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.core.services import bundle
 
     options = bundle.options_from_flags(
         set_=args.set_,
@@ -206,7 +206,7 @@ def run(args: Any) -> int:
         bundle.warm_up_verify()  # the Helm engine starts while the plan is built
     if args.vendor_charts:
         from aicr_tui.commands.verify import chart_dirs
-        from core.services.vendor import vendored_plan
+        from aicr_tui.core.services.vendor import vendored_plan
 
         plan = vendored_plan(
             load_recipe(args.recipe),
@@ -234,12 +234,12 @@ def run(args: Any) -> int:
             done(f"bundle not written: verify reported {len(report.findings)} finding(s)")
             return report.exit_code
     elif args.charts and not (args.vendor_charts or args.upgrade_from):
-        from core.foundation.errors import invalid
+        from aicr_tui.core.foundation.errors import invalid
 
         raise invalid("--charts needs --verify, --vendor-charts or --upgrade-from")
     if args.upgrade_from:
         from aicr_tui.commands.verify import chart_dirs
-        from core.services.upgrade import upgrading_for_plan
+        from aicr_tui.core.services.upgrade import upgrading_for_plan
 
         verdict = upgrading_for_plan(
             plan,

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import emit, warn
-from core.foundation.textsafe import safe_line
+from aicr_tui.core.foundation.textsafe import safe_line
 
 if TYPE_CHECKING:
-    from core.services.drift import DriftReport
+    from aicr_tui.core.services.drift import DriftReport
 
 EXIT_DRIFTED = 9
 EXIT_CONSTRAINT_FAILS = 10
@@ -69,9 +69,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.documents.snapshot import load_snapshot
-    from core.foundation.errors import invalid
-    from core.services.drift import capture_live_side, diff_snapshots
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.foundation.errors import invalid
+    from aicr_tui.core.services.drift import capture_live_side, diff_snapshots
 
     live = bool(args.kubeconfig or args.context)
     if live and args.new:
@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     recipe = None
     catalog = None
     if args.recipe:
-        from core.recipe.catalog import load_catalog
-        from core.recipe.loading import load_recipe
+        from aicr_tui.core.recipe.catalog import load_catalog
+        from aicr_tui.core.recipe.loading import load_recipe
 
         catalog = load_catalog()
         recipe = load_recipe(args.recipe, catalog=catalog)
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         new_source = args.new
     report = diff_snapshots(old, new, recipe=recipe, catalog=catalog)
     if args.format == "json":
-        from core.foundation.yamlio import dump_json
+        from aicr_tui.core.foundation.yamlio import dump_json
 
         emit(dump_json(report_document(report, args.old, new_source, args.recipe)), None)
     else:

@@ -54,9 +54,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.bundler.mirror import render
-    from core.foundation.errors import invalid
-    from core.services.mirror import mirror_list
+    from aicr_tui.core.bundler.mirror import render
+    from aicr_tui.core.foundation.errors import invalid
+    from aicr_tui.core.services.mirror import mirror_list
 
     if args.pull_timeout <= 0:
         raise invalid(

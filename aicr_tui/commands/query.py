@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from aicr_tui.commands.recipe import check_conflicts, qualify_from_args
-    from core.recipe.query import hydrate, render_value, select
+    from aicr_tui.core.recipe.query import hydrate, render_value, select
 
     catalog, verdict = qualify_from_args(args)
     if verdict.error is not None:

@@ -14,11 +14,11 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import emit, info, warn
-from core.foundation.textsafe import safe_text
+from aicr_tui.core.foundation.textsafe import safe_text
 
 if TYPE_CHECKING:
-    from core.recipe.catalog import Catalog
-    from core.recipe.qualification import QualificationVerdict
+    from aicr_tui.core.recipe.catalog import Catalog
+    from aicr_tui.core.recipe.qualification import QualificationVerdict
 
 
 class Once(argparse.Action):
@@ -61,8 +61,8 @@ class OnceCatalogHelp(Once):
 def registered_values(dimension: str) -> str:
     """The values of ``dimension`` the shipped catalog's overlays register, comma-separated
     (``see recipe list`` when the catalog cannot be read)."""
-    from core.foundation.errors import AicrError
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.foundation.errors import AicrError
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     try:
         values = sorted(load_catalog().registered.get(dimension, ()))
@@ -214,18 +214,18 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
     """Qualify the flags' selection through the capture service (the wizard's call too):
     criteria the flags leave out come from the snapshot's fingerprint, and a derived
     dimension no overlay covers is dropped once (never one the user stated)."""
-    from core.recipe.catalog import load_catalog
-    from core.services.capture import qualify_selection
+    from aicr_tui.core.recipe.catalog import load_catalog
+    from aicr_tui.core.services.capture import qualify_selection
 
     capture_warnings: list[str] = []
     if getattr(args, "oke_addons", None):
-        from core.capture.oke_addons import load_oke_addons
+        from aicr_tui.core.capture.oke_addons import load_oke_addons
 
         capture_warnings = list(load_oke_addons(args.oke_addons).warnings)
     catalog = load_catalog(external=args.data) if args.data else load_catalog()
     snapshot = None
     if args.snapshot:
-        from core.documents.snapshot import load_snapshot
+        from aicr_tui.core.documents.snapshot import load_snapshot
 
         snapshot = load_snapshot(args.snapshot)
     given = {
@@ -250,10 +250,10 @@ def qualify_from_args(args: argparse.Namespace) -> tuple[Catalog, QualificationV
 
 def run_list(args: argparse.Namespace) -> int:
     """``recipe list``: the catalog's recipes and their criteria."""
-    from core.documents.criteria import parse_criteria
-    from core.foundation.yamlio import dump_json, dump_yaml
-    from core.recipe.catalog import load_catalog
-    from core.recipe.leaves import format_rows, recipe_rows, rows_document
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.foundation.yamlio import dump_json, dump_yaml
+    from aicr_tui.core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.leaves import format_rows, recipe_rows, rows_document
 
     catalog = load_catalog(external=args.data) if args.data else load_catalog()
     filters = {f: getattr(args, f) for f in ("service", "accelerator", "os", "intent", "platform")}
@@ -272,7 +272,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.documents.recipe_result import render_recipe
+    from aicr_tui.core.documents.recipe_result import render_recipe
 
     if getattr(args, "recipe_action", None) == "list":
         return run_list(args)

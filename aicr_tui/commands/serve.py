@@ -17,7 +17,7 @@ so whoever reaches the server can drive the wizard. textual-serve itself checks 
 - **Sessions**: at most ``--max-sessions`` (default 4, at most 16) wizards at once; one
   more websocket is refused with HTTP 503 before any process starts. Inside a session every
   message is checked (``serve_session``): size, rate, JSON shape and a clamped terminal
-  size (the ``SERVE_*`` limits in ``core.foundation.limits``); one that breaks a limit
+  size (the ``SERVE_*`` limits in ``aicr_tui.core.foundation.limits``); one that breaks a limit
   closes the session.
 - **Log**: the access log names the path without its query string, never a token; one
   plain line per request (no level column, no padding to the terminal width).
@@ -321,7 +321,7 @@ def _origin_of(url: str) -> str:
 
 def build_server(args: argparse.Namespace, *, token: str | None = None) -> Any:
     """The guarded server for ``args``; ``token`` fixes the secret (tests), else a fresh one."""
-    from core.foundation.errors import invalid
+    from aicr_tui.core.foundation.errors import invalid
 
     if not 1 <= int(args.port) <= 65535:
         raise invalid(f"--port {args.port} is out of range: expected 1-65535")

@@ -5,7 +5,7 @@ textual-serve forwards whatever a browser sends: a 3 MiB ``stdin`` frame becomes
 key events the wizard queues faster than it handles them (its memory grows by ~25 MiB/s), a
 terminal size of 10**12 columns is passed on as it is, and a message that is not JSON ends
 in a logged traceback. :class:`InputGate` decides about each message with the limits of
-``core.foundation.limits`` (``SERVE_*``); :func:`run_session` drives one session with it and
+``aicr_tui.core.foundation.limits`` (``SERVE_*``); :func:`run_session` drives one session with it and
 closes the websocket (1007 malformed, 1008 over the rate, 1009 too big) on the first message
 that breaks one, so the wizard is told to quit and never receives it.
 """
@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from core.foundation.limits import (
+from aicr_tui.core.foundation.limits import (
     SERVE_COLUMNS,
     SERVE_INPUT_BURST_BYTES,
     SERVE_INPUT_BYTES_PER_S,
@@ -28,7 +28,7 @@ from core.foundation.limits import (
     SERVE_MESSAGES_PER_S,
     SERVE_ROWS,
 )
-from core.foundation.textsafe import escape_controls
+from aicr_tui.core.foundation.textsafe import escape_controls
 
 log = logging.getLogger("aicr-tui.serve")
 

@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aicr_tui.commands._common import emit, warn
-from core.foundation.textsafe import safe_text
+from aicr_tui.core.foundation.textsafe import safe_text
 
 if TYPE_CHECKING:
-    from core.capture.capture import CaptureResult, Projections
-    from core.documents.snapshot import Snapshot
-    from core.live import LiveCaptureResult
+    from aicr_tui.core.capture.capture import CaptureResult, Projections
+    from aicr_tui.core.documents.snapshot import Snapshot
+    from aicr_tui.core.live import LiveCaptureResult
 
 ENV_AKS_GPU_POOLS = "AICR_AKS_GPU_POOLS_PATH"
 ENV_OKE_ADDONS = "AICR_OKE_ADDONS_PATH"
-# Read by core.live.capture_live; named here for the help text.
+# Read by aicr_tui.core.live.capture_live; named here for the help text.
 ENV_OCI_CONFIG = "OCI_CLI_CONFIG_FILE"
 
 
@@ -136,7 +136,7 @@ def resolve_dump_paths(args: argparse.Namespace) -> DumpPaths:
 
 
 def project_local_dumps(paths: DumpPaths) -> Projections:
-    from core.capture.capture import project_dumps
+    from aicr_tui.core.capture.capture import project_dumps
 
     return project_dumps(
         aks_pools=paths.aks_pools,
@@ -147,8 +147,8 @@ def project_local_dumps(paths: DumpPaths) -> Projections:
 
 def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
     """The empty snapshot a ``--no-cluster`` capture of dump files starts from."""
-    from core.documents.snapshot import new_snapshot
-    from core.foundation.errors import invalid
+    from aicr_tui.core.documents.snapshot import new_snapshot
+    from aicr_tui.core.foundation.errors import invalid
 
     if not paths.any() and not live_requested(args):
         raise invalid(
@@ -159,13 +159,13 @@ def capture_base(args: argparse.Namespace, paths: DumpPaths) -> Snapshot:
 
 
 def merge(base: Snapshot, projections: Projections) -> CaptureResult:
-    from core.capture.capture import attach_projections
+    from aicr_tui.core.capture.capture import attach_projections
 
     return attach_projections(base, projections)
 
 
 def write_output(result: CaptureResult | LiveCaptureResult, args: argparse.Namespace) -> None:
-    from core.documents.snapshot import render_snapshot
+    from aicr_tui.core.documents.snapshot import render_snapshot
 
     emit(render_snapshot(result.snapshot, args.format), args.output)
 
@@ -197,7 +197,7 @@ def resolve_live_providers(
     """Check the live flags; a live source replaces an AICR_* file fallback, never a flag."""
     from dataclasses import replace
 
-    from core.foundation.errors import invalid
+    from aicr_tui.core.foundation.errors import invalid
 
     trio = {
         "--aks-subscription": args.aks_subscription,
@@ -253,12 +253,12 @@ def resolve_live_providers(
 def capture_live_sources(
     args: argparse.Namespace, live: LiveProviders, projections: Projections
 ) -> tuple[CaptureResult | LiveCaptureResult, list[tuple[str, bytes]]]:
-    """Capture the live providers and the cluster through core.live.capture_live.
+    """Capture the live providers and the cluster through aicr_tui.core.live.capture_live.
 
     Any failure fails the command before anything is written. Returns the capture and
     the dumps to save once the snapshot is ready.
     """
-    from core.live import capture_live
+    from aicr_tui.core.live import capture_live
 
     aks = live.aks or (None, None, None)
     captured = capture_live(
@@ -298,8 +298,8 @@ def run(args: argparse.Namespace) -> int:
         write_output(result, args)
         return 0
     # The snapshot and the saved provider dumps land together or not at all.
-    from core.documents.snapshot import render_snapshot
-    from core.foundation.fileio import OutputSet
+    from aicr_tui.core.documents.snapshot import render_snapshot
+    from aicr_tui.core.foundation.fileio import OutputSet
 
     text = render_snapshot(result.snapshot, args.format)
     to_file = bool(args.output) and args.output != "-"
@@ -316,7 +316,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _deadline(value: float | None) -> float | None:
     """--deadline, else AICR_DEADLINE (an empty value is unset), else None (the default)."""
-    from core.foundation.errors import invalid
+    from aicr_tui.core.foundation.errors import invalid
 
     where = "--deadline"
     if value is None and os.environ.get("AICR_DEADLINE"):

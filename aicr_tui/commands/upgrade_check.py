@@ -88,7 +88,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from aicr_tui.commands.verify import chart_dirs
-    from core.services import upgrade
+    from aicr_tui.core.services import upgrade
 
     criteria = {f: getattr(args, f) for f in ("service", "accelerator", "os", "intent", "platform")}
     request = upgrade.CheckRequest(
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     for note in request.notes:
         info(note)
     if args.output == "json":
-        from core.foundation.yamlio import dump_json
+        from aicr_tui.core.foundation.yamlio import dump_json
 
         text = dump_json(report.to_json())
     elif args.output == "markdown":

@@ -7,7 +7,7 @@ recipe <name>)``; the recorded run-level lines are marked ``recorded``, nothing 
 a cluster) and rebuilds the same reports; by default it is paced to last about three
 seconds, ``--replay-speed`` sets the factor (1 = as recorded, 0 = no pacing).
 
-Verdicts (core.validation.verdicts): passed, failed, not applicable (a documented rule
+Verdicts (aicr_tui.core.validation.verdicts): passed, failed, not applicable (a documented rule
 exempts the gate), not measured (the check could not measure, and says why).
 Exit codes: 0 every declared check passed or was not applicable; 2 invalid input, readiness
 refused, a declared check unknown or the recipe's GPU allocation policy invalid (nothing
@@ -23,22 +23,22 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from aicr_tui.commands._common import emit, warn
-from core.foundation.textsafe import safe_text
-from screens.markup import escape_markup
+from aicr_tui.core.foundation.textsafe import safe_text
+from aicr_tui.screens.markup import escape_markup
 
 if TYPE_CHECKING:
-    from core.documents.snapshot import Snapshot
-    from core.foundation.deadline import Deadline
-    from core.services.validation import ValidationSession
-    from core.validation.events import Event
-    from core.validation.recipe_view import RecipeView
-    from core.validation.stream import EventStream, Subscription
+    from aicr_tui.core.documents.snapshot import Snapshot
+    from aicr_tui.core.foundation.deadline import Deadline
+    from aicr_tui.core.services.validation import ValidationSession
+    from aicr_tui.core.validation.events import Event
+    from aicr_tui.core.validation.recipe_view import RecipeView
+    from aicr_tui.core.validation.stream import EventStream, Subscription
 
 PHASE_CHOICES = ("readiness", "deployment", "performance", "conformance", "all")
 
 
 def register(sub: Any) -> None:
-    from core.services.replay import MAX_REPLAY_SPEED, MIN_REPLAY_SPEED
+    from aicr_tui.core.services.replay import MAX_REPLAY_SPEED, MIN_REPLAY_SPEED
 
     p = sub.add_parser(
         "validate",
@@ -184,7 +184,7 @@ class RunTally:
         self.readiness: dict[str, int] = {}
 
     def see(self, event: Event) -> RunTally:
-        from core.validation import events as ev
+        from aicr_tui.core.validation import events as ev
 
         if isinstance(event, ev.CheckFinished):
             if event.status == "failed":
@@ -207,7 +207,7 @@ class RunTally:
 def _format_event(
     event: Event, *, replay: bool = False, tally: RunTally | None = None
 ) -> str | None:
-    from core.validation import events as ev
+    from aicr_tui.core.validation import events as ev
 
     if isinstance(event, ev.LogLine):
         if not event.check:
@@ -234,7 +234,7 @@ def _format_event(
     if isinstance(event, ev.CheckFinished):
         msg = f": {event.message}" if event.message else ""
         took = f" ({_dur(event.duration_ms)})" if event.duration_ms else ""
-        from core.validation.verdicts import reported_status
+        from aicr_tui.core.validation.verdicts import reported_status
 
         status = reported_status(event.status, event.extra)
         return f"  {status.upper():14} {event.phase}/{event.check}{took}{msg}"
@@ -286,7 +286,7 @@ async def render_plain(sub: Subscription, out: TextIO, *, replay: bool = False) 
 
 class LiveTable:
     """The rich live table: a view of the run's one progress model
-    (:class:`core.validation.progress.ProgressModel`, the dashboard's too), one row per check."""
+    (:class:`aicr_tui.core.validation.progress.ProgressModel`, the dashboard's too), one row per check."""
 
     STYLES = {
         "passed": "green",
@@ -298,7 +298,7 @@ class LiveTable:
     LATEST_CHARS = 70
 
     def __init__(self, replay_title: str = "") -> None:
-        from core.validation.progress import ProgressModel
+        from aicr_tui.core.validation.progress import ProgressModel
 
         self.model = ProgressModel()
         self.replay_title = replay_title  # set for a replay: the title never says "live"
@@ -378,7 +378,7 @@ async def render_live(sub: Subscription, title: str = "") -> None:
 def _check_output_path(path: str | None, flag: str) -> None:
     """Before the run: an output that can never be written (a symbolic link, a directory,
     no such parent directory) is refused now, not after the checks ran."""
-    from core.foundation.fileio import check_output_file
+    from aicr_tui.core.foundation.fileio import check_output_file
 
     if path:
         check_output_file(path, f"{flag} file")
@@ -386,9 +386,9 @@ def _check_output_path(path: str | None, flag: str) -> None:
 
 def run_deadline(args: argparse.Namespace) -> Deadline | None:
     """The command's total deadline from --deadline or AICR_DEADLINE (None: the default)."""
-    from core.foundation.deadline import Deadline
-    from core.foundation.errors import invalid
-    from core.validation.runner import MAX_DEADLINE_S
+    from aicr_tui.core.foundation.deadline import Deadline
+    from aicr_tui.core.foundation.errors import invalid
+    from aicr_tui.core.validation.runner import MAX_DEADLINE_S
 
     raw: object = args.deadline
     where = "--deadline"
@@ -412,7 +412,7 @@ def run_deadline(args: argparse.Namespace) -> Deadline | None:
 
 
 def _capture_deadline(deadline: Deadline | None) -> float:
-    from core.validation.runner import CAPTURE_DEADLINE_S
+    from aicr_tui.core.validation.runner import CAPTURE_DEADLINE_S
 
     return (
         CAPTURE_DEADLINE_S
@@ -424,10 +424,10 @@ def _capture_deadline(deadline: Deadline | None) -> float:
 def load_inputs(
     args: argparse.Namespace, deadline: Deadline | None = None
 ) -> tuple[RecipeView, Snapshot | None]:
-    from core.documents.snapshot import load_snapshot
-    from core.foundation.errors import invalid
-    from core.recipe.loading import load_recipe
-    from core.services.validation import resolved_view
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.foundation.errors import invalid
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.core.services.validation import resolved_view
 
     # the #1327 policy is resolved before any cluster work (an incoherent one is exit 2)
     recipe = resolved_view(load_recipe(args.recipe), args.recipe, args.data)
@@ -440,14 +440,14 @@ def load_inputs(
             "--no-cluster requires --snapshot", remedy="capture one with `aicr-tui snapshot`"
         )
     # Project the dumps first: a bad dump fails before any cluster work.
-    from core.capture.capture import attach_projections, project_dumps
+    from aicr_tui.core.capture.capture import attach_projections, project_dumps
 
     projections = project_dumps(
         aks_pools=args.aks_gpu_pools or os.environ.get("AICR_AKS_GPU_POOLS_PATH") or None,
         oke_addons=args.oke_addons or os.environ.get("AICR_OKE_ADDONS_PATH") or None,
         legacy_daemonset=None,
     )
-    from core.live.kube import collect_cluster
+    from aicr_tui.core.live.kube import collect_cluster
 
     base = collect_cluster(
         args.kubeconfig, args.context, deadline=_capture_deadline(deadline)
@@ -483,7 +483,7 @@ async def _drive(
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.foundation.errors import invalid
+    from aicr_tui.core.foundation.errors import invalid
 
     if args.replay_speed is not None and not args.replay:
         raise invalid("--replay-speed needs --replay")
@@ -504,9 +504,9 @@ def run(args: argparse.Namespace) -> int:
 def _write_reports(args: argparse.Namespace, report: dict[str, Any], recorder: Any = None) -> None:
     """The run's outputs (--record, --junit, the CTRF report) all land or none does: a
     later one failing never leaves an earlier one behind."""
-    from core.foundation.fileio import OutputSet
-    from core.validation.reports.ctrf import render_ctrf
-    from core.validation.reports.junit import render_junit
+    from aicr_tui.core.foundation.fileio import OutputSet
+    from aicr_tui.core.validation.reports.ctrf import render_ctrf
+    from aicr_tui.core.validation.reports.junit import render_junit
 
     ctrf = render_ctrf(report)
     to_file = bool(args.output) and args.output != "-"
@@ -542,7 +542,7 @@ _RUN_INPUTS = (
 
 
 def _refuse_run_inputs(args: argparse.Namespace) -> None:
-    from core.foundation.errors import invalid
+    from aicr_tui.core.foundation.errors import invalid
 
     for attr, flag in _RUN_INPUTS:
         if getattr(args, attr, None):
@@ -557,10 +557,10 @@ def _refuse_run_inputs(args: argparse.Namespace) -> None:
 def _run_replay(args: argparse.Namespace) -> int:
     import asyncio
 
-    from core.services.replay import open_replay, play
-    from core.validation.outcome import exit_code_for
-    from core.validation.reports.ctrf import CtrfBuilder
-    from core.validation.stream import EventStream
+    from aicr_tui.core.services.replay import open_replay, play
+    from aicr_tui.core.validation.outcome import exit_code_for
+    from aicr_tui.core.validation.reports.ctrf import CtrfBuilder
+    from aicr_tui.core.validation.stream import EventStream
 
     opened = open_replay(args.replay, args.replay_speed)
     stream = EventStream()
@@ -579,7 +579,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 def report_unmeasured(events: list[Event], allow: bool | None = None) -> None:
     """One stderr line per declared check that was not measured, and why."""
-    from core.validation.outcome import unmeasured_report
+    from aicr_tui.core.validation.outcome import unmeasured_report
 
     for line in unmeasured_report(events, allow_unmeasured=allow):
         sys.stderr.write(safe_text(line) + "\n")
@@ -593,7 +593,7 @@ def session_from_args(
     deadline: Deadline | None = None,
 ) -> ValidationSession:
     """The validation session ``aicr-tui validate`` asks for (the wizard builds the same)."""
-    from core.services.validation import ValidationSession
+    from aicr_tui.core.services.validation import ValidationSession
 
     return ValidationSession(
         recipe=recipe,
@@ -616,17 +616,17 @@ def session_from_args(
 def _run_live(args: argparse.Namespace) -> int:
     import asyncio
 
-    from core.services.validation import build_request, run_session
-    from core.validation.recording import Recorder
-    from core.validation.reports.ctrf import CtrfBuilder
-    from core.validation.runner import select_phases
-    from core.validation.stream import EventStream
+    from aicr_tui.core.services.validation import build_request, run_session
+    from aicr_tui.core.validation.recording import Recorder
+    from aicr_tui.core.validation.reports.ctrf import CtrfBuilder
+    from aicr_tui.core.validation.runner import select_phases
+    from aicr_tui.core.validation.stream import EventStream
 
     select_phases(args.phase)  # a bad --phase fails before any input is read
     deadline = run_deadline(args)  # a bad --deadline too; the clock starts here
     inputs = load_inputs(args, deadline)  # the recipe and its policy are refused first
     if not args.no_cluster:
-        from core.live.kube import preflight_kubeconfig
+        from aicr_tui.core.live.kube import preflight_kubeconfig
 
         preflight_kubeconfig(args.kubeconfig)  # a bad kubeconfig fails before any check runs
     session = session_from_args(args, *inputs, deadline)

@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
 
 
 def chart_dirs(values: list[str]) -> list[Path]:
-    from core.foundation.errors import invalid
+    from aicr_tui.core.foundation.errors import invalid
 
     out: list[Path] = []
     for text in values:
@@ -56,9 +56,9 @@ def chart_dirs(values: list[str]) -> list[Path]:
 
 
 def run(args: Any) -> int:
-    from core.foundation.errors import invalid
-    from core.services.bundle import write_verify_report
-    from core.verify.api import REPORT_NAME, bundle_input, chart_verifier
+    from aicr_tui.core.foundation.errors import invalid
+    from aicr_tui.core.services.bundle import write_verify_report
+    from aicr_tui.core.verify.api import REPORT_NAME, bundle_input, chart_verifier
 
     if args.pull_timeout <= 0:
         raise invalid(

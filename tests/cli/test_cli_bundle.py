@@ -28,7 +28,7 @@ KEYED = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
 def recipes(tmp_path_factory) -> dict[str, Path]:
     """The demo recipes, resolved by the engine in-process and written as `aicr-tui recipe`
     writes them (one of them through the real CLI, to keep that path honest)."""
-    from core.documents.recipe_result import render_recipe
+    from aicr_tui.core.documents.recipe_result import render_recipe
     from tests.unit.test_bundle_support import demo_recipe
 
     root = tmp_path_factory.mktemp("recipes")

@@ -14,7 +14,7 @@ KEYED = ["--accelerated-node-toleration", "nvidia.com/gpu:NoSchedule"]
 
 @pytest.fixture(scope="module")
 def recipe(tmp_path_factory) -> Path:
-    from core.documents.recipe_result import render_recipe
+    from aicr_tui.core.documents.recipe_result import render_recipe
     from tests.unit.test_bundle_support import demo_recipe
 
     path = tmp_path_factory.mktemp("recipes") / "aks-azure.yaml"

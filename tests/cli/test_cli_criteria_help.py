@@ -9,7 +9,7 @@ import re
 import pytest
 
 from aicr_tui.cli import build_parser
-from core.recipe.catalog import load_catalog
+from aicr_tui.core.recipe.catalog import load_catalog
 
 FLAGS = {
     "service": "--service SERVICE",
@@ -50,7 +50,7 @@ def test_criteria_help_lists_what_the_catalog_registers(
 
 def test_parsing_reads_no_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only help reads the catalog: parsing criteria flags does not load it."""
-    import core.recipe.catalog as catalog
+    import aicr_tui.core.recipe.catalog as catalog
 
     calls: list[object] = []
     monkeypatch.setattr(catalog, "load_catalog", lambda *a, **k: calls.append(a))

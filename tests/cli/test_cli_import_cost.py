@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-import core
+import aicr_tui.core
 from aicr_tui.cli import COMMANDS, build_parser
 from tests.conftest import SAMPLES
 
@@ -186,8 +186,8 @@ def test_an_unknown_command_still_lists_every_command(
 def core_models() -> list[type[BaseModel]]:
     """Every pydantic model class in core."""
     found: dict[str, type[BaseModel]] = {}
-    for info in pkgutil.walk_packages(core.__path__, "core."):
-        if info.name.startswith("core.live"):
+    for info in pkgutil.walk_packages(aicr_tui.core.__path__, "aicr_tui.core."):
+        if info.name.startswith("aicr_tui.core.live"):
             continue  # the cloud collectors: no models, and their SDKs are slow to import
         module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):
@@ -204,13 +204,13 @@ def test_every_core_model_defers_building_its_validator() -> None:
 
 
 def test_the_version_is_the_installed_metadata(tmp_path: Path) -> None:
-    """``core.__version__`` is the package metadata's ``Version:`` (issue 12: pyproject.toml
+    """``aicr_tui.core.__version__`` is the package metadata's ``Version:`` (issue 12: pyproject.toml
     is the one place it is written), read with importlib.metadata (issue 36)."""
     import tomllib
     from importlib.metadata import version
 
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-    code = "import core\nprint(core.__version__)"
+    code = "import aicr_tui.core\nprint(aicr_tui.core.__version__)"
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
     )

@@ -30,7 +30,8 @@ def test_the_offline_tour_runs_as_written(tmp_path: Path) -> None:
     cluster = [b for b in blocks if b.startswith("# needs a cluster")]
     assert offline and cluster, "the tour has an offline part and a marked cluster part"
     assert "az aks nodepool list" in cluster[0]
-    (tmp_path / "recipes").symlink_to(REPO / "recipes")
+    (tmp_path / "aicr_tui").mkdir()
+    (tmp_path / "aicr_tui" / "recipes").symlink_to(REPO / "aicr_tui" / "recipes")
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["TERM"] = "dumb"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from core.recipe.catalog import load_catalog
-from core.recipe.leaves import COLUMNS, recipe_rows
+from aicr_tui.core.recipe.catalog import load_catalog
+from aicr_tui.core.recipe.leaves import COLUMNS, recipe_rows
 
 
 def test_the_table_lists_every_recipe_with_its_criteria(cli) -> None:  # type: ignore[no-untyped-def]

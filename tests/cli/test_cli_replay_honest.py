@@ -5,8 +5,8 @@ deleted namespace aicr-validation" as if it did them, and took 23-163 s at the d
 
 from __future__ import annotations
 
-from core.services.replay import default_replay_speed
-from core.validation.recording import load_recording
+from aicr_tui.core.services.replay import default_replay_speed
+from aicr_tui.core.validation.recording import load_recording
 from tests.conftest import REPO, SAMPLES
 
 RECORDINGS = sorted((SAMPLES / "validation").glob("*.jsonl"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.snapshot import parse_snapshot
+from aicr_tui.core.documents.snapshot import parse_snapshot
 from tests.conftest import SAMPLES
 
 CAPTURES = SAMPLES / "captures"

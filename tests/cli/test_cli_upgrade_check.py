@@ -244,7 +244,7 @@ def test_a_bundle_built_for_an_upgrade_carries_upgrading_md(
 
 
 def test_the_documented_exit_codes_are_the_ones_returned() -> None:
-    from core.services.upgrade import EXIT_CODES
+    from aicr_tui.core.services.upgrade import EXIT_CODES
 
     doc = (REPO / "docs" / "upgrade-check.md").read_text()
     assert EXIT_CODES == {"safe": 0, "manual": 10, "unknown": 11, "blocked": 12}

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.foundation.errors import AicrError, ErrorCode
-from core.recipe.query import select
-from core.validation.events import CheckFinished, CheckStarted, RunStarted
-from core.validation.reports.ctrf import ctrf_from_events
-from core.validation.reports.junit import render_junit
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.recipe.query import select
+from aicr_tui.core.validation.events import CheckFinished, CheckStarted, RunStarted
+from aicr_tui.core.validation.reports.ctrf import ctrf_from_events
+from aicr_tui.core.validation.reports.junit import render_junit
 
 AKS = ["--service", "aks", "--accelerator", "h100", "--intent", "training"]
 TREE = {"components": {"gpu-operator": {"values": {"driver": {"enabled": True}}}}, "order": [1]}

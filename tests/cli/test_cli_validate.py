@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.validation.recording import load_recording
-from core.validation.reports.ctrf import ctrf_from_events, render_ctrf
+from aicr_tui.core.validation.recording import load_recording
+from aicr_tui.core.validation.reports.ctrf import ctrf_from_events, render_ctrf
 from tests.conftest import SAMPLES
 
 VAL = SAMPLES / "validation"

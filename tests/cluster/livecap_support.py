@@ -1,6 +1,6 @@
 """Clusters that look like the shipped captures: a builder over tests/data/live/cluster-models.yaml.
 
-Each :class:`Model` is the cluster side of one shipped snapshot (recipes/samples/snapshots/):
+Each :class:`Model` is the cluster side of one shipped snapshot (aicr_tui/recipes/samples/snapshots/):
 kwok nodes with the labels, taints, providerID, capacity/allocatable and ``status.nodeInfo``
 a kubelet, NFD and GPU Feature Discovery write on an AKS H100 or OKE GB200 pool, the
 provider dump the capture is given for the part only the cloud CLI reads, and (OKE) whether

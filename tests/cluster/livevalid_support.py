@@ -29,14 +29,14 @@ from tests.conftest import REPO
 
 PREFIX = "val-"
 ROLE_LABEL = "aicr-val/role"
-SAMPLES = REPO / "recipes" / "samples"
+SAMPLES = REPO / "aicr_tui" / "recipes" / "samples"
 TRAINING_RECIPE = SAMPLES / "validation" / "aks-h100-training.recipe.yaml"
 SNAPSHOT = SAMPLES / "snapshots" / "aks-h100-install.yaml"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 OPERATOR_VERSION = "v26.7.0"
 CLUSTER_POLICY_CRD = "clusterpolicies.nvidia.com"
 
-# Every namespaced kind a check can create (core/validation/checks: probe Pods, NCCL Secret,
+# Every namespaced kind a check can create (aicr_tui/core/validation/checks: probe Pods, NCCL Secret,
 # Service and Pods, the Trainer/Dynamo CRs are dry runs or need CRDs this cluster lacks, the
 # HPA target Deployment and its HPA, AIPerf Jobs), plus what their controllers derive from
 # them (ReplicaSets, EndpointSlices, Events are not listed: the server writes Events).
@@ -308,7 +308,9 @@ def interrupt_when(
 def short_catalog(data_dir: Path, budgets: Mapping[str, str]) -> Path:
     """``--data DIR`` whose validators/catalog.yaml is the shipped catalog with the given
     checks' ``timeout`` shortened (kwok pods never finish a probe: the budget is the wait)."""
-    shipped = yaml.safe_load((REPO / "recipes" / "validators" / "catalog.yaml").read_text())
+    shipped = yaml.safe_load(
+        (REPO / "aicr_tui" / "recipes" / "validators" / "catalog.yaml").read_text()
+    )
     entries = [
         dict(e, timeout=budgets[e["name"]]) for e in shipped["validators"] if e["name"] in budgets
     ]

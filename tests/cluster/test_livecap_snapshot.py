@@ -157,7 +157,7 @@ def test_the_node_list_is_read_over_every_page(
     cluster: Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # One node per page: the real server's continue tokens carry the list to its end.
-    import core.live.kube as kube
+    import aicr_tui.core.live.kube as kube
 
     m = model("aks-h100-install.yaml")
     monkeypatch.setattr(kube, "NODE_PAGE_SIZE", 1)

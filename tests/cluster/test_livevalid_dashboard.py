@@ -41,9 +41,9 @@ def _status(screen: Any, key: str) -> str:
 
 
 def _source(cluster: Cluster, recipe: Path, data: Path | None, phases: tuple[str, ...]) -> Any:
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.loading import load_recipe
-    from screens.validate_dashboard import LiveRunSource
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.screens.validate_dashboard import LiveRunSource
 
     return LiveRunSource(
         load_recipe(str(recipe)),
@@ -59,7 +59,7 @@ def _source(cluster: Cluster, recipe: Path, data: Path | None, phases: tuple[str
 async def test_the_dashboard_streams_a_live_run_from_the_real_api(
     cluster: Cluster, dash_deployed: tuple[Path, dict[str, Any], Path]
 ) -> None:
-    from screens.validate_dashboard import ValidationDashboardScreen
+    from aicr_tui.screens.validate_dashboard import ValidationDashboardScreen
 
     recipe, _doc, data = dash_deployed
     source = _source(cluster, recipe, data, ("deployment",))
@@ -96,8 +96,8 @@ async def test_leaving_the_dashboard_mid_run_removes_the_probe_and_the_namespace
 ) -> None:
     """Escape, then yes, while secure-accelerator-access waits on its probe pod (the
     shipped 10-minute budget): the run is cancelled and cleans up like Ctrl-C."""
-    from screens.validate_dashboard import ValidationDashboardScreen
-    from screens.widgets.bundle_dialogs import ConfirmModal
+    from aicr_tui.screens.validate_dashboard import ValidationDashboardScreen
+    from aicr_tui.screens.widgets.bundle_dialogs import ConfirmModal
 
     recipe, _doc, _data = dash_deployed
     source = _source(cluster, recipe, None, ("conformance",))

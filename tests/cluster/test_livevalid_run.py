@@ -477,7 +477,7 @@ def test_the_prefixed_recipe_keeps_every_check_and_constraint(deployed: Deployed
 
 # -- isolation: concurrent runs, a killed run, a large cluster (issue 32) -------------------------
 
-LEASE_SECONDS = 15  # core.validation.isolation.LEASE_SECONDS
+LEASE_SECONDS = 15  # aicr_tui.core.validation.isolation.LEASE_SECONDS
 PROBE_ONLY = [
     a
     for n in ("dra-support", "gang-scheduling", "accelerator-metrics", "ai-service-metrics",

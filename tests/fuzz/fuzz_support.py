@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from core.foundation.errors import AicrError
+from aicr_tui.core.foundation.errors import AicrError
 
 REPO = Path(__file__).resolve().parents[2]
-CAPTURES = REPO / "recipes" / "samples" / "captures"
-SNAPSHOTS = REPO / "recipes" / "samples" / "snapshots"
+CAPTURES = REPO / "aicr_tui" / "recipes" / "samples" / "captures"
+SNAPSHOTS = REPO / "aicr_tui" / "recipes" / "samples" / "snapshots"
 
 T = TypeVar("T")
 
@@ -194,8 +194,8 @@ def sample_text(path: Path) -> str:
 
 def qualify_aks_training(catalog: Any, profile: str | None) -> Any:
     """Qualify AKS / H100 / Ubuntu / training against ``catalog`` with no snapshot."""
-    from core.documents.criteria import parse_criteria
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.qualification import qualify
 
     criteria = parse_criteria(
         service="aks",

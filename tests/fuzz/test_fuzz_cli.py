@@ -12,13 +12,13 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.capture.aks_pools import project_aks_pools
-from core.capture.oke_addons import project_oke_addons
-from core.capture.oke_legacy import project_legacy_daemonset
-from core.documents.snapshot import parse_snapshot
-from core.foundation.errors import AicrError
-from core.recipe.loading import parse_recipe
-from core.validation.recording import parse_recording
+from aicr_tui.core.capture.aks_pools import project_aks_pools
+from aicr_tui.core.capture.oke_addons import project_oke_addons
+from aicr_tui.core.capture.oke_legacy import project_legacy_daemonset
+from aicr_tui.core.documents.snapshot import parse_snapshot
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.loading import parse_recipe
+from aicr_tui.core.validation.recording import parse_recording
 from tests.conftest import run_cli
 from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, mutated, sample_bytes, scratch_dir
 from tests.fuzz.test_fuzz_documents import _recipe_sample, _recording_sample

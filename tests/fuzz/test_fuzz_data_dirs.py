@@ -12,10 +12,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.capture.oke_legacy import LegacyPluginProjection, classify_legacy_daemonset
-from core.foundation.errors import AicrError
-from core.recipe.catalog import Catalog, clear_catalog_cache, load_catalog
-from core.validation.catalog import ValidatorCatalog, load_validator_catalog
+from aicr_tui.core.capture.oke_legacy import LegacyPluginProjection, classify_legacy_daemonset
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.catalog import Catalog, clear_catalog_cache, load_catalog
+from aicr_tui.core.validation.catalog import ValidatorCatalog, load_validator_catalog
 from tests.fuzz.fuzz_support import (
     FUZZ_SMALL,
     REPO,
@@ -26,7 +26,7 @@ from tests.fuzz.fuzz_support import (
     scratch_dir,
 )
 
-RECIPES = REPO / "recipes"
+RECIPES = REPO / "aicr_tui" / "recipes"
 OVERLAY = RECIPES / "overlays" / "h100-aks-training.yaml"
 
 

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.documents.recipe_result import RecipeResult, render_recipe
-from core.documents.snapshot import Snapshot, parse_snapshot, render_snapshot
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import dump_yaml
-from core.recipe.loading import parse_recipe
-from core.validation.catalog import ValidatorCatalog, _parse_catalog
-from core.validation.events import (
+from aicr_tui.core.documents.recipe_result import RecipeResult, render_recipe
+from aicr_tui.core.documents.snapshot import Snapshot, parse_snapshot, render_snapshot
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import dump_yaml
+from aicr_tui.core.recipe.loading import parse_recipe
+from aicr_tui.core.validation.catalog import ValidatorCatalog, _parse_catalog
+from aicr_tui.core.validation.events import (
     CheckFinished,
     CheckStarted,
     LogLine,
@@ -30,7 +30,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.recording import parse_recording
+from aicr_tui.core.validation.recording import parse_recording
 from tests.fuzz.fuzz_support import (
     FUZZ,
     REPO,
@@ -125,7 +125,7 @@ def test_snapshot_damaged_samples(data: st.DataObject) -> None:
 # -- recipes ------------------------------------------------------------------------------
 @functools.cache
 def _recipe_sample() -> str:
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     verdict = qualify_aks_training(load_catalog(), "gpuStack=operator-managed")
     assert verdict.recipe is not None, verdict.error
@@ -208,7 +208,7 @@ def test_recipe_damaged_copies(data: st.DataObject) -> None:
 
 
 # -- validator catalogs ---------------------------------------------------------------------
-CATALOG = REPO / "recipes" / "validators" / "catalog.yaml"
+CATALOG = REPO / "aicr_tui" / "recipes" / "validators" / "catalog.yaml"
 
 
 def _catalog(text: str) -> ValidatorCatalog | AicrError:

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.bundler.overrides import (
+from aicr_tui.core.bundler.overrides import (
     OverrideEntry,
     parse_dynamic,
     parse_set,
@@ -21,19 +21,19 @@ from core.bundler.overrides import (
     parse_set_json,
     type_scalar,
 )
-from core.bundler.tolerations import Toleration, parse_selector, parse_toleration
-from core.documents.criteria import parse_criteria
-from core.documents.snapshot import Snapshot, load_snapshot
-from core.foundation.errors import AicrError
-from core.foundation.versions import compare_versions, parse_version
-from core.recipe.constraints import (
+from aicr_tui.core.bundler.tolerations import Toleration, parse_selector, parse_toleration
+from aicr_tui.core.documents.criteria import parse_criteria
+from aicr_tui.core.documents.snapshot import Snapshot, load_snapshot
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.versions import compare_versions, parse_version
+from aicr_tui.core.recipe.constraints import (
     ConstraintStatus,
     evaluate_constraint,
     parse_expression,
     parse_path,
 )
-from core.recipe.profiles import ProfileSelection, parse_profile_selection
-from core.validation.catalog import parse_duration
+from aicr_tui.core.recipe.profiles import ProfileSelection, parse_profile_selection
+from aicr_tui.core.validation.catalog import parse_duration
 from tests.fuzz.fuzz_support import FUZZ, SNAPSHOTS, check_contract, json_values, scratch_dir
 
 # Text that looks like the real thing often enough to get past the first check.

@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.capture.aks_pools import AksPoolsProjection, project_aks_pools
-from core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
-from core.capture.oke_legacy import LegacyPluginProjection, project_legacy_daemonset
-from core.foundation.errors import AicrError
+from aicr_tui.core.capture.aks_pools import AksPoolsProjection, project_aks_pools
+from aicr_tui.core.capture.oke_addons import OkeAddonsProjection, project_oke_addons
+from aicr_tui.core.capture.oke_legacy import LegacyPluginProjection, project_legacy_daemonset
+from aicr_tui.core.foundation.errors import AicrError
 from tests.fuzz.fuzz_support import (
     FUZZ,
     check_contract,

@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.validation.parsers.inference import SENTINEL, parse_report
-from core.validation.parsers.nccl import parse_all_reduce, parse_row
-from core.validation.parsers.nvidia_smi import parse_query_csv, parse_table
+from aicr_tui.core.validation.parsers.inference import SENTINEL, parse_report
+from aicr_tui.core.validation.parsers.nccl import parse_all_reduce, parse_row
+from aicr_tui.core.validation.parsers.nvidia_smi import parse_query_csv, parse_table
 from tests.fuzz.fuzz_support import FUZZ, check_contract, json_values, mutated
 
 NCCL_LOG = """\
@@ -170,6 +170,6 @@ _TREE = {
     )
 )
 def test_query_selectors(selector: str) -> None:
-    from core.recipe.query import select
+    from aicr_tui.core.recipe.query import select
 
     check_contract(lambda: select(_TREE, selector), names="--selector")

@@ -36,9 +36,9 @@ from textual.containers import ScrollableContainer
 from textual.widget import Widget
 from textual.widgets import DataTable, Header, Select, Static, Tree
 
-from screens.widgets.cycle_select import RowSelect
-from screens.widgets.keys_footer import KeysFooter
-from screens.widgets.text_pane import TextPane
+from aicr_tui.screens.widgets.cycle_select import RowSelect
+from aicr_tui.screens.widgets.keys_footer import KeysFooter
+from aicr_tui.screens.widgets.text_pane import TextPane
 
 ELLIPSIS = "…"
 

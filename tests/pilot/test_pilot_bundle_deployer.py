@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent
 
-from screens.bundle_preview import BundlePreviewScreen
+from aicr_tui.screens.bundle_preview import BundlePreviewScreen
 from tests.pilot.test_pilot_bundle_preview import KEYED, _edit, _host, _planned, _render
 from tests.pilot.validate_fixtures import wait_until
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.services.bundle import overrides_of, parse_lines, preview, split_lines
+from aicr_tui.core.services.bundle import overrides_of, parse_lines, preview, split_lines
 
 KEYED = "--accelerated-node-toleration nvidia.com/gpu:NoSchedule"
 

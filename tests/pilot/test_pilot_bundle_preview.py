@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static, TabbedContent, TextArea, Tree
 
-from core.services.bundle import split_lines
-from screens.bundle_preview import BundlePreviewScreen
-from screens.widgets.bundle_dialogs import PathPromptModal
+from aicr_tui.core.services.bundle import split_lines
+from aicr_tui.screens.bundle_preview import BundlePreviewScreen
+from aicr_tui.screens.widgets.bundle_dialogs import PathPromptModal
 from tests.conftest import qualified_recipe
 from tests.pilot.validate_fixtures import (
     ScreenHost,

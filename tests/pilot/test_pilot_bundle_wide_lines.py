@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, Tree
 
-from screens.bundle_preview import BundlePreviewScreen
+from aicr_tui.screens.bundle_preview import BundlePreviewScreen
 from tests.pilot.validate_fixtures import ScreenHost, wait_until
 
 

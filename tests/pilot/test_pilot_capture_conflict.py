@@ -8,8 +8,8 @@ key (t) takes the capture's value back.
 
 from __future__ import annotations
 
-from screens.recipe import RecipeScreen
-from screens.widgets.cycle_select import CycleSelect
+from aicr_tui.screens.recipe import RecipeScreen
+from aicr_tui.screens.widgets.cycle_select import CycleSelect
 from tests.pilot.fit import screen_lines
 from tests.pilot.test_pilot_wizard_remedies import CLI_FLAG
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 
-from screens.validate_dashboard import ValidationDashboardScreen
+from aicr_tui.screens.validate_dashboard import ValidationDashboardScreen
 from tests.pilot.validate_fixtures import ListSource, ScreenHost, short_run, wait_until
 
 

@@ -29,10 +29,10 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
-from core.services.replay import open_replay
-from core.validation.events import Event, RunFinished
-from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
-from screens.widgets.checks_table import BrokenCell, break_lines, wrapped
+from aicr_tui.core.services.replay import open_replay
+from aicr_tui.core.validation.events import Event, RunFinished
+from aicr_tui.screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from aicr_tui.screens.widgets.checks_table import BrokenCell, break_lines, wrapped
 from tests.pilot.fit import screen_lines
 from tests.pilot.validate_fixtures import SAMPLES_DIR, ScreenHost, wait_until
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.validation.events import CheckStarted, LogLine, PhaseStarted, RunStarted
-from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
-from screens.widgets.live_text import TailLog
+from aicr_tui.core.validation.events import CheckStarted, LogLine, PhaseStarted, RunStarted
+from aicr_tui.screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from aicr_tui.screens.widgets.live_text import TailLog
 from tests.conftest import SAMPLES
 from tests.pilot.validate_fixtures import ListSource, ScreenHost, wait_until
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import messages
 from textual.app import App, ComposeResult
 
-from screens.widgets.live_text import TailLog
+from aicr_tui.screens.widgets.live_text import TailLog
 
 
 class LogHost(App[None]):

@@ -1,4 +1,4 @@
-"""Widgets that keep their lines (screens/widgets/kept_lines.py) paint exactly what a fresh
+"""Widgets that keep their lines (aicr_tui/screens/widgets/kept_lines.py) paint exactly what a fresh
 paint would: every change Textual knows of (new content, a style, the focus, the mouse, a
 theme, a resize) reaches the screen, and lines nothing changed are handed back as they
 were, without looking the widget's styles up again.
@@ -15,10 +15,10 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from screens.widgets.cycle_select import CycleSelect
-from screens.widgets.kept_lines import KeptLines, KeptStatic, KeptVertical
-from screens.widgets.static_text import set_text
-from screens.widgets.text_pane import TextPane
+from aicr_tui.screens.widgets.cycle_select import CycleSelect
+from aicr_tui.screens.widgets.kept_lines import KeptLines, KeptStatic, KeptVertical
+from aicr_tui.screens.widgets.static_text import set_text
+from aicr_tui.screens.widgets.text_pane import TextPane
 from tests.pilot.fit import screen_lines, styled_screen
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
 

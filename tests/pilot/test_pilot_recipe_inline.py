@@ -8,7 +8,7 @@ worker also qualified every other gpuStack value to decide whether to offer `s`.
 
 from __future__ import annotations
 
-from screens.recipe import RecipeScreen
+from aicr_tui.screens.recipe import RecipeScreen
 from tests.pilot.wizard_helpers import count_layouts, demo_app, open_recipe, settle
 
 

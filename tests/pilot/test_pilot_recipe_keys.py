@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from screens.recipe import RecipeScreen
-from screens.widgets.cycle_select import CycleSelect
+from aicr_tui.screens.recipe import RecipeScreen
+from aicr_tui.screens.widgets.cycle_select import CycleSelect
 from tests.pilot.fit import screen_lines
 from tests.pilot.wizard_helpers import count_layouts, demo_app, open_recipe, settle
 
@@ -156,7 +156,7 @@ async def test_the_footer_follows_s_and_the_screen_is_never_laid_out_again(tmp_p
     to the painted verdict). Now the footer is one line drawn by one widget and both panes
     draw their own lines: stepping gpuStack round its values, passing and failing, lays the
     screen out not once, and the footer reads as before, `s` in its place or not at all."""
-    from screens.widgets.keys_footer import KeysFooter
+    from aicr_tui.screens.widgets.keys_footer import KeysFooter
 
     app = demo_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

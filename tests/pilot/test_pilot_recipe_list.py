@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from core.recipe.catalog import load_catalog
-from core.recipe.leaves import recipe_rows
-from screens.recipe import RecipeScreen
-from screens.widgets.recipe_list import RecipeListModal
+from aicr_tui.core.recipe.catalog import load_catalog
+from aicr_tui.core.recipe.leaves import recipe_rows
+from aicr_tui.screens.recipe import RecipeScreen
+from aicr_tui.screens.widgets.recipe_list import RecipeListModal
 from tests.pilot.fit import screen_lines
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
 

@@ -1,5 +1,5 @@
-"""The TextPane (screens/widgets/text_pane.py): wrapped plain text in a fixed box whose new
-content repaints it alone, and the footer drawn as one line (screens/widgets/keys_footer.py).
+"""The TextPane (aicr_tui/screens/widgets/text_pane.py): wrapped plain text in a fixed box whose new
+content repaints it alone, and the footer drawn as one line (aicr_tui/screens/widgets/keys_footer.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 
-from screens.widgets.keys_footer import KeysFooter
-from screens.widgets.text_pane import TextPane, wrap_plain
+from aicr_tui.screens.widgets.keys_footer import KeysFooter
+from aicr_tui.screens.widgets.text_pane import TextPane, wrap_plain
 from tests.pilot.fit import screen_lines
 
 

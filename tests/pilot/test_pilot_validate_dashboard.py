@@ -6,10 +6,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input, RichLog, Static
 
-from core.foundation.errors import invalid
-from core.validation.progress import LOG_LINES_PER_CHECK
-from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
-from screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
+from aicr_tui.core.foundation.errors import invalid
+from aicr_tui.core.validation.progress import LOG_LINES_PER_CHECK
+from aicr_tui.screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from aicr_tui.screens.widgets.bundle_dialogs import ConfirmModal, PathPromptModal
 from tests.pilot.validate_fixtures import (
     FailingSource,
     ListSource,
@@ -161,8 +161,8 @@ def _record(path, events) -> None:
 
 
 async def test_replay_saves_the_same_ctrf_and_junit_as_the_cli_would(tmp_path) -> None:
-    from core.validation.reports.ctrf import ctrf_from_events, render_ctrf
-    from core.validation.reports.junit import render_junit
+    from aicr_tui.core.validation.reports.ctrf import ctrf_from_events, render_ctrf
+    from aicr_tui.core.validation.reports.junit import render_junit
 
     events = short_run()
     recording = tmp_path / "run.jsonl"
@@ -233,7 +233,9 @@ async def test_every_dashboard_action_is_in_the_command_palette(tmp_path) -> Non
         assert app.screen.query_one(Input).value == str(tmp_path / "validation-junit.xml")
 
 
-SAMPLE_RUNS = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "validation"
+SAMPLE_RUNS = (
+    Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes" / "samples" / "validation"
+)
 
 
 async def test_shipped_recording_replays_to_the_cli_report(tmp_path, cli) -> None:
@@ -282,9 +284,9 @@ async def test_shipped_failing_recording_shows_the_not_applicable_floor() -> Non
 async def test_a_live_run_on_a_dual_advertised_recipe_is_refused_before_any_event() -> None:
     """The wizard resolves the #1327 policy as ``aicr-tui validate`` does: before any
     cluster work, and the refusal names both advertisers."""
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.loading import load_recipe
-    from screens.validate_dashboard import LiveRunSource
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.screens.validate_dashboard import LiveRunSource
 
     recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")
     refs = [
@@ -315,10 +317,10 @@ async def test_a_live_run_on_a_dual_advertised_recipe_is_refused_before_any_even
 
 
 async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
-    """The live source drives core.validation's runner (no cluster: every check not measured)."""
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.loading import load_recipe
-    from screens.validate_dashboard import LiveRunSource
+    """The live source drives aicr_tui.core.validation's runner (no cluster: every check not measured)."""
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.screens.validate_dashboard import LiveRunSource
 
     recipe = load_recipe(SAMPLE_RUNS / "aks-h100-training.recipe.yaml")
     snapshot = load_snapshot(SAMPLE_RUNS.parent / "snapshots" / "aks-h100-install.yaml")
@@ -345,7 +347,7 @@ async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
 async def test_leaving_a_live_run_asks_first_and_stops_the_stream() -> None:
     import asyncio
 
-    from screens.validate_dashboard import LiveRunSource
+    from aicr_tui.screens.validate_dashboard import LiveRunSource
 
     class HangingLiveRun(LiveRunSource):
         """A live run that has started and is waiting on a long check."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.recipe.troubleshooting import guide_entry
-from screens.capture import CaptureScreen
+from aicr_tui.core.recipe.troubleshooting import guide_entry
+from aicr_tui.screens.capture import CaptureScreen
 from tests.conftest import SAMPLES
 from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until, wizard_running
 
@@ -156,14 +156,14 @@ async def test_browse_picks_a_file_with_the_tree(tmp_path):
 
 
 async def test_fetch_live_failure_is_inline(tmp_path):
-    from screens.state import WizardServices
+    from aicr_tui.screens.state import WizardServices
 
     calls = []
 
     def live(request, cancel, progress):
         calls.append(request)
         progress("asking the Kubernetes API")
-        from core.foundation.errors import invalid
+        from aicr_tui.core.foundation.errors import invalid
 
         raise invalid('kubeconfig "nope" not found: expected a readable kubeconfig file')
 

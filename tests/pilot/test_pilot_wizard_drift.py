@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from screens.drift import DriftScreen
-from screens.recipe import RecipeScreen
+from aicr_tui.screens.drift import DriftScreen
+from aicr_tui.screens.recipe import RecipeScreen
 from tests.conftest import SAMPLES
 from tests.pilot.fit import screen_lines
 from tests.pilot.test_pilot_wizard_remedies import CLI_FLAG
@@ -98,9 +98,9 @@ async def test_drift_needs_a_qualified_selection(tmp_path):
 async def test_fetch_live_as_the_second_capture(tmp_path):
     """F fetches the live cluster through the same injectable call as the capture step."""
     from aicr_tui.app import create_app
-    from core.capture.capture import CaptureResult, Projections
-    from core.documents.snapshot import load_snapshot
-    from screens.state import WizardServices
+    from aicr_tui.core.capture.capture import CaptureResult, Projections
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.screens.state import WizardServices
 
     asked = []
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from screens.state import snapshot_readings, verdict_checks
-from screens.widgets.keys_footer import KeysFooter
+from aicr_tui.screens.state import snapshot_readings, verdict_checks
+from aicr_tui.screens.widgets.keys_footer import KeysFooter
 from tests.make_screens import walk
 from tests.pilot.fit import check_screen
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from screens.capture import CaptureScreen
-from screens.recipe import RecipeScreen
+from aicr_tui.screens.capture import CaptureScreen
+from aicr_tui.screens.recipe import RecipeScreen
 from tests.pilot.wizard_helpers import escape_to, pick_sample, settle, wait_until, wizard_running
 
 

@@ -1,4 +1,4 @@
-"""Fetch live (F) through the real core.live call against a Kubernetes API on 127.0.0.1.
+"""Fetch live (F) through the real aicr_tui.core.live call against a Kubernetes API on 127.0.0.1.
 
 The test starts a loopback HTTP server (tests/unit/live_fakes.py) answering /version,
 /api/v1/nodes and the legacy DaemonSet GET with bodies in the real API shapes, writes a
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from screens.capture import CaptureScreen
+from aicr_tui.screens.capture import CaptureScreen
 from tests.pilot.wizard_helpers import settle, wait_until, wizard_running
 from tests.unit.live_fakes import LoopbackServer, Reply, write_kubeconfig
 from tests.unit.test_live_kube import LEGACY_DS, OKE_NODES, FakeCluster

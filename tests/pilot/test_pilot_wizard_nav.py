@@ -6,17 +6,17 @@ from textual.binding import Binding
 from textual.command import CommandPalette
 
 from aicr_tui.app import AicrApp
-from screens.capture import CaptureScreen
-from screens.help import HelpScreen
-from screens.recipe import RecipeScreen
-from screens.troubleshoot import TroubleshootScreen
-from screens.widgets.wizard_dialogs import (
+from aicr_tui.screens.capture import CaptureScreen
+from aicr_tui.screens.help import HelpScreen
+from aicr_tui.screens.recipe import RecipeScreen
+from aicr_tui.screens.troubleshoot import TroubleshootScreen
+from aicr_tui.screens.widgets.wizard_dialogs import (
     BrowseCaptureModal,
     LiveCaptureModal,
     OpenCaptureModal,
     TextModal,
 )
-from screens.widgets.wizard_filter import FilterBar
+from aicr_tui.screens.widgets.wizard_filter import FilterBar
 from tests.pilot.wizard_helpers import (
     escape_to,
     palette_command,

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from screens.recipe import RecipeScreen
-from screens.remedies import for_wizard
+from aicr_tui.screens.recipe import RecipeScreen
+from aicr_tui.screens.remedies import for_wizard
 from tests.pilot.fit import screen_lines
 from tests.pilot.wizard_helpers import demo_app, open_recipe, settle
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from textual.widgets import Input, TextArea
 
-from screens.bundle_preview import BundlePreviewScreen
-from screens.recipe import RecipeScreen
-from screens.widgets.bundle_dialogs import PathPromptModal
+from aicr_tui.screens.bundle_preview import BundlePreviewScreen
+from aicr_tui.screens.recipe import RecipeScreen
+from aicr_tui.screens.widgets.bundle_dialogs import PathPromptModal
 from tests.conftest import SAMPLES
 from tests.pilot.wizard_helpers import demo_app, pick_sample, settle, wait_until
 
@@ -32,7 +32,7 @@ async def _recipe_for(pilot: Any, sample: str) -> RecipeScreen:
 
 
 def _footer_keys(screen: Any) -> list[str]:
-    from screens.widgets.keys_footer import KeysFooter
+    from aicr_tui.screens.widgets.keys_footer import KeysFooter
 
     return [entry.key_display for entry in screen.query_one(KeysFooter).entries]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from screens.capture import CaptureScreen
-from screens.recipe import RecipeScreen
+from aicr_tui.screens.capture import CaptureScreen
+from aicr_tui.screens.recipe import RecipeScreen
 from tests.pilot.wizard_helpers import open_recipe, settle, wait_until, wizard_running
 
 
@@ -40,7 +40,7 @@ async def test_the_deployer_is_kept_on_reentering_the_preview(tmp_path) -> None:
 async def test_the_file_browser_hides_caches_and_goes_up(tmp_path) -> None:
     from textual.app import App
 
-    from screens.widgets.wizard_dialogs import BrowseCaptureModal, SafeDirectoryTree
+    from aicr_tui.screens.widgets.wizard_dialogs import BrowseCaptureModal, SafeDirectoryTree
 
     work = tmp_path / "work"
     for name in (".git", ".venv", "__pycache__", ".mypy_cache", "dumps"):
@@ -190,7 +190,7 @@ async def test_capture_tables_break_a_vm_size_at_its_separators(tmp_path) -> Non
     ``Standard_ND96i`` / ``sr_H100_v5`` while the projected mode kept 16 cells for
     "(not a GPU pool)"; that column now wraps at its spaces first and the size breaks after
     a ``_``."""
-    from screens.widgets.fit_table import break_offsets
+    from aicr_tui.screens.widgets.fit_table import break_offsets
     from tests.pilot.fit import screen_lines
     from tests.pilot.wizard_helpers import pick_sample
 

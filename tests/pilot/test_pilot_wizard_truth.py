@@ -11,10 +11,10 @@ from __future__ import annotations
 from itertools import permutations
 from pathlib import Path
 
-from core.documents.recipe_result import render_recipe
-from core.documents.snapshot import render_snapshot
-from screens.capture import CaptureScreen
-from screens.recipe import RecipeScreen
+from aicr_tui.core.documents.recipe_result import render_recipe
+from aicr_tui.core.documents.snapshot import render_snapshot
+from aicr_tui.screens.capture import CaptureScreen
+from aicr_tui.screens.recipe import RecipeScreen
 from tests.conftest import SAMPLES, run_cli
 from tests.pilot.wizard_helpers import pick_sample, settle, wizard_running
 
@@ -195,7 +195,7 @@ async def _validate(pilot):  # type: ignore[no-untyped-def]
 
 
 async def test_v_plays_the_recording_of_this_recipe_or_says_it_is_another(tmp_path) -> None:
-    from screens.validate_dashboard import ValidationDashboardScreen
+    from aicr_tui.screens.validate_dashboard import ValidationDashboardScreen
 
     async with wizard_running(tmp_path, (120, 40)) as (app, pilot):
         # a failing verdict: v refuses like b
@@ -252,7 +252,7 @@ async def test_slash_filters_the_pane_that_has_focus(tmp_path) -> None:
 
 
 def test_reports_go_to_the_documented_reports_dir(monkeypatch, tmp_path) -> None:
-    from screens.state import default_reports_dir
+    from aicr_tui.screens.state import default_reports_dir
 
     monkeypatch.delenv("AICR_TUI_REPORTS_DIR", raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

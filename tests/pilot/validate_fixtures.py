@@ -1,6 +1,6 @@
 """Event scripts and sources shared by the dashboard's pilot, snapshot and bench code.
 
-The events are the real ``core.validation.events`` types, in the order the runner emits
+The events are the real ``aicr_tui.core.validation.events`` types, in the order the runner emits
 them, so the dashboard is exercised exactly as a live run or a replay would drive it.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from core.validation.events import (
+from aicr_tui.core.validation.events import (
     CheckFinished,
     CheckStarted,
     Event,
@@ -25,8 +25,8 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from screens.palette import WizardCommands
-from screens.widgets.bundle_dialogs import ConfirmModal
+from aicr_tui.screens.palette import WizardCommands
+from aicr_tui.screens.widgets.bundle_dialogs import ConfirmModal
 from tests.simulated import gate
 
 
@@ -175,7 +175,9 @@ async def wait_until(pilot: Any, predicate: Any, *, timeout: float = 10.0) -> No
         await pilot.pause(0.02)
 
 
-SAMPLES_DIR = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "validation"
+SAMPLES_DIR = (
+    Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes" / "samples" / "validation"
+)
 
 
 async def accept_path_prompt(pilot: Any, key: str) -> None:

@@ -37,7 +37,7 @@ async def settle(pilot, rounds: int = 2) -> None:
 
     A superseded exclusive worker reports itself cancelled; that is the expected outcome
     of a newer selection, not a failure. A worker that failed is reported by its screen's
-    worker_failed (screens/worker_errors.py): the tests read what the screen shows.
+    worker_failed (aicr_tui/screens/worker_errors.py): the tests read what the screen shows.
     """
     from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from core.foundation.limits import MAX_API_RESPONSE_BYTES, MAX_NESTING_DEPTH
+from aicr_tui.core.foundation.limits import MAX_API_RESPONSE_BYTES, MAX_NESTING_DEPTH
 from tests.conftest import _cli_path
 from tests.unit.live_fakes import write_kubeconfig
 

@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from core.foundation.limits import MAX_API_RESPONSE_BYTES
+from aicr_tui.core.foundation.limits import MAX_API_RESPONSE_BYTES
 from tests.conftest import SAMPLES, _cli_path
 from tests.security.test_api_responses_hostile import (
     HostileApiServer,

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.foundation.limits import MAX_INT_BITS, MAX_NESTING_DEPTH, MAX_PATH_SEGMENTS
-from core.foundation.yamlio import load_yaml, load_yaml_plain
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.limits import MAX_INT_BITS, MAX_NESTING_DEPTH, MAX_PATH_SEGMENTS
+from aicr_tui.core.foundation.yamlio import load_yaml, load_yaml_plain
 from tests.conftest import SAMPLES
 
 # Bounded time: each refusal must take well under this on a loaded 2-core CI machine
@@ -118,12 +118,12 @@ def bomb_files(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_every_yaml_entry_point_refuses(bomb_files: dict[str, Path], tmp_path: Path) -> None:
-    from core.bundler.overrides import parse_set_file
-    from core.documents.snapshot import load_snapshot
-    from core.recipe.catalog import load_catalog
-    from core.recipe.loading import load_recipe
-    from core.validation.catalog import load_validator_catalog
-    from screens.state import WizardServices
+    from aicr_tui.core.bundler.overrides import parse_set_file
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.core.validation.catalog import load_validator_catalog
+    from aicr_tui.screens.state import WizardServices
 
     services = WizardServices()
 
@@ -169,7 +169,7 @@ def _deep_json(depth: int) -> str:
     ids=lambda v: v if len(v) < 40 else f"{v[:20]}...({len(v)} chars)",
 )
 def test_set_json_is_strict_and_bounded(entry: str, needle: str) -> None:
-    from core.bundler.overrides import parse_set_json
+    from aicr_tui.core.bundler.overrides import parse_set_json
 
     message = _refused_fast(lambda: parse_set_json(entry))
     assert needle in message
@@ -181,7 +181,7 @@ def test_set_json_is_strict_and_bounded(entry: str, needle: str) -> None:
     ["set", "set-json", "set-file", "dynamic"],
 )
 def test_value_paths_are_bounded(flag: str) -> None:
-    from core.bundler.overrides import parse_entry
+    from aicr_tui.core.bundler.overrides import parse_entry
 
     long_path = ".".join(["a"] * 5000)
     tail = "" if flag == "dynamic" else "=1"
@@ -199,7 +199,7 @@ def test_value_paths_are_bounded(flag: str) -> None:
 
 @pytest.fixture(scope="module")
 def recipe_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from core.documents.recipe_result import render_recipe
+    from aicr_tui.core.documents.recipe_result import render_recipe
     from tests.unit.test_bundle_support import demo_recipe
 
     path = tmp_path_factory.mktemp("recipe") / "oke.yaml"

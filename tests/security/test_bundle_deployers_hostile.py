@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from core.bundler.deployers.config import DEPLOYERS, deployer_config
-from core.bundler.shell import quote
-from core.documents.recipe_result import RecipeResult
+from aicr_tui.core.bundler.deployers.config import DEPLOYERS, deployer_config
+from aicr_tui.core.bundler.shell import quote
+from aicr_tui.core.documents.recipe_result import RecipeResult
 from tests.unit.test_bundle_support import demo_recipe, plan
 
 GIT = "https://git.example.com/platform/gpu-bundle.git"

@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from core.bundler import plan_bundle, write_bundle
-from core.bundler import render as bundle_render
-from core.bundler.model import ComponentPlan
-from core.bundler.shell import quote
-from core.bundler.tolerations import Toleration
-from core.documents.recipe_result import RecipeResult
-from core.foundation.errors import AicrError
+from aicr_tui.core.bundler import plan_bundle, write_bundle
+from aicr_tui.core.bundler import render as bundle_render
+from aicr_tui.core.bundler.model import ComponentPlan
+from aicr_tui.core.bundler.shell import quote
+from aicr_tui.core.bundler.tolerations import Toleration
+from aicr_tui.core.documents.recipe_result import RecipeResult
+from aicr_tui.core.foundation.errors import AicrError
 
 # Flags of the commands the scripts run: value-taking ones and booleans.
 VALUE_FLAGS = {
@@ -345,7 +345,7 @@ def test_bundles_from_hostile_but_valid_recipes_run_no_canary(tmp_path: Path) ->
         target["source"] = src
         target["version"] = "1.2.3-rc.1+build.7"
         recipe = RecipeResult.model_validate(mutated)
-        from core.recipe.loading import parse_recipe
+        from aicr_tui.core.recipe.loading import parse_recipe
 
         parse_recipe(json.dumps(mutated), "valid.yaml")  # the reader accepts it
         keyed = [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]

@@ -26,9 +26,15 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError, ErrorCode
-from core.verify.analysis import Verifier
-from core.verify.model import KUBE_VERSION, TEMPLATE, VerifyComponent, VerifyInput, VerifyReport
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.verify.analysis import Verifier
+from aicr_tui.core.verify.model import (
+    KUBE_VERSION,
+    TEMPLATE,
+    VerifyComponent,
+    VerifyInput,
+    VerifyReport,
+)
 
 pytest.importorskip("helm_python")
 

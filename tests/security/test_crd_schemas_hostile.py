@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.verify.model import VerifyReport
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.verify.model import VerifyReport
 from tests.security import test_charts_hostile as hostile_charts
 from tests.security.test_charts_hostile import MARKER, chart_dir, shown, verify, write_chart
 

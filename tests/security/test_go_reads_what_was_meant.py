@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from core.bundler import parse_overrides, plan_bundle, write_bundle
-from core.bundler.deployers.config import DEPLOYERS, deployer_config
-from core.bundler.overrides import parse_set, parse_set_json
-from core.bundler.tolerations import parse_selector, parse_toleration
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import safe_documents
+from aicr_tui.core.bundler import parse_overrides, plan_bundle, write_bundle
+from aicr_tui.core.bundler.deployers.config import DEPLOYERS, deployer_config
+from aicr_tui.core.bundler.overrides import parse_set, parse_set_json
+from aicr_tui.core.bundler.tolerations import parse_selector, parse_toleration
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import safe_documents
 from tests.conftest import run_captured
 from tests.unit.test_bundle_support import demo_recipe
 
@@ -341,7 +341,7 @@ def test_argocd_helm_root_chart_keeps_a_long_set_json_key(tmp_path: Path) -> Non
 
 @pytest.fixture(scope="module")
 def recipe_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from core.documents.recipe_result import render_recipe
+    from aicr_tui.core.documents.recipe_result import render_recipe
 
     path = tmp_path_factory.mktemp("recipe") / "recipe.yaml"
     path.write_text(render_recipe(demo_recipe("aks-azure"), "yaml"), encoding="utf-8")

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 from tests.unit.live_fakes import (
     BackgroundServer,
     LoopbackServer,
@@ -95,7 +95,7 @@ def _timed(fn: Any) -> tuple[AicrError, float]:
 
 
 def test_kube_trickle_ends_at_the_deadline(tmp_path: Path) -> None:
-    from core.live.kube import collect_cluster
+    from aicr_tui.core.live.kube import collect_cluster
 
     with TrickleServer() as server:
         kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server.url)
@@ -107,7 +107,7 @@ def test_kube_trickle_ends_at_the_deadline(tmp_path: Path) -> None:
 
 
 def test_oci_trickle_ends_at_the_deadline(tmp_path: Path) -> None:
-    from core.live.oci import list_addons
+    from aicr_tui.core.live.oci import list_addons
 
     config = write_oci_config(tmp_path)
     with TrickleServer() as server:
@@ -123,7 +123,7 @@ def test_oci_trickle_ends_at_the_deadline(tmp_path: Path) -> None:
 def test_azure_trickle_ends_at_the_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.live.azure import cluster_ref, list_agent_pools
+    from aicr_tui.core.live.azure import cluster_ref, list_agent_pools
     from tests.unit.live_fakes import StaticTokenCredential, make_tls_files
 
     ca, cert, key = make_tls_files(tmp_path)
@@ -142,7 +142,7 @@ def test_azure_trickle_ends_at_the_deadline(
 
 
 def test_endless_oci_pages_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.live.oci as oci_live
+    import aicr_tui.core.live.oci as oci_live
 
     monkeypatch.setattr(oci_live, "MAX_PAGES", 15)
     config = write_oci_config(tmp_path)
@@ -162,7 +162,7 @@ def test_endless_oci_pages_are_capped(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_endless_node_pages_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.live.kube as kube_live
+    import aicr_tui.core.live.kube as kube_live
 
     monkeypatch.setattr(kube_live, "MAX_PAGES", 12)
 
@@ -210,7 +210,7 @@ def _gone(pid: int) -> bool:
 
 
 def test_hanging_exec_plugin_is_killed_and_named(tmp_path: Path) -> None:
-    from core.live.kube import collect_cluster
+    from aicr_tui.core.live.kube import collect_cluster
 
     plugin, pid_file = _hanging_plugin(tmp_path)
     with LoopbackServer(lambda _: Reply(200, {})) as server:
@@ -227,7 +227,7 @@ def test_hanging_exec_plugin_is_killed_and_named(tmp_path: Path) -> None:
 
 
 def test_hanging_exec_plugin_in_the_validation_executor(tmp_path: Path) -> None:
-    from core.validation.kube_executor import KubernetesExecutor
+    from aicr_tui.core.validation.kube_executor import KubernetesExecutor
 
     plugin, _ = _hanging_plugin(tmp_path)
     with LoopbackServer(lambda _: Reply(200, {})) as server:
@@ -240,7 +240,7 @@ def test_hanging_exec_plugin_in_the_validation_executor(tmp_path: Path) -> None:
 
 
 def test_validation_executor_call_has_a_total_deadline() -> None:
-    from core.validation.kube_executor import KubernetesExecutor
+    from aicr_tui.core.validation.kube_executor import KubernetesExecutor
 
     with TrickleServer() as server:
         executor = KubernetesExecutor.from_host(server.url)

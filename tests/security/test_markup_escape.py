@@ -1,4 +1,4 @@
-"""screens.markup.escape_markup: document text is literal in Rich and Textual markup."""
+"""aicr_tui.screens.markup.escape_markup: document text is literal in Rich and Textual markup."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from rich.text import Text
 from textual.content import Content
 
-from core.foundation.textsafe import safe_text
-from screens.markup import WORD_JOINER, escape_markup
+from aicr_tui.core.foundation.textsafe import safe_text
+from aicr_tui.screens.markup import WORD_JOINER, escape_markup
 from tests.fuzz.fuzz_support import FUZZ
 from tests.security.hostile_text import ESC, MARKUP_CORPUS
 

@@ -18,9 +18,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, RichLog, Static, Tree
 from textual.widgets._data_table import default_cell_formatter
 
-from core.foundation.textsafe import safe_text
-from screens.markup import WORD_JOINER
-from screens.widgets.text_pane import TextPane
+from aicr_tui.core.foundation.textsafe import safe_text
+from aicr_tui.screens.markup import WORD_JOINER
+from aicr_tui.screens.widgets.text_pane import TextPane
 from tests.conftest import SAMPLES
 from tests.pilot.wizard_helpers import demo_app, settle, wait_until
 

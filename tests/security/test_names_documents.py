@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.documents.recipe_result import render_recipe
-from core.foundation.errors import AicrError, ErrorCode
-from core.recipe.catalog import clear_catalog_cache, load_catalog
-from core.recipe.loading import parse_recipe
+from aicr_tui.core.documents.recipe_result import render_recipe
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.recipe.catalog import clear_catalog_cache, load_catalog
+from aicr_tui.core.recipe.loading import parse_recipe
 from tests.conftest import run_cli
 from tests.security import hostile
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
@@ -161,8 +161,8 @@ def test_bundle_cli_refuses_hostile_recipe_with_one_line_exit_2(recipe_doc, tmp_
 def test_plan_gate_refuses_names_that_bypass_the_reader(recipe_doc) -> None:
     """A recipe built in memory (the wizard, a service call) never went through
     ``parse_recipe``: the bundler's own gate refuses it before it becomes a path."""
-    from core.bundler import plan_bundle
-    from core.documents.recipe_result import RecipeResult
+    from aicr_tui.core.bundler import plan_bundle
+    from aicr_tui.core.documents.recipe_result import RecipeResult
 
     for field, value in (("name", "../victim"), ("namespace", "-x"), ("version", "1;id")):
         doc = json.loads(_with(recipe_doc, 0, field, value))
@@ -194,8 +194,8 @@ def test_registry_paths_and_aliases_are_checked(tmp_path: Path) -> None:
 
 def test_two_manifests_with_one_file_name_are_refused(recipe_doc, tmp_path: Path) -> None:
     """Two manifestFiles with the same base name would silently overwrite one another."""
-    from core.bundler import plan_bundle
-    from core.documents.recipe_result import RecipeResult
+    from aicr_tui.core.bundler import plan_bundle
+    from aicr_tui.core.documents.recipe_result import RecipeResult
 
     ext = write_catalog(
         tmp_path / "ext",
@@ -216,7 +216,7 @@ def test_two_manifests_with_one_file_name_are_refused(recipe_doc, tmp_path: Path
 def test_write_refuses_a_plan_path_outside_the_output(tmp_path: Path) -> None:
     """The last check before a byte is written: a plan file path (however it got there)
     that leaves -o is refused and nothing is written anywhere."""
-    from core.bundler import write_bundle
+    from aicr_tui.core.bundler import write_bundle
     from tests.unit.test_nothing_lost_support import plan_variant
 
     for rel in ("../escaped", "/etc/evil", "a/../../b", "./x", "a//b"):
@@ -233,8 +233,8 @@ def test_hostile_data_layer_manifest_is_invalid_input_not_internal(
     recipe_doc, tmp_path: Path
 ) -> None:
     """A --data layer's manifest is the user's document: a broken one is exit 2 naming it."""
-    from core.bundler import plan_bundle
-    from core.documents.recipe_result import RecipeResult
+    from aicr_tui.core.bundler import plan_bundle
+    from aicr_tui.core.documents.recipe_result import RecipeResult
 
     bodies = {
         "noapi.yaml": "kind: ConfigMap\nmetadata: {name: a}\n",

@@ -1,12 +1,12 @@
-"""The name grammars in ``core.foundation.names``: what they accept (every name the shipped
+"""The name grammars in ``aicr_tui.core.foundation.names``: what they accept (every name the shipped
 catalog uses, the loose versions Helm takes) and what they refuse (the hostile corpus)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.foundation import names
-from core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.foundation import names
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 from tests.security import hostile
 
 NEVER_VALID = hostile.SHELL + hostile.OPTIONS + hostile.PATHS + hostile.CONTROL
@@ -71,7 +71,7 @@ def test_no_hostile_value_passes_any_grammar(pred: str) -> None:
 def test_shipped_registry_values_all_pass() -> None:
     """Every value the shipped registry uses is accepted by its rule (the catalog loads
     through these checks, so a too-strict grammar would break every recipe)."""
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     reg = load_catalog().registry
     seen = 0

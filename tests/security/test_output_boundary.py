@@ -23,14 +23,14 @@ from typing import Any
 
 import pytest
 
-from core.foundation import fileio
-from core.foundation.errors import AicrError
+from aicr_tui.core.foundation import fileio
+from aicr_tui.core.foundation.errors import AicrError
 from tests.conftest import run_captured, run_cli
 from tests.unit.test_nothing_lost_support import recipe_text
 
 KEYED = "--accelerated-node-toleration=nvidia.com/gpu:NoSchedule"
 RECIPE_ARGS = ("recipe", "--service", "aks", "--accelerator", "h100", "--intent", "training")
-PASSED = "recipes/samples/validation/aks-h100-training-passed.jsonl"
+PASSED = "aicr_tui/recipes/samples/validation/aks-h100-training-passed.jsonl"
 
 
 def _one_line(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
@@ -295,7 +295,7 @@ def test_injected_errno_in_file_write_is_one_line(
 def test_injected_errno_in_bundle_write_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
-    from core.bundler import write_bundle
+    from aicr_tui.core.bundler import write_bundle
     from tests.unit.test_nothing_lost_support import plan_variant
 
     plan = plan_variant(1)
@@ -334,7 +334,7 @@ def test_stdout_on_a_full_device_is_one_line() -> None:
 def test_recording_write_errors_are_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core.validation.recording import Recorder, load_recording
+    from aicr_tui.core.validation.recording import Recorder, load_recording
 
     event = load_recording(PASSED)[0]
     rec = Recorder(tmp_path / "run.jsonl")

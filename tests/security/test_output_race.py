@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from core.bundler import write_bundle
-from core.bundler import writer as bundler_writer
-from core.foundation import fileio
-from core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.bundler import writer as bundler_writer
+from aicr_tui.core.foundation import fileio
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 from tests.conftest import _cli_path
 from tests.unit.test_nothing_lost_support import (
     KEYED,
@@ -28,7 +28,7 @@ from tests.unit.test_nothing_lost_support import (
     siblings,
 )
 
-PASSED = "recipes/samples/validation/aks-h100-training-passed.jsonl"
+PASSED = "aicr_tui/recipes/samples/validation/aks-h100-training-passed.jsonl"
 
 
 def _paused_writer(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:

@@ -1,6 +1,6 @@
 """No output is ever written through a symbolic link planted at its path (issue 25, family 1).
 
-Policy (``core/foundation/fileio.py``, module docstring): when the *last* component of an
+Policy (``aicr_tui/core/foundation/fileio.py``, module docstring): when the *last* component of an
 output path is a symbolic link — to a file, to a directory, to a device, to another link,
 or dangling — the command is refused with one line naming the path, exit 2, and nothing
 is written: neither the link (which may be the user's own) nor whatever it points to is
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from core.foundation import fileio
-from core.foundation.errors import AicrError
+from aicr_tui.core.foundation import fileio
+from aicr_tui.core.foundation.errors import AicrError
 from tests.conftest import SAMPLES, _cli_path, run_cli
 from tests.unit.test_nothing_lost_support import recipe_text
 
@@ -197,7 +197,7 @@ def _output_set_staged(p: Path) -> None:
 
 
 def _verify_report(p: Path) -> None:
-    from core.services.bundle import write_verify_report
+    from aicr_tui.core.services.bundle import write_verify_report
 
     class _Report:
         def to_json(self) -> dict[str, str]:
@@ -207,7 +207,7 @@ def _verify_report(p: Path) -> None:
 
 
 def _recorder(p: Path) -> None:
-    from core.validation.recording import Recorder
+    from aicr_tui.core.validation.recording import Recorder
 
     Recorder(p).commit()
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import safe_documents
-from core.recipe.query import render_value
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import safe_documents
+from aicr_tui.core.recipe.query import render_value
 
 STRINGS = [
     "[/][b]x", "[/]", "[b]bold[/b]", "[red]x[/red]", "[link=https://e.x]y[/link]", "[", "]",

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from core.bundler import plan_bundle
-from core.bundler.deployers.config import deployer_config
-from core.bundler.tolerations import parse_tolerations
+from aicr_tui.core.bundler import plan_bundle
+from aicr_tui.core.bundler.deployers.config import deployer_config
+from aicr_tui.core.bundler.tolerations import parse_tolerations
 from tests.unit.test_bundle_support import KEYED, demo_recipe
 
 BASH = shutil.which("bash")

@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.services.replay import MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, open_replay
-from core.validation.recording import parse_recording
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.services.replay import MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, open_replay
+from aicr_tui.core.validation.recording import parse_recording
 from tests.conftest import SAMPLES
 
 RECORDINGS = SAMPLES / "validation"

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.validation.recording import load_recording, parse_recording
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.validation.recording import load_recording, parse_recording
 from tests.conftest import SAMPLES
 
 RECORDINGS = SAMPLES / "validation"
@@ -186,8 +186,8 @@ def test_the_wizard_reads_a_recorded_recipe_only_beside_the_recording(
     import shutil
     import threading
 
-    from core.recipe.loading import load_recipe
-    from core.services.replay import choose_recording
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.core.services.replay import choose_recording
 
     outside = tmp_path / "outside.recipe.yaml"
     shutil.copy(RECORDINGS / "aks-h100-training.recipe.yaml", outside)
@@ -209,8 +209,8 @@ def test_the_wizard_reads_a_recorded_recipe_only_beside_the_recording(
 
 
 def test_a_recorded_recipe_beside_the_recording_is_still_found(tmp_path: Path) -> None:
-    from core.recipe.loading import load_recipe
-    from core.services.replay import choose_recording
+    from aicr_tui.core.recipe.loading import load_recipe
+    from aicr_tui.core.services.replay import choose_recording
 
     recording = RECORDINGS / "aks-h100-training-passed.jsonl"
     recipe = load_recipe(str(RECORDINGS / "aks-h100-training.recipe.yaml"))

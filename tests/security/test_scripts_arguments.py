@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from core.bundler import write_bundle
-from core.bundler.shell import quote
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.bundler.shell import quote
 from tests.unit.test_bundle_support import demo_recipe, plan
 
 BASH = shutil.which("bash") or "/bin/bash"

@@ -32,7 +32,7 @@ from aiohttp import WSMsgType, web
 
 from aicr_tui.cli import build_parser
 from aicr_tui.commands import serve
-from core.foundation import limits
+from aicr_tui.core.foundation import limits
 from tests.conftest import _cli_path
 
 TOKEN = "s3cr3t-token-for-tests-0123456789abcdefXYZ"

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from core.foundation.yamlio import load_yaml_plain
-from core.recipe.query import render_value
+from aicr_tui.core.foundation.yamlio import load_yaml_plain
+from aicr_tui.core.recipe.query import render_value
 from tests.conftest import REPO, SAMPLES, _cli_path
 from tests.security.hostile_text import DOCUMENT_TEXT, FORGED_VERDICTS
 
@@ -148,8 +148,8 @@ def test_a_recording_file_name_is_escaped_in_the_header(tmp_path: Path) -> None:
 
 def test_the_live_table_title_of_a_replay_is_escaped() -> None:
     from aicr_tui.commands.validate import LiveTable
-    from core.services.replay import replay_header
-    from core.validation.recording import parse_recording
+    from aicr_tui.core.services.replay import replay_header
+    from aicr_tui.core.validation.recording import parse_recording
 
     for _, value in [*DOCUMENT_TEXT, *((n, t) for n, t in FORGED_VERDICTS)]:
         events = parse_recording(
@@ -170,7 +170,9 @@ def _data_layer(root: Path, tree: dict[str, Any]) -> Path:
     """A ``--data`` layer overriding the shipped gpu-operator values with ``tree`` added."""
     comp = root / "components" / "gpu-operator"
     comp.mkdir(parents=True)
-    base = (REPO / "recipes" / "components" / "gpu-operator" / "values.yaml").read_text()
+    base = (
+        REPO / "aicr_tui" / "recipes" / "components" / "gpu-operator" / "values.yaml"
+    ).read_text()
     # JSON is YAML: the flow mapping, with \u escapes, carries every value exactly
     (comp / "values.yaml").write_text(base + "\naicrHostile: " + json.dumps(tree) + "\n")
     (root / "registry.yaml").write_text(

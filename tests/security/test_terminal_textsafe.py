@@ -1,4 +1,4 @@
-"""core.foundation.textsafe: escape sequences and control characters never reach a terminal."""
+"""aicr_tui.core.foundation.textsafe: escape sequences and control characters never reach a terminal."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.foundation.textsafe import safe_line, safe_text
+from aicr_tui.core.foundation.textsafe import safe_line, safe_text
 from tests.fuzz.fuzz_support import FUZZ
 from tests.security.hostile_text import ESC, ESCAPE_CORPUS
 

@@ -26,11 +26,11 @@ from typing import Any
 
 import pytest
 
-from core.bundler import parse_overrides, plan_bundle, write_bundle
-from core.bundler.deployers.config import DEPLOYERS, deployer_config
-from core.bundler.overrides import type_scalar
-from core.bundler.tolerations import parse_tolerations
-from core.documents.recipe_result import read_recipe, render_recipe
+from aicr_tui.core.bundler import parse_overrides, plan_bundle, write_bundle
+from aicr_tui.core.bundler.deployers.config import DEPLOYERS, deployer_config
+from aicr_tui.core.bundler.overrides import type_scalar
+from aicr_tui.core.bundler.tolerations import parse_tolerations
+from aicr_tui.core.documents.recipe_result import read_recipe, render_recipe
 from tests.conftest import run_cli
 from tests.unit.test_bundle_support import KEYED, demo_recipe, with_overrides
 
@@ -362,7 +362,7 @@ SURROGATE_JSON = [
 
 
 def _refused(call: Any, *args: Any) -> str:
-    from core.foundation.errors import AicrError, ErrorCode
+    from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
     with pytest.raises(AicrError) as info:
         call(*args)
@@ -375,7 +375,7 @@ def _refused(call: Any, *args: Any) -> str:
 
 @pytest.mark.parametrize("literal", SURROGATE_JSON)
 def test_set_json_refuses_a_lone_surrogate(literal: str) -> None:
-    from core.bundler.overrides import parse_set_json
+    from aicr_tui.core.bundler.overrides import parse_set_json
 
     line = _refused(parse_set_json, f"{COMPONENT}:aicrtest.x={literal}")
     assert "--set-json" in line and "lone surrogate U+D" in line
@@ -383,7 +383,7 @@ def test_set_json_refuses_a_lone_surrogate(literal: str) -> None:
 
 @pytest.mark.parametrize("literal", SURROGATE_JSON)
 def test_set_file_refuses_a_lone_surrogate(literal: str, tmp_path: Path) -> None:
-    from core.bundler.overrides import parse_set_file
+    from aicr_tui.core.bundler.overrides import parse_set_file
 
     path = tmp_path / "v.json"
     path.write_text(literal, encoding="ascii")
@@ -393,7 +393,7 @@ def test_set_file_refuses_a_lone_surrogate(literal: str, tmp_path: Path) -> None
 
 @pytest.mark.parametrize("text", ['x: "\\uD800"\n', 'x: ["\\U0000DC00"]\n', '"\\udfff": 1\n'])
 def test_set_file_refuses_an_escaped_surrogate_in_yaml(text: str, tmp_path: Path) -> None:
-    from core.bundler.overrides import parse_set_file
+    from aicr_tui.core.bundler.overrides import parse_set_file
 
     path = tmp_path / "v.yaml"
     path.write_text(text, encoding="ascii")
@@ -403,7 +403,7 @@ def test_set_file_refuses_an_escaped_surrogate_in_yaml(text: str, tmp_path: Path
 
 @pytest.mark.parametrize("entry", [f"{COMPONENT}:aicrtest.x=a\udcffb", "c\udc80:aicrtest.x=1"])
 def test_set_refuses_text_that_was_not_utf8(entry: str) -> None:
-    from core.bundler.overrides import parse_set
+    from aicr_tui.core.bundler.overrides import parse_set
 
     line = _refused(parse_set, entry)
     assert "--set" in line and "U+DC" in line
@@ -412,7 +412,7 @@ def test_set_refuses_text_that_was_not_utf8(entry: str) -> None:
 def test_an_escaped_surrogate_pair_is_the_character_it_encodes(tmp_path: Path) -> None:
     """JSON writers escape a character past U+FFFF as a pair: every route reads the emoji
     (YAML reads two code points; they used to become two U+FFFD)."""
-    from core.bundler.overrides import parse_set_file, parse_set_json
+    from aicr_tui.core.bundler.overrides import parse_set_file, parse_set_json
 
     pair = '"\\ud83d\\ude00"'
     assert parse_set_json(f"{COMPONENT}:x={pair}").value == "\U0001f600"

@@ -1,12 +1,12 @@
-"""One failure line for both faces (core.services.errors.error_line)."""
+"""One failure line for both faces (aicr_tui.core.services.errors.error_line)."""
 
 from __future__ import annotations
 
 import errno
 from pathlib import Path
 
-from core.foundation.errors import invalid
-from core.services.errors import error_line
+from aicr_tui.core.foundation.errors import invalid
+from aicr_tui.core.services.errors import error_line
 from tests.conftest import run_cli
 
 
@@ -31,7 +31,7 @@ def test_the_cli_prints_the_same_line_the_wizard_shows(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
     proc = run_cli("bundle", "-r", str(missing), "-o", str(tmp_path / "b"))
     assert proc.returncode != 0
-    from core.recipe.loading import load_recipe
+    from aicr_tui.core.recipe.loading import load_recipe
 
     try:
         load_recipe(str(missing))
@@ -46,7 +46,7 @@ async def test_the_dashboard_shows_a_failing_stream_as_the_cli_line(tmp_path: Pa
     """The dashboard had its own one-liner: an OS error read ``PermissionError: ...``."""
     from textual.widgets import Static
 
-    from screens.validate_dashboard import ValidationDashboardScreen
+    from aicr_tui.screens.validate_dashboard import ValidationDashboardScreen
     from tests.pilot.validate_fixtures import FailingSource, ScreenHost, wait_until
 
     exc = PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "run.jsonl"))

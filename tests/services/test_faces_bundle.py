@@ -1,6 +1,6 @@
 """Bundle, face against face: ``aicr-tui bundle`` in a subprocess and the wizard's bundle
 step (its qualified recipe in memory, the overrides editor's lines planned by
-``core.services.bundle.preview`` and written by ``write``, as the preview screen's workers
+``aicr_tui.core.services.bundle.preview`` and written by ``write``, as the preview screen's workers
 do) write the same files with the same bytes, or refuse with the same line.
 
 The CLI's recipe comes from ``aicr-tui recipe -o`` (a file, as a user passes it); the
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from core.bundler import refusal
-from core.bundler.deployers.config import deployer_config
-from core.documents.snapshot import load_snapshot
-from core.services.bundle import default_override_lines, preview, write
-from core.services.errors import error_line
-from screens.state import WizardServices
+from aicr_tui.core.bundler import refusal
+from aicr_tui.core.bundler.deployers.config import deployer_config
+from aicr_tui.core.documents.snapshot import load_snapshot
+from aicr_tui.core.services.bundle import default_override_lines, preview, write
+from aicr_tui.core.services.errors import error_line
+from aicr_tui.screens.state import WizardServices
 from tests.conftest import SAMPLES, run_cli
 
 SNAPSHOT = SAMPLES / "snapshots" / "aks-h100-install.yaml"

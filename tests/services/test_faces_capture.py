@@ -1,5 +1,5 @@
 """Capture, face against face: ``aicr-tui`` in a subprocess and the calls the wizard makes
-(``screens.state.WizardServices``, the defaults the app runs with) on the same files give
+(``aicr_tui.screens.state.WizardServices``, the defaults the app runs with) on the same files give
 the same readings and fill in the same criteria.
 
 The CLI side is ``aicr-tui snapshot --no-cluster <dumps>`` (the snapshot it writes) and
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.snapshot import Snapshot, load_snapshot
-from screens.state import WizardServices, snapshot_readings
+from aicr_tui.core.documents.snapshot import Snapshot, load_snapshot
+from aicr_tui.screens.state import WizardServices, snapshot_readings
 from tests.conftest import SAMPLES, run_cli
 
 CAPTURES = SAMPLES / "captures"

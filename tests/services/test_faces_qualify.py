@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from aicr_tui.commands.recipe import format_verdict
-from core.documents.recipe_result import render_recipe
-from core.foundation.textsafe import safe_text
-from core.services.errors import error_line
-from screens.state import WizardServices, verdict_checks
+from aicr_tui.core.documents.recipe_result import render_recipe
+from aicr_tui.core.foundation.textsafe import safe_text
+from aicr_tui.core.services.errors import error_line
+from aicr_tui.screens.state import WizardServices, verdict_checks
 from tests.conftest import SAMPLES, run_cli
 
 SNAPSHOTS = SAMPLES / "snapshots"
@@ -53,7 +53,7 @@ def test_cli_and_wizard_reach_the_same_verdict(name: str, tmp_path: Path) -> Non
     out = tmp_path / "recipe.yaml"
     proc = run_cli("recipe", *_flags(criteria, profile, snapshot_name), "--explain", "-o", str(out))
 
-    from core.documents.snapshot import load_snapshot
+    from aicr_tui.core.documents.snapshot import load_snapshot
 
     snapshot = load_snapshot(str(SNAPSHOTS / snapshot_name)) if snapshot_name else None
     selection = f"gpuStack={profile}" if profile else None

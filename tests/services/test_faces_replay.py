@@ -1,6 +1,6 @@
 """Replay, face against face: ``aicr-tui validate --replay`` in a subprocess and the
 dashboard's replay source (``ReplaySource``, what the wizard plays) open a recording through
-``core.services.replay.open_replay``: the same report from the same recording, the same
+``aicr_tui.core.services.replay.open_replay``: the same report from the same recording, the same
 refusal of an incomplete one.
 """
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.services.errors import error_line
-from core.validation.progress import ProgressModel
-from core.validation.reports.ctrf import CtrfBuilder, render_ctrf
-from screens.validate_dashboard import ReplaySource
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.services.errors import error_line
+from aicr_tui.core.validation.progress import ProgressModel
+from aicr_tui.core.validation.reports.ctrf import CtrfBuilder, render_ctrf
+from aicr_tui.screens.validate_dashboard import ReplaySource
 from tests.conftest import SAMPLES, run_cli
 
 RECORDINGS = SAMPLES / "validation"

@@ -1,7 +1,7 @@
 """The CLI and the wizard build one validation session: same inputs, same request, same run.
 
 ``aicr-tui validate`` (flags -> ``session_from_args``) and the dashboard's live source
-(``LiveRunSource.session``) both go through ``core.services.validation``; the dashboard
+(``LiveRunSource.session``) both go through ``aicr_tui.core.services.validation``; the dashboard
 used to drop --namespace, --skip-check and --fail-fast. No cluster: ``--no-cluster``.
 """
 
@@ -14,14 +14,14 @@ from pathlib import Path
 
 from aicr_tui.cli import build_parser
 from aicr_tui.commands.validate import load_inputs, session_from_args
-from core.documents.snapshot import load_snapshot
-from core.recipe.loading import load_recipe
-from core.services.validation import build_request, run_session
-from core.validation.catalog import load_validator_catalog
-from core.validation.events import CheckFinished, Event, RunFinished, RunStarted
-from core.validation.isolation import unique_namespace
-from core.validation.stream import EventStream
-from screens.validate_dashboard import LiveRunSource
+from aicr_tui.core.documents.snapshot import load_snapshot
+from aicr_tui.core.recipe.loading import load_recipe
+from aicr_tui.core.services.validation import build_request, run_session
+from aicr_tui.core.validation.catalog import load_validator_catalog
+from aicr_tui.core.validation.events import CheckFinished, Event, RunFinished, RunStarted
+from aicr_tui.core.validation.isolation import unique_namespace
+from aicr_tui.core.validation.stream import EventStream
+from aicr_tui.screens.validate_dashboard import LiveRunSource
 from tests.conftest import SAMPLES
 from tests.unit.live_fakes import write_kubeconfig
 from tests.unit.test_validation_kube_executor import RECIPE as KUBE_RECIPE

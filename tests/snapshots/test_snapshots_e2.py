@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from screens.bundle_preview import BundlePreviewScreen
-from screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
+from aicr_tui.screens.bundle_preview import BundlePreviewScreen
+from aicr_tui.screens.validate_dashboard import ReplaySource, ValidationDashboardScreen
 from tests.conftest import SAMPLES
 from tests.pilot.validate_fixtures import ScreenHost, wait_until
 

@@ -288,8 +288,8 @@ def write_kubeconfig(path: Path, server: str, *, token: str = "test-token") -> P
 def assert_saved_dump_captures_alike(live: Any, **dump: str) -> None:
     """The dump ``live`` saved, captured offline (``dump``: the capture_offline keyword and the
     file), yields exactly the measurements of the live projection."""
-    from core.capture.capture import capture_offline
-    from core.documents.snapshot import new_snapshot
+    from aicr_tui.core.capture.capture import capture_offline
+    from aicr_tui.core.documents.snapshot import new_snapshot
 
     from_file = capture_offline(**dump, base=new_snapshot()).snapshot  # type: ignore[arg-type]
     base = new_snapshot()

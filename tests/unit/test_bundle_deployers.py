@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from core.bundler import write_bundle
-from core.bundler.deployers.config import DEPLOYERS, deployer_config
-from core.bundler.deployers.layout import repository_name
-from core.foundation.errors import AicrError
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.bundler.deployers.config import DEPLOYERS, deployer_config
+from aicr_tui.core.bundler.deployers.layout import repository_name
+from aicr_tui.core.foundation.errors import AicrError
 from tests.unit.deployer_checks import (
     check_kustomize_file,
     crd_kinds,
@@ -31,8 +31,8 @@ def _recipe(name: str):
     """The demo recipes, plus AKS H100 inference (agentgateway, Gateway API CRDs and a Gateway)."""
     if name != "aks-inference":
         return demo_recipe(name)
-    from core.documents.criteria import parse_criteria
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.qualification import qualify
 
     verdict = qualify(
         parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="inference"), None

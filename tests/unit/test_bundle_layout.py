@@ -8,9 +8,9 @@ import stat
 
 import pytest
 
-from core.bundler import write_bundle
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import load_yaml_plain
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import load_yaml_plain
 from tests.unit.test_bundle_support import DEMO, demo_recipe, plan
 
 ROOT_FILES = {
@@ -140,7 +140,7 @@ def test_the_staged_inventory_lists_what_rglob_lists(tmp_path) -> None:
     """write_bundle's check re-reads the staged directory with os.walk: the same files as
     ``rglob("*")`` + ``is_file()`` (hidden files, a link to a file; not a linked folder's
     files, a dangling link or a folder), so an extra or missing file still refuses."""
-    from core.bundler.writer import _files_under
+    from aicr_tui.core.bundler.writer import _files_under
 
     top = tmp_path / "stage"
     (top / "a" / "b").mkdir(parents=True)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import kubernetes_validate
 import pytest
 
-from core.bundler.templates import TemplateContext, parse_manifest_documents, render_template
-from core.foundation.errors import AicrError
+from aicr_tui.core.bundler.templates import (
+    TemplateContext,
+    parse_manifest_documents,
+    render_template,
+)
+from aicr_tui.core.foundation.errors import AicrError
 from tests.unit.test_bundle_support import demo_recipe, plan
 
 K8S_VERSION = "1.34.0"
@@ -191,8 +195,8 @@ def test_slurm_leaf_manifests_and_values() -> None:
     """The slurm leaf: enroot ConfigMap from the values, no claims unless storage is on,
     manifest-only values out of the chart's values.yaml, the MariaDB components declared but
     not deployed, and what this port cannot honour refused."""
-    from core.documents.criteria import parse_criteria
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.catalog import load_catalog
     from tests.recipe_resolve import resolve
 
     recipe = resolve(

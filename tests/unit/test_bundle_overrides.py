@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.bundler.overrides import parse_bool_go, parse_entry, parse_overrides, type_scalar
-from core.bundler.tolerations import parse_selectors, parse_toleration, parse_tolerations
-from core.foundation.errors import AicrError
+from aicr_tui.core.bundler.overrides import parse_bool_go, parse_entry, parse_overrides, type_scalar
+from aicr_tui.core.bundler.tolerations import parse_selectors, parse_toleration, parse_tolerations
+from aicr_tui.core.foundation.errors import AicrError
 
 
 @pytest.mark.parametrize(
@@ -186,7 +186,7 @@ def test_any_value_text_round_trips_through_display(text: str) -> None:
 
 def test_scalar_typing_keeps_a_trailing_newline_as_text() -> None:
     """Go's ParseInt/ParseFloat reject "5\\n", so the value stays a string."""
-    from core.bundler.overrides import type_scalar
+    from aicr_tui.core.bundler.overrides import type_scalar
 
     assert type_scalar("5") == 5
     assert type_scalar("5\n") == "5\n"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from core.bundler import check_override_entry
-from core.foundation.errors import AicrError
+from aicr_tui.core.bundler import check_override_entry
+from aicr_tui.core.foundation.errors import AicrError
 from tests.unit.test_bundle_support import (
     demo_recipe,
     errors_of,
@@ -389,8 +389,8 @@ def test_bundler_imports_no_ui_or_cloud_sdk() -> None:
     import sys
 
     code = (
-        "import sys, core.bundler, core.bundler.api\n"
-        "bad = [m for m in ('textual', 'rich', 'screens', 'kubernetes', 'azure', 'oci') "
+        "import sys, aicr_tui.core.bundler, aicr_tui.core.bundler.api\n"
+        "bad = [m for m in ('textual', 'rich', 'aicr_tui.screens', 'kubernetes', 'azure', 'oci') "
         "if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
@@ -399,7 +399,7 @@ def test_bundler_imports_no_ui_or_cloud_sdk() -> None:
 
 
 def test_system_scheduling_defaults_to_the_wildcard_and_takes_flags() -> None:
-    from core.bundler.tolerations import parse_tolerations
+    from aicr_tui.core.bundler.tolerations import parse_tolerations
 
     p = plan(demo_recipe("aks-azure"))
     cm = values(p, "cert-manager")
@@ -435,7 +435,7 @@ def test_recipe_inline_scheduling_values_opt_out_or_append() -> None:
 def test_required_node_selector() -> None:
     import dataclasses
 
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     catalog = load_catalog()
     reg = catalog.registry.model_copy(deep=True)

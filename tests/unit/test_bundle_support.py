@@ -1,13 +1,13 @@
-"""Recipes the bundler tests share, produced by the real engine (``core.recipe.qualification``)."""
+"""Recipes the bundler tests share, produced by the real engine (``aicr_tui.core.recipe.qualification``)."""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
 
-from core.bundler import BundlePlan, parse_overrides, plan_bundle
-from core.bundler.tolerations import parse_tolerations
-from core.documents.recipe_result import RecipeResult
+from aicr_tui.core.bundler import BundlePlan, parse_overrides, plan_bundle
+from aicr_tui.core.bundler.tolerations import parse_tolerations
+from aicr_tui.core.documents.recipe_result import RecipeResult
 
 KEYED = ["nvidia.com/gpu:NoSchedule"]
 
@@ -21,8 +21,8 @@ DEMO = {
 
 @cache
 def demo_recipe(name: str) -> RecipeResult:
-    from core.documents.criteria import parse_criteria
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.qualification import qualify
 
     service, accel, os_, intent, profile = DEMO[name]
     verdict = qualify(

@@ -157,8 +157,8 @@ def test_archive_of_another_version_refused(recipe: Path, tmp_path: Path) -> Non
 
 
 def test_archive_escaping_its_folder_refused() -> None:
-    from core.bundler.vendor import check_archive
-    from core.foundation.errors import AicrError
+    from aicr_tui.core.bundler.vendor import check_archive
+    from aicr_tui.core.foundation.errors import AicrError
 
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
@@ -348,7 +348,7 @@ def test_verify_runs_from_the_vendored_archives_with_no_network(
     """Every proxy variable points at a proxy that never forwards (it counts connections):
     a plain bundle's verify cannot pull its charts through it (the control), a vendored
     bundle's verifies every chart from its own ``charts/`` and never connects."""
-    from core.verify import helm
+    from aicr_tui.core.verify import helm
 
     try:
         helm.require_engine()
@@ -387,7 +387,7 @@ def test_verify_runs_from_the_vendored_archives_with_no_network(
 def _images(rendered: dict[str, str]) -> dict[tuple[str, int, str], str]:
     """(template, document index, field path) -> image reference over a chart's rendered
     templates (object names are left out: the bundle's fullnameOverride changes them)."""
-    from core.bundler.mirror import image_fields
+    from aicr_tui.core.bundler.mirror import image_fields
 
     out: dict[tuple[str, int, str], str] = {}
     for name, text in rendered.items():
@@ -480,9 +480,9 @@ def test_images_upstream_pins_by_digest_stay_pinned_in_the_vendored_bundle(
     and the bundle still renders carries the same digest on the same repository, or a pair
     upstream's inventory publishes; and no bundled image names a known digest under a
     repository that digest does not belong to."""
-    from core.verify import helm
-    from core.verify.api import bundle_input
-    from core.verify.engine import RenderError
+    from aicr_tui.core.verify import helm
+    from aicr_tui.core.verify.api import bundle_input
+    from aicr_tui.core.verify.engine import RenderError
 
     try:
         helm.require_engine()

@@ -15,8 +15,8 @@ import pytest
 from platformdirs.macos import MacOS
 from platformdirs.unix import Unix
 
-from core.foundation import cachedir
-from core.recipe import catalog
+from aicr_tui.core.foundation import cachedir
+from aicr_tui.core.recipe import catalog
 
 UNSET = None
 XDG = [UNSET, "", "   ", "relative/cache", "~/cache", "/xdg/cache", "/xdg/cache/", "/", "//x"]
@@ -78,8 +78,8 @@ def test_the_reports_and_chart_directories_follow_platformdirs_too(
 ) -> None:
     """Every user directory comes from platformdirs: the dashboard's reports directory
     (its state directory) and the verify chart cache (under the cache directory)."""
-    from core.verify.sources import cache_root
-    from screens.state import default_reports_dir
+    from aicr_tui.core.verify.sources import cache_root
+    from aicr_tui.screens.state import default_reports_dir
 
     for name in ("AICR_TUI_REPORTS_DIR", "AICR_TUI_CACHE_DIR", "AICR_TUI_NO_CACHE"):
         monkeypatch.delenv(name, raising=False)

@@ -5,11 +5,11 @@ leaves are assumed to exist."""
 
 from __future__ import annotations
 
-from core.documents.snapshot import Snapshot, Subtype, load_snapshot
-from core.recipe.capture_match import accelerator_of, criteria_conflicts, observed_criteria
-from core.services.capture import qualify_selection
-from core.validation.readiness import evaluate_readiness, readiness_refusal
-from core.validation.recipe_view import RecipeView
+from aicr_tui.core.documents.snapshot import Snapshot, Subtype, load_snapshot
+from aicr_tui.core.recipe.capture_match import accelerator_of, criteria_conflicts, observed_criteria
+from aicr_tui.core.services.capture import qualify_selection
+from aicr_tui.core.validation.readiness import evaluate_readiness, readiness_refusal
+from aicr_tui.core.validation.recipe_view import RecipeView
 from tests.conftest import SAMPLES
 
 SNAPS = SAMPLES / "snapshots"
@@ -156,7 +156,7 @@ def test_readiness_refuses_a_contradicting_snapshot() -> None:
 
 
 def test_the_pool_dump_records_its_vm_sizes_and_they_are_read() -> None:
-    from core.capture.aks_pools import load_aks_pools
+    from aicr_tui.core.capture.aks_pools import load_aks_pools
 
     projection = load_aks_pools(SAMPLES / "captures" / "aks-pools-install.json")
     context = projection.subtype.context or {}
@@ -173,7 +173,7 @@ def test_the_pool_dump_records_its_vm_sizes_and_they_are_read() -> None:
 
 
 def test_the_live_capture_keeps_the_gpu_nodes_instance_type() -> None:
-    from core.live.kube import INSTANCE_TYPE_LABELS
+    from aicr_tui.core.live.kube import INSTANCE_TYPE_LABELS
 
     assert INSTANCE_TYPE_LABELS[0] == "node.kubernetes.io/instance-type"
     s = snap("oke-gb200-active")

@@ -1,6 +1,6 @@
-"""Integrity of the recipe catalog data under recipes/.
+"""Integrity of the recipe catalog data under aicr_tui/recipes/.
 
-These tests read the YAML files directly (through core.foundation.yamlio), independent of the
+These tests read the YAML files directly (through aicr_tui.core.foundation.yamlio), independent of the
 resolver, so a broken data file is reported as a data problem with its path. They check
 the document shapes the resolver relies on, that every reference resolves, and the facts
 the product briefs pin (AKS and OKE gpuStack tables, baseline values, bundle checks).
@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from core.documents.criteria import DIMENSIONS, STATIC_VALUES
-from core.documents.snapshot import load_snapshot
-from core.foundation.yamlio import load_yaml, to_plain
-from core.recipe.constraints import evaluate_constraint, parse_expression, parse_path
+from aicr_tui.core.documents.criteria import DIMENSIONS, STATIC_VALUES
+from aicr_tui.core.documents.snapshot import load_snapshot
+from aicr_tui.core.foundation.yamlio import load_yaml, to_plain
+from aicr_tui.core.recipe.constraints import evaluate_constraint, parse_expression, parse_path
 
-RECIPES = Path(__file__).resolve().parents[2] / "recipes"
+RECIPES = Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes"
 OVERLAYS = RECIPES / "overlays"
 MIXINS = RECIPES / "mixins"
 COMPONENTS = RECIPES / "components"
@@ -74,7 +74,7 @@ def registry_names() -> set[str]:
 
 
 def documents() -> list[tuple[str, dict[str, Any]]]:
-    """Every overlay and mixin, labelled by its path relative to recipes/."""
+    """Every overlay and mixin, labelled by its path relative to aicr_tui/recipes/."""
     docs = [(f"overlays/{n}.yaml", d) for n, d in overlays().items()]
     docs += [(f"mixins/{n}.yaml", d) for n, d in mixins().items()]
     return docs

@@ -4,7 +4,7 @@ Upstream's overlays, mixins and registry (NVIDIA/aicr 9793720d, vendored verbati
 tests/data/upstream_catalog with their provenance) are read here with a small reader of
 upstream's layering rules (chain from ``spec.base``, constraints and phase constraints
 merged by name, checks by union, the accelerator wildcard joining every query of its
-accelerator), independent of ``core.recipe``. For every AKS/OKE combination upstream
+accelerator), independent of ``aicr_tui.core.recipe``. For every AKS/OKE combination upstream
 publishes, ``recipe`` must resolve the leaf of the same name with the same constraints,
 validation, components and pins; every other combination of the same values is refused.
 
@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 import yaml
 
-from core.documents.criteria import parse_criteria
-from core.foundation.errors import AicrError
-from core.recipe.catalog import load_catalog
+from aicr_tui.core.documents.criteria import parse_criteria
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.catalog import load_catalog
 from tests.conftest import TEST_DATA
 from tests.recipe_resolve import resolve
 
@@ -49,7 +49,7 @@ GATEWAY_UPSTREAM = {"agentgateway", "agentgateway-crds"}
 OKE_EXTRA = {"network-operator"}
 
 # Chart pins chosen in issue 13 so every bundle renders against a public chart tree
-# (recipes/README.md "Chart pins and verification"); upstream 9793720d pins differ.
+# (aicr_tui/recipes/README.md "Chart pins and verification"); upstream 9793720d pins differ.
 PIN_DIFFERENCES = {
     "gpu-operator": ("v26.7.0", "v26.3.3"),
     "nvsentinel": ("v1.20.0", "v1.9.0"),

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.bundler import write_bundle
-from core.bundler.deployers.config import deployer_config
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.bundler.deployers.config import deployer_config
 from tests.unit.test_bundle_support import demo_recipe, plan
 
 STUB = r"""#!/usr/bin/env bash

@@ -17,19 +17,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-import core
-from core.documents.recipe_result import ComponentRef, Constraint, RecipeResult, render_recipe
-from core.documents.snapshot import Snapshot, Subtype
-from core.foundation.yamlio import load_yaml_plain
-from core.recipe.catalog import default_data_dir
-from core.recipe.catalog_models import OverlaySpec, Registry
+import aicr_tui.core
+from aicr_tui.core.documents.recipe_result import (
+    ComponentRef,
+    Constraint,
+    RecipeResult,
+    render_recipe,
+)
+from aicr_tui.core.documents.snapshot import Snapshot, Subtype
+from aicr_tui.core.foundation.yamlio import load_yaml_plain
+from aicr_tui.core.recipe.catalog import default_data_dir
+from aicr_tui.core.recipe.catalog_models import OverlaySpec, Registry
 from tests.conftest import SAMPLES
 
 
 def document_models() -> list[type[BaseModel]]:
     found = []
-    for info in pkgutil.walk_packages(core.__path__, "core."):
-        if info.name.startswith("core.live"):
+    for info in pkgutil.walk_packages(aicr_tui.core.__path__, "aicr_tui.core."):
+        if info.name.startswith("aicr_tui.core.live"):
             continue
         module = importlib.import_module(info.name)
         for _, obj in inspect.getmembers(module, inspect.isclass):

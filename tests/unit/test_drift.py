@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.capture.drift import ReadingChange, compare_snapshots
-from core.documents.snapshot import Snapshot, load_snapshot, parse_snapshot
-from core.services.drift import diff_snapshots
+from aicr_tui.core.capture.drift import ReadingChange, compare_snapshots
+from aicr_tui.core.documents.snapshot import Snapshot, load_snapshot, parse_snapshot
+from aicr_tui.core.services.drift import diff_snapshots
 from tests.conftest import SAMPLES
 
 SNAPS = SAMPLES / "snapshots"

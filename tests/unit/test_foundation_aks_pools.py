@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from core.capture.aks_pools import (
+from aicr_tui.core.capture.aks_pools import (
     aggregate_modes,
     is_nvidia_gpu_size,
     load_aks_pools,
     pool_mode,
     project_aks_pools,
 )
-from core.foundation.errors import AicrError
+from aicr_tui.core.foundation.errors import AicrError
 from tests.conftest import invalid_request
 
 H100 = "Standard_ND96isr_H100_v5"
@@ -442,7 +442,7 @@ def test_load_size_cap_is_strictly_greater_than_one_mib(tmp_path: Path) -> None:
 
 
 def test_load_shipped_samples() -> None:
-    captures = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
+    captures = Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes" / "samples" / "captures"
     expected = {
         "aks-pools-install.json": "Install",
         "aks-pools-none.json": "None",

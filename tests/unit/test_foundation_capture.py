@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core.capture.capture import capture_offline, project_dumps
-from core.documents.snapshot import Measurement, Snapshot, Subtype
-from core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.capture.capture import capture_offline, project_dumps
+from aicr_tui.core.documents.snapshot import Measurement, Snapshot, Subtype
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
-CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes" / "samples" / "captures"
 
 
 def base() -> Snapshot:

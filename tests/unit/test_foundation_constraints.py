@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.documents.snapshot import Item, Measurement, Snapshot, Subtype
-from core.foundation.errors import AicrError, ErrorCode
-from core.foundation.versions import (
+from aicr_tui.core.documents.snapshot import Item, Measurement, Snapshot, Subtype
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.foundation.versions import (
     compare_versions,
     looks_like_version,
     parse_version,
     versions_equal,
 )
-from core.recipe.constraints import (
+from aicr_tui.core.recipe.constraints import (
     ConstraintPath,
     ConstraintStatus,
     Op,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.foundation.errors import (
+from aicr_tui.core.foundation.errors import (
     EXIT_CODES,
     AicrError,
     ErrorCode,
@@ -19,7 +19,7 @@ from core.foundation.errors import (
     not_found,
     timeout,
 )
-from core.foundation.fileio import (
+from aicr_tui.core.foundation.fileio import (
     MAX_PROVIDER_DUMP_BYTES,
     atomic_write_bytes,
     atomic_write_text,
@@ -29,14 +29,14 @@ from core.foundation.fileio import (
     read_dump,
     staged_directory,
 )
-from core.foundation.gojson import (
+from aicr_tui.core.foundation.gojson import (
     GoDecodeError,
     go_equal_fold,
     go_lower,
     load_json_pairs,
     pairs_to_plain,
 )
-from core.foundation.yamlio import (
+from aicr_tui.core.foundation.yamlio import (
     dump_json,
     dump_yaml,
     load_yaml,
@@ -443,9 +443,9 @@ def test_moderately_deep_unknown_fields_are_accepted() -> None:
 
 
 def test_deep_nesting_in_every_reader_is_a_clean_error() -> None:
-    from core.capture.aks_pools import project_aks_pools
-    from core.capture.oke_legacy import project_legacy_daemonset
-    from core.documents.snapshot import parse_snapshot
+    from aicr_tui.core.capture.aks_pools import project_aks_pools
+    from aicr_tui.core.capture.oke_legacy import project_legacy_daemonset
+    from aicr_tui.core.documents.snapshot import parse_snapshot
 
     deep = b"[" * 5000 + b"]" * 5000
     for call in (
@@ -465,7 +465,7 @@ def test_a_long_flat_list_is_not_excessive_aliasing(anchor: str) -> None:
     list of 20,000 scalars (no alias at all, with or without an anchor elsewhere) was
     refused as "anchors expand to 20003 nodes"; every node counts now, as in the events
     check before it. An alias bomb is still refused."""
-    from core.foundation.yamlio import load_yaml_plain
+    from aicr_tui.core.foundation.yamlio import load_yaml_plain
 
     text = anchor + "a:\n" + "".join(f"- {i}\n" for i in range(20_000))
     assert len(load_yaml_plain(text, "x")["a"]) == 20_000

@@ -1,4 +1,4 @@
-"""text_memo (core/foundation/memo.py): the constraint and version parsers remember what
+"""text_memo (aicr_tui/core/foundation/memo.py): the constraint and version parsers remember what
 they parsed, per text, and behave exactly as before: the same results, every error raised
 again on every call, non-text inputs parsed as they were, the memory bounded."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.foundation import memo
-from core.foundation.errors import AicrError
-from core.foundation.memo import text_memo
-from core.foundation.versions import parse_version
-from core.recipe.constraints import parse_expression, parse_path
+from aicr_tui.core.foundation import memo
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.memo import text_memo
+from aicr_tui.core.foundation.versions import parse_version
+from aicr_tui.core.recipe.constraints import parse_expression, parse_path
 
 TEXTS = [
     ">= 1.34",

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core.capture.oke_addons import addon_reading, load_oke_addons, project_oke_addons
-from core.foundation.errors import AicrError
+from aicr_tui.core.capture.oke_addons import addon_reading, load_oke_addons, project_oke_addons
+from aicr_tui.core.foundation.errors import AicrError
 from tests.conftest import invalid_request
 
-CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes" / "samples" / "captures"
 
 
 def project(doc: object) -> dict[str, object]:

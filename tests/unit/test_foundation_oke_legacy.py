@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from core.capture.oke_legacy import (
+from aicr_tui.core.capture.oke_legacy import (
     classify_legacy_daemonset,
     load_legacy_daemonset,
     project_legacy_daemonset,
 )
-from core.foundation.errors import AicrError
+from aicr_tui.core.foundation.errors import AicrError
 from tests.conftest import invalid_request
 
-CAPTURES = Path(__file__).resolve().parents[2] / "recipes" / "samples" / "captures"
+CAPTURES = Path(__file__).resolve().parents[2] / "aicr_tui" / "recipes" / "samples" / "captures"
 RECONCILE = {"addonmanager.kubernetes.io/mode": "Reconcile"}
 
 

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.capture.aks_pools import is_nvidia_gpu_size, pool_mode, project_aks_pools
-from core.capture.oke_addons import project_oke_addons
+from aicr_tui.core.capture.aks_pools import is_nvidia_gpu_size, pool_mode, project_aks_pools
+from aicr_tui.core.capture.oke_addons import project_oke_addons
 
 VM_SIZES = st.sampled_from(
     [

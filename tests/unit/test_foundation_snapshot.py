@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.documents.snapshot import (
+from aicr_tui.core.documents.snapshot import (
     Measurement,
     Snapshot,
     Subtype,
@@ -19,7 +19,7 @@ from core.documents.snapshot import (
     render_snapshot,
     save_snapshot,
 )
-from core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
 EXAMPLE = """\
 kind: Snapshot

@@ -1,6 +1,6 @@
 """Import hygiene, checked in fresh interpreters so nothing the test runner loaded can hide a leak.
 
-- Importing every module under ``core/`` loads none of textual, rich or screens (core is
+- Importing every module under ``aicr_tui/core/`` loads none of textual, rich or screens (core is
   UI-free) and none of the cloud SDKs (they are imported inside the functions that use them).
 - ``aicr-tui snapshot --no-cluster`` runs without importing kubernetes, azure or oci.
 """
@@ -12,15 +12,17 @@ import pkgutil
 import sys
 from pathlib import Path
 
-import core
+import aicr_tui.core
 from tests.conftest import REPO, SAMPLES, run_captured
 
-UI_PACKAGES = ("textual", "rich", "screens")
+UI_PACKAGES = ("textual", "rich", "aicr_tui.screens")
 SDK_PACKAGES = ("kubernetes", "azure", "oci")
 
 
 def core_modules() -> list[str]:
-    return sorted(info.name for info in pkgutil.walk_packages(core.__path__, prefix="core."))
+    return sorted(
+        info.name for info in pkgutil.walk_packages(aicr_tui.core.__path__, prefix="aicr_tui.core.")
+    )
 
 
 def run_python(code: str) -> dict[str, list[str]]:
@@ -32,22 +34,26 @@ def run_python(code: str) -> dict[str, list[str]]:
 
 
 def loaded_roots(roots: tuple[str, ...]) -> str:
-    return "sorted({m.split('.')[0] for m in sys.modules} & set(" + repr(list(roots)) + "))"
+    return (
+        "sorted({r for m in list(sys.modules) for r in "
+        + repr(list(roots))
+        + " if m == r or m.startswith(r + '.')})"
+    )
 
 
 def test_core_modules_are_discovered() -> None:
     names = core_modules()
     for expected in (
-        "core.foundation.errors",
-        "core.foundation.fileio",
-        "core.foundation.yamlio",
-        "core.documents.snapshot",
-        "core.foundation.versions",
-        "core.recipe.constraints",
-        "core.capture.aks_pools",
-        "core.capture.oke_addons",
-        "core.capture.oke_legacy",
-        "core.capture.capture",
+        "aicr_tui.core.foundation.errors",
+        "aicr_tui.core.foundation.fileio",
+        "aicr_tui.core.foundation.yamlio",
+        "aicr_tui.core.documents.snapshot",
+        "aicr_tui.core.foundation.versions",
+        "aicr_tui.core.recipe.constraints",
+        "aicr_tui.core.capture.aks_pools",
+        "aicr_tui.core.capture.oke_addons",
+        "aicr_tui.core.capture.oke_legacy",
+        "aicr_tui.core.capture.capture",
     ):
         assert expected in names
 

@@ -1,4 +1,4 @@
-"""The layer order of core/ holds and its import graph has no cycle.
+"""The layer order of aicr_tui/core/ holds and its import graph has no cycle.
 
 `make lint` runs the import-linter contracts in pyproject.toml; this test checks the same
 graph module by module (every import statement counts, including function-local and
@@ -63,8 +63,8 @@ def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
 
 
 def test_core_import_graph_has_no_cycle() -> None:
-    graph = grimp.build_graph("core")
-    modules = {m for m in graph.modules if m == "core" or m.startswith("core.")}
+    graph = grimp.build_graph("aicr_tui")
+    modules = {m for m in graph.modules if m == "aicr_tui.core" or m.startswith("aicr_tui.core.")}
     assert len(modules) > 50
     assert _cycles(graph, modules) == []
 
@@ -87,12 +87,14 @@ def test_layer_contracts_hold_and_catch_an_upward_import(tmp_path: Path) -> None
     assert "0 broken" in ok.stdout
 
     # The same contracts over a copy whose foundation layer reaches up into the recipe engine.
-    for pkg in ("core", "screens", "aicr_tui"):
+    for pkg in ("aicr_tui",):
         shutil.copytree(REPO / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
-    errors = tmp_path / "core" / "foundation" / "errors.py"
-    errors.write_text(errors.read_text() + "\nfrom core.recipe import catalog as _upward  # noqa\n")
+    errors = tmp_path / "aicr_tui" / "core" / "foundation" / "errors.py"
+    errors.write_text(
+        errors.read_text() + "\nfrom aicr_tui.core.recipe import catalog as _upward  # noqa\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     bad = run_captured([str(lint), "--no-cache"], cwd=tmp_path, env=env)
     assert bad.returncode != 0
-    assert "core.foundation.errors -> core.recipe.catalog" in bad.stdout
+    assert "aicr_tui.core.foundation.errors -> aicr_tui.core.recipe.catalog" in bad.stdout

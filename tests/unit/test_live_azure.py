@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from core.capture.aks_pools import load_aks_pools
-from core.foundation.errors import AicrError, ErrorCode
-from core.live import CaptureProgress
-from core.live.azure import (
+from aicr_tui.core.capture.aks_pools import load_aks_pools
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.live import CaptureProgress
+from aicr_tui.core.live.azure import (
     AGENT_POOLS_READ_ACTION,
     agent_pool_to_az_json,
     capture_aks_pools,
@@ -164,7 +164,7 @@ def test_each_pool_mode_survives_the_sdk(
         )
     with arm(paged_pools(pools, per_page=1), tls) as server:
         live = _capture(server.url, timeout=5)
-    from core.capture.aks_pools import project_aks_pools
+    from aicr_tui.core.capture.aks_pools import project_aks_pools
 
     offline = project_aks_pools(json.dumps(az_dump).encode(), "az dump")
     assert live.projection.subtype.data == offline.subtype.data

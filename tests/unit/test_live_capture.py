@@ -1,4 +1,4 @@
-"""``core.live.capture_live``: the one call the CLI and the wizard's worker make.
+"""``aicr_tui.core.live.capture_live``: the one call the CLI and the wizard's worker make.
 
 The tests start loopback servers on 127.0.0.1 (HTTPS for Azure Resource Manager with a
 throwaway CA, HTTP for OCI and Kubernetes) answering the REST paths each SDK calls.
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.capture.capture import project_dumps
-from core.foundation.errors import AicrError, ErrorCode
-from core.live import capture_live, kube_config_available
+from aicr_tui.core.capture.capture import project_dumps
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.live import capture_live, kube_config_available
 from tests.unit.live_fakes import (
     LoopbackServer,
     StaticTokenCredential,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from core.documents.snapshot import load_snapshot
+from aicr_tui.core.documents.snapshot import load_snapshot
 from tests.conftest import run_cli
 from tests.unit.live_fakes import (
     LoopbackServer,
@@ -251,13 +251,13 @@ def test_bad_live_flags_are_refused(args: list[str], fragment: str) -> None:
     """The flag checks run before any work (in-process: the parser and the check alone)."""
     from aicr_tui.cli import build_parser
     from aicr_tui.commands.snapshot import resolve_dump_paths, resolve_live_providers
-    from core.foundation.errors import AicrError, ErrorCode
+    from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 
     parsed = build_parser().parse_args(["snapshot", "--no-cluster", *args])
     with pytest.raises(AicrError) as info:
         live, paths = resolve_live_providers(parsed, resolve_dump_paths(parsed))
         if live.oke_cluster_id:
-            from core.live.oci import check_cluster_id
+            from aicr_tui.core.live.oci import check_cluster_id
 
             check_cluster_id(live.oke_cluster_id)
     assert info.value.code is ErrorCode.INVALID_REQUEST

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from aicr_tui.cli import main
-from core.foundation.errors import AicrError
-from core.live.extras import EXTRAS, require_extra
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.live.extras import EXTRAS, require_extra
 
 
 @pytest.mark.parametrize("extra", sorted(EXTRAS))

@@ -9,7 +9,7 @@ import sys
 def test_importing_the_collectors_loads_no_sdk() -> None:
     code = (
         "import sys\n"
-        "import core.live, core.live.azure, core.live.oci, core.live.kube\n"
+        "import aicr_tui.core.live, aicr_tui.core.live.azure, aicr_tui.core.live.oci, aicr_tui.core.live.kube\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in "
         "('oci', 'kubernetes', 'textual', 'rich') or m.startswith('azure.')]\n"
         "print(','.join(sorted(heavy)))\n"

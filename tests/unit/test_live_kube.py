@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from core.capture.oke_legacy import load_legacy_daemonset
-from core.foundation.errors import AicrError, ErrorCode
-from core.live.kube import (
+from aicr_tui.core.capture.oke_legacy import load_legacy_daemonset
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.live.kube import (
     capture_cluster,
     collect_cluster,
     model_from_label,
@@ -26,7 +26,7 @@ from core.live.kube import (
     provider_of,
     split_runtime,
 )
-from core.recipe.constraints import ConstraintStatus, evaluate_constraint
+from aicr_tui.core.recipe.constraints import ConstraintStatus, evaluate_constraint
 from tests.conftest import TEST_DATA
 from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_kubeconfig
 
@@ -143,7 +143,7 @@ def test_aks_cluster_readings(serve) -> None:
 def test_the_gpu_nodes_instance_type_is_kept_and_read(serve) -> None:
     """Issue 33: the chosen GPU node's VM size goes into the GPU context, where the
     stated accelerator is checked against it."""
-    from core.recipe.capture_match import criteria_conflicts, observed_criteria
+    from aicr_tui.core.recipe.capture_match import criteria_conflicts, observed_criteria
 
     _, kubeconfig = serve(FakeCluster(AKS_NODES))
     snapshot = capture_cluster(kubeconfig, None, timeout=5)
@@ -222,7 +222,7 @@ def test_legacy_read_failures_read_unknown(serve, reply: Reply) -> None:
 
 
 def test_nodes_are_read_page_by_page(serve, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.live.kube.NODE_PAGE_SIZE", 1)
+    monkeypatch.setattr("aicr_tui.core.live.kube.NODE_PAGE_SIZE", 1)
     server, kubeconfig = serve(FakeCluster(AKS_NODES))
     snapshot = capture_cluster(kubeconfig, None, timeout=5)
     node_requests = [r for r in server.requests if r.path == "/api/v1/nodes"]

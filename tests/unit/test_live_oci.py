@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from core.capture.oke_addons import load_oke_addons, project_oke_addons
-from core.foundation.errors import AicrError, ErrorCode
-from core.live.oci import capture_oke_addons, check_cluster_id
+from aicr_tui.core.capture.oke_addons import load_oke_addons, project_oke_addons
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.live.oci import capture_oke_addons, check_cluster_id
 from tests.conftest import TEST_DATA
 from tests.unit.live_fakes import (
     LoopbackServer,

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from core.bundler import write_bundle
-from core.foundation import fileio
-from core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.foundation import fileio
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 from tests.unit.test_nothing_lost_support import (
     KEYED,
     image,

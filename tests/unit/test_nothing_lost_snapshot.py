@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from aicr_tui.cli import main
-from core.documents.snapshot import parse_snapshot
-from core.foundation.fileio import atomic_write_text
+from aicr_tui.core.documents.snapshot import parse_snapshot
+from aicr_tui.core.foundation.fileio import atomic_write_text
 from tests.conftest import SAMPLES, _cli_path
 from tests.unit.test_nothing_lost_support import run_cli_dying_at_rename, siblings
 
@@ -163,7 +163,7 @@ def test_concurrent_readers_never_corrupt_each_other() -> None:
     """Wizard workers and the dashboard read documents on threads at the same time: four
     threads parsing the sample snapshots and catalog files all get exactly what one thread
     gets (shared YAML readers once produced spurious "not valid YAML" errors)."""
-    from core.foundation.yamlio import load_yaml_plain
+    from aicr_tui.core.foundation.yamlio import load_yaml_plain
 
     texts = [p.read_text() for p in sorted((SAMPLES / "snapshots").glob("*.yaml"))]
     texts += [p.read_text() for p in sorted((SAMPLES.parent / "overlays").glob("*.yaml"))[:12]]

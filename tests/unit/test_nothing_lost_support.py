@@ -9,9 +9,9 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from core.bundler import BundlePlan, parse_overrides, plan_bundle
-from core.bundler.tolerations import parse_tolerations
-from core.documents.recipe_result import RecipeResult, render_recipe
+from aicr_tui.core.bundler import BundlePlan, parse_overrides, plan_bundle
+from aicr_tui.core.bundler.tolerations import parse_tolerations
+from aicr_tui.core.documents.recipe_result import RecipeResult, render_recipe
 from tests.conftest import run_captured
 
 KEYED = "nvidia.com/gpu:NoSchedule"
@@ -19,8 +19,8 @@ KEYED = "nvidia.com/gpu:NoSchedule"
 
 @cache
 def aks_recipe() -> RecipeResult:
-    from core.documents.criteria import parse_criteria
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.qualification import qualify
 
     verdict = qualify(
         parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training"), None
@@ -57,7 +57,7 @@ def siblings(parent: Path) -> list[str]:
     return sorted(os.listdir(parent))
 
 
-# Run the real CLI with os.replace and core.foundation.fileio.exchange_paths wrapped: the first rename of
+# Run the real CLI with os.replace and aicr_tui.core.foundation.fileio.exchange_paths wrapped: the first rename of
 # the output (the atomic swap, the staging directory or temporary file into place, or the old
 # directory aside) first delivers SIGNAL to the process. Nothing in the product is changed.
 _DIE_AT_RENAME = """
@@ -66,7 +66,7 @@ import os, signal, sys
 # job control (nohup, `cmd &` in a script, some CI runners) inherits SIGINT ignored, and
 # the SIGINT below would then do nothing.
 signal.signal(signal.SIGINT, signal.default_int_handler)
-import core.foundation.fileio
+import aicr_tui.core.foundation.fileio
 def die():
     os.kill(os.getpid(), getattr(signal, sys.argv[1]))
 real = os.replace
@@ -76,11 +76,11 @@ def replace(src, dst, *a, **k):
         die()
     return real(src, dst, *a, **k)
 os.replace = replace
-real_exchange = core.foundation.fileio.exchange_paths
+real_exchange = aicr_tui.core.foundation.fileio.exchange_paths
 def exchange(a, b):
     die()
     return real_exchange(a, b)
-core.foundation.fileio.exchange_paths = exchange
+aicr_tui.core.foundation.fileio.exchange_paths = exchange
 from aicr_tui.cli import main
 sys.exit(main(sys.argv[2:]))
 """

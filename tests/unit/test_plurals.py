@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.verify.model import ComponentReport, VerifyReport
+from aicr_tui.core.verify.model import ComponentReport, VerifyReport
 
 
 def test_verify_report_says_one_object() -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.criteria import parse_criteria
-from core.foundation.errors import AicrError
-from core.recipe.catalog import clear_catalog_cache, load_catalog
+from aicr_tui.core.documents.criteria import parse_criteria
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.catalog import clear_catalog_cache, load_catalog
 from tests.recipe_resolve import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     _private_cache,

@@ -17,10 +17,10 @@ from tests.unit.test_recipe_fixtures import overlay, write_catalog
 
 def test_cached_catalog_keeps_key_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A recipe resolved from a cold parse and one resolved from the cache are byte-identical."""
-    import core.recipe.catalog as catalog_mod
-    from core.documents.criteria import parse_criteria
-    from core.documents.recipe_result import render_recipe
-    from core.recipe.qualification import qualify
+    import aicr_tui.core.recipe.catalog as catalog_mod
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.documents.recipe_result import render_recipe
+    from aicr_tui.core.recipe.qualification import qualify
 
     monkeypatch.setenv("AICR_TUI_CACHE_DIR", str(tmp_path / "cache"))
     criteria = parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training")
@@ -54,7 +54,7 @@ def _catalog_state(cat: Any) -> tuple[Any, ...]:
 
 
 def _load(root: Path, ext: Path | None = None) -> Any:
-    import core.recipe.catalog as catalog_mod
+    import aicr_tui.core.recipe.catalog as catalog_mod
 
     catalog_mod.clear_catalog_cache()
     return catalog_mod.load_catalog(root, external=ext)
@@ -74,7 +74,7 @@ def test_a_cache_hit_rebuilds_the_catalog_a_full_load_makes(
     tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The shipped catalog, models and values files alike, equal field for field."""
-    from core.recipe.catalog import default_data_dir
+    from aicr_tui.core.recipe.catalog import default_data_dir
 
     monkeypatch.setenv("AICR_TUI_NO_CACHE", "1")
     full = _load(default_data_dir())
@@ -93,7 +93,7 @@ def test_a_cache_hit_validates_and_parses_nothing(tmp_path: Path) -> None:
     documents are pydantic models, so pydantic is imported and rebuilds them)."""
     code = (
         "import json, sys\n"
-        "import core.recipe.catalog as cat\n"
+        "import aicr_tui.core.recipe.catalog as cat\n"
         "calls = []\n"
         "for name in ('_parse', '_validated'):\n"
         "    real = getattr(cat, name)\n"
@@ -101,9 +101,9 @@ def test_a_cache_hit_validates_and_parses_nothing(tmp_path: Path) -> None:
         "        calls.append(_name)\n"
         "        return _real(*a, **k)\n"
         "    setattr(cat, name, spy)\n"
-        "from core.recipe.qualification import qualify\n"
-        "from core.documents.criteria import parse_criteria\n"
-        "from core.documents.recipe_result import render_recipe\n"
+        "from aicr_tui.core.recipe.qualification import qualify\n"
+        "from aicr_tui.core.documents.criteria import parse_criteria\n"
+        "from aicr_tui.core.documents.recipe_result import render_recipe\n"
         "c = parse_criteria(service='aks', accelerator='h100', os='ubuntu', intent='training')\n"
         "render_recipe(qualify(c, None, None, catalog=cat.load_catalog()).recipe)\n"
         "print(json.dumps([sorted(set(calls))]))\n"
@@ -201,7 +201,7 @@ def test_a_resealed_cache_with_hostile_names_is_ignored_and_replaced(
     """The seal says the file is whole, not who wrote it: a cache edited by hand and sealed
     again reaches no further than the catalog's own files could. Its names go through the
     full load's grammar checks; one that fails sends the load back to the files."""
-    import core.recipe.catalog as catalog_mod
+    import aicr_tui.core.recipe.catalog as catalog_mod
 
     root = catalog_mod.default_data_dir()
     expected = _catalog_state(_load(root))

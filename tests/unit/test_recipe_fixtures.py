@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from core.recipe.catalog import Catalog, load_catalog
+from aicr_tui.core.recipe.catalog import Catalog, load_catalog
 
 AUTHORING = "aicr.run/v1beta1"
 PROFILE = "aicr.run/v1beta2"

@@ -7,17 +7,17 @@ from typing import Any
 
 import pytest
 
-from core.documents.criteria import parse_criteria
-from core.foundation.errors import AicrError
-from core.recipe.profiles import (
+from aicr_tui.core.documents.criteria import parse_criteria
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.profiles import (
     ProfileDeclaration,
     ProfileSelection,
     owned_paths,
     parse_profile_selection,
     validate_declaration,
 )
-from core.recipe.qualification import profile_value_diff, qualify
-from core.recipe.values import resolve_component_values
+from aicr_tui.core.recipe.qualification import profile_value_diff, qualify
+from aicr_tui.core.recipe.values import resolve_component_values
 from tests.recipe_resolve import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     AUTHORING,
@@ -215,7 +215,7 @@ def test_legacy_replacement_resolves_unprofiled(tmp_path: Path) -> None:
     (ext / "overlays" / "svc.yaml").write_text(
         json.dumps(overlay("svc", criteria={"service": "aks"}, api=AUTHORING))
     )
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     cat = load_catalog(cat_dir / "catalog", external=ext)
     r = resolve(cat, parse_criteria(service="aks", intent="training"))

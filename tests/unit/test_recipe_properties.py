@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.documents.recipe_result import ComponentRef
-from core.foundation.errors import AicrError
-from core.foundation.tree import deep_merge, get_path, leaf_paths
-from core.recipe.resolver import deployment_order
+from aicr_tui.core.documents.recipe_result import ComponentRef
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.tree import deep_merge, get_path, leaf_paths
+from aicr_tui.core.recipe.resolver import deployment_order
 
 keys = st.sampled_from(["a", "b", "c", "d"])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text("xyz", max_size=2))

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core.documents.criteria import Criteria, parse_criteria
-from core.documents.snapshot import Snapshot, Subtype, load_snapshot
-from core.foundation.errors import AicrError
-from core.recipe.catalog import load_catalog
-from core.recipe.qualification import QualificationVerdict, gpu_driver_state, qualify
+from aicr_tui.core.documents.criteria import Criteria, parse_criteria
+from aicr_tui.core.documents.snapshot import Snapshot, Subtype, load_snapshot
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.catalog import load_catalog
+from aicr_tui.core.recipe.qualification import QualificationVerdict, gpu_driver_state, qualify
 from tests.conftest import SAMPLES
 from tests.unit.test_recipe_fixtures import _private_cache  # noqa: F401  (autouse fixture)
 
@@ -283,7 +283,7 @@ def test_oke_legacy_active_sample() -> None:
 
 
 def test_oke_conflicting_addon_warning_is_carried() -> None:
-    from core.capture.oke_addons import OkeAddon, conflict_warning
+    from aicr_tui.core.capture.oke_addons import OkeAddon, conflict_warning
 
     warning = conflict_warning(OkeAddon("NvidiaGpuOperator", "ACTIVE"))
     v = qualify(OKE, None, snap("oke-gb200-active"), capture_warnings=[warning])
@@ -370,9 +370,9 @@ def test_aks_default_changes_only_nvsentinel_against_an_unprofiled_copy(tmp_path
     import json
     import shutil
 
-    from core.foundation.yamlio import load_yaml_plain
-    from core.recipe.qualification import _diff_trees
-    from core.recipe.values import resolve_component_values
+    from aicr_tui.core.foundation.yamlio import load_yaml_plain
+    from aicr_tui.core.recipe.qualification import _diff_trees
+    from aicr_tui.core.recipe.values import resolve_component_values
     from tests.conftest import RECIPES
     from tests.recipe_resolve import resolve
 
@@ -428,8 +428,8 @@ def _leaf_recipes(service: str, profile: str | None = None):  # type: ignore[no-
 
 def test_every_aks_leaf_pins_the_driver_tuple_per_profile_value() -> None:
     """aks.md §2.3 (upstream aks_driver_profile_tuple_test), on every AKS overlay."""
-    from core.foundation.tree import get_path
-    from core.recipe.values import resolve_component_values
+    from aicr_tui.core.foundation.tree import get_path
+    from aicr_tui.core.recipe.values import resolve_component_values
 
     expected = {
         None: (False, False, "nvidia-container-runtime", "/"),

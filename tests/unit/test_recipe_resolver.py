@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.criteria import parse_criteria
-from core.documents.recipe_result import render_recipe
-from core.foundation.errors import AicrError
-from core.recipe.qualification import qualify
-from core.recipe.resolver import deployment_order
-from core.recipe.values import resolve_component_values
+from aicr_tui.core.documents.criteria import parse_criteria
+from aicr_tui.core.documents.recipe_result import render_recipe
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.qualification import qualify
+from aicr_tui.core.recipe.resolver import deployment_order
+from aicr_tui.core.recipe.values import resolve_component_values
 from tests.recipe_resolve import resolve
 from tests.unit.test_recipe_fixtures import (  # noqa: F401  (autouse fixture)
     BASE_REFS,
@@ -355,7 +355,7 @@ def test_coverage_and_os_strictness(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------ finalisation
 def _refs(**deps: list[str]):  # type: ignore[no-untyped-def]
-    from core.documents.recipe_result import ComponentRef
+    from aicr_tui.core.documents.recipe_result import ComponentRef
 
     return {n: ComponentRef(name=n, dependencyRefs=d) for n, d in deps.items()}
 
@@ -409,7 +409,7 @@ def test_output_is_deterministic_byte_for_byte(tmp_path: Path) -> None:
     for _ in range(3):
         assert render_recipe(resolve(cat, crit(service="aks"))) == first
     # a fresh process-equivalent load (cold caches) renders the same bytes
-    from core.recipe.catalog import clear_catalog_cache
+    from aicr_tui.core.recipe.catalog import clear_catalog_cache
 
     clear_catalog_cache()
     cat2 = build(tmp_path / "again", **spec)
@@ -421,7 +421,7 @@ def test_output_is_deterministic_byte_for_byte(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- snapshot exclusion
 def _snapshot(version: str, os_id: str = "ubuntu"):  # type: ignore[no-untyped-def]
-    from core.documents.snapshot import Measurement, Snapshot, Subtype
+    from aicr_tui.core.documents.snapshot import Measurement, Snapshot, Subtype
 
     return Snapshot(
         measurements=[

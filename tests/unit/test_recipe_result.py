@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.criteria import Criteria, overlay_matches, parse_criteria
-from core.documents.recipe_result import (
+from aicr_tui.core.documents.criteria import Criteria, overlay_matches, parse_criteria
+from aicr_tui.core.documents.recipe_result import (
     ComponentRef,
     RecipeResult,
     render_recipe,
 )
-from core.foundation.errors import AicrError
-from core.recipe.loading import load_recipe, parse_recipe
-from core.recipe.qualification import qualify
-from core.recipe.query import hydrate, render_value, select
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.recipe.loading import load_recipe, parse_recipe
+from aicr_tui.core.recipe.qualification import qualify
+from aicr_tui.core.recipe.query import hydrate, render_value, select
 
 MINIMAL = {
     "kind": "RecipeResult",
@@ -174,7 +174,7 @@ def test_render_rejects_unknown_format() -> None:
 
 # ------------------------------------------------------------------------------- query
 def test_query_selection_and_rendering() -> None:
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     cat = load_catalog()
     v = qualify(parse_criteria(service="aks", accelerator="h100", os="ubuntu", intent="training"))
@@ -225,8 +225,8 @@ def test_overlay_file_is_re_resolved_from_its_criteria(tmp_path: Path) -> None:
 
 
 def test_criteria_from_snapshot_fingerprint() -> None:
-    from core.documents.criteria import criteria_from_snapshot
-    from core.documents.snapshot import load_snapshot
+    from aicr_tui.core.documents.criteria import criteria_from_snapshot
+    from aicr_tui.core.documents.snapshot import load_snapshot
     from tests.conftest import SAMPLES
 
     aks = load_snapshot(str(SAMPLES / "snapshots" / "aks-h100-install.yaml"))

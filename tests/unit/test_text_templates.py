@@ -1,6 +1,6 @@
 """Prose and manifests shipped as files (issue 36 item 4): the bundle README's sections
-(``core/bundler/readme/``) and the validation workloads' manifests
-(``core/validation/checks/manifests/``) are filled through ``@NAME@`` slots, checked at that
+(``aicr_tui/core/bundler/readme/``) and the validation workloads' manifests
+(``aicr_tui/core/validation/checks/manifests/``) are filled through ``@NAME@`` slots, checked at that
 boundary: every shipped file fills, a missing or an unknown slot is an error, never a blank."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from core.bundler import prose
-from core.foundation import slots
-from core.foundation.errors import AicrError, ErrorCode
-from core.validation.checks import manifest_files
-from core.validation.checks import performance as perf
+from aicr_tui.core.bundler import prose
+from aicr_tui.core.foundation import slots
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.validation.checks import manifest_files
+from aicr_tui.core.validation.checks import performance as perf
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,5 +135,5 @@ def test_the_manifests_name_what_the_check_looks_for() -> None:
 def test_the_wheel_ships_the_files() -> None:
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     shipped = data["package-data"]
-    assert "readme/*" in shipped["core.bundler"]
-    assert "manifests/*" in shipped["core.validation.checks"]
+    assert "readme/*" in shipped["aicr_tui.core.bundler"]
+    assert "manifests/*" in shipped["aicr_tui.core.validation.checks"]

@@ -1,4 +1,4 @@
-"""The troubleshooting guide is a data file (issue 36, item 4): core/recipe/
+"""The troubleshooting guide is a data file (issue 36, item 4): aicr_tui/core/recipe/
 troubleshooting.yaml, read and validated where it is loaded; a file that does not match
 the schema is one line naming the file and the problem."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import dump_yaml, load_yaml_plain
-from core.recipe.troubleshooting import GUIDE, GUIDE_FILE, load_guide
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import dump_yaml, load_yaml_plain
+from aicr_tui.core.recipe.troubleshooting import GUIDE, GUIDE_FILE, load_guide
 
 
 def shipped() -> dict[str, object]:

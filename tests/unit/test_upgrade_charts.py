@@ -26,11 +26,11 @@ from typing import Any
 
 import pytest
 
-from core.foundation.yamlio import load_yaml_plain
-from core.verify import upgrade as u
-from core.verify import upgrade_verdicts as uv
-from core.verify.analysis import Verifier
-from core.verify.model import VerifyComponent
+from aicr_tui.core.foundation.yamlio import load_yaml_plain
+from aicr_tui.core.verify import upgrade as u
+from aicr_tui.core.verify import upgrade_verdicts as uv
+from aicr_tui.core.verify.analysis import Verifier
+from aicr_tui.core.verify.model import VerifyComponent
 from tests.verify.matrix import UPSTREAM_CHARTS
 
 pytest.importorskip("helm_python")
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DRA = "nvidia-dra-driver-gpu"
 DRA_NEW = UPSTREAM_CHARTS / f"{DRA}-0.5.0-dev"
 DRA_VALUES: dict[str, Any] = load_yaml_plain(
-    (ROOT / "recipes/components/nvidia-dra-driver-gpu/values.yaml").read_text(), "values"
+    (ROOT / "aicr_tui/recipes/components/nvidia-dra-driver-gpu/values.yaml").read_text(), "values"
 )
 CRD_FILE = "crds/resource.nvidia.com_computedomains.yaml"
 

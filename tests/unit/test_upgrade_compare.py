@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from core.verify import upgrade as u
-from core.verify import upgrade_verdicts as uv
+from aicr_tui.core.verify import upgrade as u
+from aicr_tui.core.verify import upgrade_verdicts as uv
 
 
 def deployment(name: str = "ctl", ns: str = "gpu", selector: str = "ctl") -> dict[str, Any]:

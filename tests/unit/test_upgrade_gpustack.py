@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.services import upgrade as svc
-from core.verify import upgrade_verdicts as uv
+from aicr_tui.core.services import upgrade as svc
+from aicr_tui.core.verify import upgrade_verdicts as uv
 
 
 def stack(

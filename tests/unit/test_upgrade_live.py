@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.live.helm_releases import decode_release, newest, read_releases, records_of
-from core.services import upgrade as svc
-from core.verify import upgrade as u
-from core.verify import upgrade_verdicts as uv
-from core.verify.analysis import Verifier
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.live.helm_releases import decode_release, newest, read_releases, records_of
+from aicr_tui.core.services import upgrade as svc
+from aicr_tui.core.verify import upgrade as u
+from aicr_tui.core.verify import upgrade_verdicts as uv
+from aicr_tui.core.verify.analysis import Verifier
 from tests.unit.live_fakes import LoopbackServer, Reply, Request, write_kubeconfig
 from tests.unit.test_upgrade_charts import DRA, comp
 from tests.verify.matrix import UPSTREAM_CHARTS
@@ -73,7 +73,7 @@ def helm_secret(
 def rendered_manifest(version: str) -> str:
     """The chart rendered as Helm stores a release's manifest (``---`` + ``# Source:``)."""
     pytest.importorskip("helm_python")
-    from core.verify import helm
+    from aicr_tui.core.verify import helm
 
     c = comp(version)
     chart = helm.load_chart(UPSTREAM_CHARTS / f"{DRA}-{version}")

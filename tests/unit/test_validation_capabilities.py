@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError, ErrorCode
-from core.recipe.loading import load_recipe
-from core.validation.catalog import load_validator_catalog
-from core.validation.checks import capabilities as cap
-from core.validation.checks.base import CheckContext, CheckOutcome
-from core.validation.events import Event, LogLine, Measurement
-from core.validation.recipe_view import RecipeView
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.recipe.loading import load_recipe
+from aicr_tui.core.validation.catalog import load_validator_catalog
+from aicr_tui.core.validation.checks import capabilities as cap
+from aicr_tui.core.validation.checks.base import CheckContext, CheckOutcome
+from aicr_tui.core.validation.events import Event, LogLine, Measurement
+from aicr_tui.core.validation.recipe_view import RecipeView
 from tests.conftest import SAMPLES
 from tests.simulated import SimulatedCluster, VirtualClock, aks_nd96_scenario
 
@@ -297,7 +297,7 @@ def test_cluster_autoscaling_pass_fail_and_not_measured() -> None:
 
 
 def test_cluster_autoscaling_with_karpenter() -> None:
-    from core.validation.executor import WorkloadInfo
+    from aicr_tui.core.validation.executor import WorkloadInfo
 
     def karpenter(healthy: bool, gpu_pool: bool) -> Callable[[SimulatedCluster], None]:
         def go(cluster: SimulatedCluster) -> None:
@@ -394,7 +394,7 @@ def test_no_check_reads_an_api_error_as_a_pass(name: str) -> None:
     """With the API unreachable every capability check ends not measured (the runner's
     guard turns the raise into that verdict) or, where upstream fails an unreachable
     endpoint the recipe supplies, failed; never passed, never not applicable."""
-    from core.validation.runner import _Run
+    from aicr_tui.core.validation.runner import _Run
 
     def down(cluster: SimulatedCluster) -> None:
         def fail(*_a: Any, **_k: Any) -> Any:
@@ -442,7 +442,7 @@ def test_workloads_the_checks_create_are_valid_kubernetes_objects() -> None:
     Kubernetes 1.34 schema (what the API server would otherwise reject at run time)."""
     import kubernetes_validate
 
-    from core.validation.checks.performance import nccl_pod_manifests
+    from aicr_tui.core.validation.checks.performance import nccl_pod_manifests
 
     submitted: list[dict[str, Any]] = []
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.validation.catalog import (
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.validation.catalog import (
     knob,
     knob_duration,
     load_validator_catalog,
@@ -15,7 +15,7 @@ from core.validation.catalog import (
     preflight_declared_checks,
     rewrite_image,
 )
-from core.validation.checks.registry import is_implemented
+from aicr_tui.core.validation.checks.registry import is_implemented
 
 # Check names the shipped overlays declare, per phase (B1's overlays).
 DECLARED = {
@@ -196,7 +196,7 @@ def test_declared_check_preflight_reports_every_offender() -> None:
 
 
 def test_every_shipped_overlay_passes_the_declared_check_preflight() -> None:
-    from core.foundation.yamlio import load_yaml_plain
+    from aicr_tui.core.foundation.yamlio import load_yaml_plain
     from tests.conftest import RECIPES
 
     cat = load_validator_catalog(environ={})

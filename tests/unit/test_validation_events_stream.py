@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.validation.events import (
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.validation.events import (
     EVENT_TYPES,
     MAX_LINE_CHARS,
     CheckFinished,
@@ -17,7 +17,7 @@ from core.validation.events import (
     cap_line,
     event_from_json,
 )
-from core.validation.stream import EventStream
+from aicr_tui.core.validation.stream import EventStream
 from tests.simulated import gate
 
 

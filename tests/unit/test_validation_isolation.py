@@ -1,4 +1,4 @@
-"""Issue 32 item 5: validation runs own their namespace (core.validation.isolation).
+"""Issue 32 item 5: validation runs own their namespace (aicr_tui.core.validation.isolation).
 
 Against the simulated cluster: a run without ``-n`` works in a namespace of its own; a
 second run on a namespace whose lease is held is refused with one line and changes
@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError, ErrorCode
-from core.validation import checks as checks_pkg
-from core.validation import isolation
-from core.validation.checks.base import NAMESPACE_LABELS, RUN_ID_LABEL
-from core.validation.events import CheckFinished, LogLine, RunFinished
-from core.validation.isolation import (
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.validation import checks as checks_pkg
+from aicr_tui.core.validation import isolation
+from aicr_tui.core.validation.checks.base import NAMESPACE_LABELS, RUN_ID_LABEL
+from aicr_tui.core.validation.events import CheckFinished, LogLine, RunFinished
+from aicr_tui.core.validation.isolation import (
     LEASE_NAME,
     LEASE_SECONDS,
     MICRO,

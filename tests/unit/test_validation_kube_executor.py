@@ -17,10 +17,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from core.foundation.errors import AicrError, ErrorCode
-from core.validation.events import CheckFinished
-from core.validation.kube_executor import KubernetesExecutor
-from core.validation.recipe_view import RecipeView
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.validation.events import CheckFinished
+from aicr_tui.core.validation.kube_executor import KubernetesExecutor
+from aicr_tui.core.validation.recipe_view import RecipeView
 from tests.conftest import TEST_DATA
 from tests.simulated import run_collecting, validation_request
 from tests.unit.live_fakes import BackgroundServer
@@ -172,7 +172,7 @@ class FakeApiServer(BackgroundServer):
         self, method: str, path: str, query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any] | None:
         parts = path.strip("/").split("/")
-        if "/leases" in path:  # the run's lease (core.validation.isolation)
+        if "/leases" in path:  # the run's lease (aicr_tui.core.validation.isolation)
             if method == "POST":
                 self.leases[parts[5]] = body
                 return 201, body
@@ -435,7 +435,7 @@ def test_a_namespace_that_stays_terminating_is_a_timeout_naming_it(
     """A real API server keeps a deleted namespace (Terminating) until everything in it is
     gone, and refuses new objects in it meanwhile: the run neither takes it as usable nor
     reports its cleanup done while it is there (the cluster tier shows both for real)."""
-    import core.validation.kube_executor as executor_module
+    import aicr_tui.core.validation.kube_executor as executor_module
 
     monkeypatch.setattr(executor_module, "NAMESPACE_GONE_S", 0.3)
     monkeypatch.setattr(executor_module, "NAMESPACE_POLL_S", 0.05)
@@ -490,7 +490,7 @@ class PagedApiServer(FakeApiServer):
 def test_node_list_is_read_in_pages_with_limit_and_continue() -> None:
     """Issue 32: validation listed nodes in one request (at 5,000 nodes the reply is over
     the client's 8 MiB cap); every list is paged like the snapshot's."""
-    from core.validation.kube_executor import PAGE_SIZE
+    from aicr_tui.core.validation.kube_executor import PAGE_SIZE
 
     with PagedApiServer(2 * PAGE_SIZE + 7) as api:
         ex = KubernetesExecutor.from_host(api.host)
@@ -508,7 +508,7 @@ def test_node_list_is_read_in_pages_with_limit_and_continue() -> None:
 def test_a_list_that_never_ends_is_refused_after_the_page_cap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import core.validation.kube_executor as executor_module
+    import aicr_tui.core.validation.kube_executor as executor_module
 
     monkeypatch.setattr(executor_module, "MAX_PAGES", 3)
 
@@ -556,7 +556,7 @@ def test_connection_refused_names_no_library_internals() -> None:
 
 
 def test_an_expired_run_deadline_ends_every_call_at_once(api: FakeApiServer) -> None:
-    from core.foundation.deadline import Deadline
+    from aicr_tui.core.foundation.deadline import Deadline
 
     ex = KubernetesExecutor.from_host(api.host)
     ex.deadline = Deadline(0.0)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.validation.parsers.inference import extract_report, parse_report
-from core.validation.parsers.nccl import (
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.validation.parsers.inference import extract_report, parse_report
+from aicr_tui.core.validation.parsers.nccl import (
     format_size,
     parse_all_reduce,
     parse_size,
     transport_problem,
 )
-from core.validation.parsers.nvidia_smi import parse_query_csv, parse_table
+from aicr_tui.core.validation.parsers.nvidia_smi import parse_query_csv, parse_table
 from tests.conftest import TEST_DATA
 
 DATA = TEST_DATA / "validation"

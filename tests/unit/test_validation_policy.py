@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from core.documents.recipe_result import render_recipe
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import dump_yaml, load_yaml_plain
-from core.recipe.loading import load_recipe, parse_recipe
-from core.validation.policy import (
+from aicr_tui.core.documents.recipe_result import render_recipe
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import dump_yaml, load_yaml_plain
+from aicr_tui.core.recipe.loading import load_recipe, parse_recipe
+from aicr_tui.core.validation.policy import (
     POLICY_DEVICE_PLUGIN,
     POLICY_DRA,
     resolve_allocation_policy,
@@ -159,9 +159,9 @@ def test_bundle_set_device_plugin_off_is_deprecated_not_refused(cli, tmp_path: P
 
 
 def test_bundle_policy_key_rules() -> None:
-    from core.bundler.api import plan_bundle
-    from core.bundler.overrides import parse_overrides
-    from core.bundler.tolerations import parse_tolerations
+    from aicr_tui.core.bundler.api import plan_bundle
+    from aicr_tui.core.bundler.overrides import parse_overrides
+    from aicr_tui.core.bundler.tolerations import parse_tolerations
 
     recipe = load_recipe(str(TRAINING))
     keyed = parse_tolerations(["nvidia.com/gpu:NoSchedule"])
@@ -191,8 +191,8 @@ def test_bundle_policy_key_rules() -> None:
 
 def test_drift_between_the_resolved_policy_and_the_cluster_fails_dra_support() -> None:
 
-    from core.documents.snapshot import load_snapshot
-    from core.validation.events import CheckFinished
+    from aicr_tui.core.documents.snapshot import load_snapshot
+    from aicr_tui.core.validation.events import CheckFinished
     from tests.simulated import aks_nd96_scenario, run_simulated
 
     def dra_support(recipe_text: str, **scenario: Any) -> CheckFinished:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.validation.events import (
+from aicr_tui.core.validation.events import (
     CheckFinished,
     CheckStarted,
     LogLine,
@@ -10,7 +10,7 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.progress import (
+from aicr_tui.core.validation.progress import (
     LOG_LINE_CHARS,
     LOG_LINES_PER_CHECK,
     ProgressModel,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from core.documents.snapshot import load_snapshot
-from core.recipe.loading import load_recipe
-from core.validation.readiness import NO_SNAPSHOT_MESSAGE, evaluate_readiness, readiness_refusal
-from core.validation.recipe_view import RecipeView
+from aicr_tui.core.documents.snapshot import load_snapshot
+from aicr_tui.core.recipe.loading import load_recipe
+from aicr_tui.core.validation.readiness import (
+    NO_SNAPSHOT_MESSAGE,
+    evaluate_readiness,
+    readiness_refusal,
+)
+from aicr_tui.core.validation.recipe_view import RecipeView
 from tests.conftest import SAMPLES
 
 RECIPE = SAMPLES / "validation" / "aks-h100-training.recipe.yaml"

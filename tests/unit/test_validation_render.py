@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from aicr_tui.commands.validate import LiveTable, format_event
-from core.validation.events import CheckFinished, CheckStarted, LogLine, RunFinished
-from core.validation.recording import load_recording
+from aicr_tui.core.validation.events import CheckFinished, CheckStarted, LogLine, RunFinished
+from aicr_tui.core.validation.recording import load_recording
 from tests.simulated import SAMPLES, gate
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from core.foundation.errors import AicrError
-from core.validation.events import (
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.validation.events import (
     CheckFinished,
     CheckStarted,
     Event,
@@ -19,11 +19,11 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.outcome import exit_code_for
-from core.validation.recording import Recorder, load_recording, parse_recording, replay
-from core.validation.reports.ctrf import CtrfBuilder, ctrf_from_events, render_ctrf
-from core.validation.reports.junit import render_junit
-from core.validation.stream import EventStream
+from aicr_tui.core.validation.outcome import exit_code_for
+from aicr_tui.core.validation.recording import Recorder, load_recording, parse_recording, replay
+from aicr_tui.core.validation.reports.ctrf import CtrfBuilder, ctrf_from_events, render_ctrf
+from aicr_tui.core.validation.reports.junit import render_junit
+from aicr_tui.core.validation.stream import EventStream
 from tests.simulated import DEMOS, SAMPLES, demo_recording
 
 PASSED = SAMPLES / "aks-h100-training-passed.jsonl"

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from core.documents.snapshot import Snapshot, load_snapshot
-from core.foundation.errors import AicrError, ErrorCode
-from core.recipe.loading import load_recipe
-from core.validation import checks
-from core.validation.checks import registry
-from core.validation.events import (
+from aicr_tui.core.documents.snapshot import Snapshot, load_snapshot
+from aicr_tui.core.foundation.errors import AicrError, ErrorCode
+from aicr_tui.core.recipe.loading import load_recipe
+from aicr_tui.core.validation import checks
+from aicr_tui.core.validation.checks import registry
+from aicr_tui.core.validation.events import (
     CheckFinished,
     Event,
     LogLine,
@@ -22,9 +22,9 @@ from core.validation.events import (
     RunFinished,
     RunStarted,
 )
-from core.validation.executor import NodeInfo
-from core.validation.recipe_view import PhaseSpec, RecipeConstraint, RecipeView
-from core.validation.runner import RunResult, run_validation, select_phases
+from aicr_tui.core.validation.executor import NodeInfo
+from aicr_tui.core.validation.recipe_view import PhaseSpec, RecipeConstraint, RecipeView
+from aicr_tui.core.validation.runner import RunResult, run_validation, select_phases
 from tests.conftest import SAMPLES, TEST_DATA
 from tests.simulated import (
     Scenario,
@@ -443,7 +443,7 @@ def test_a_busy_gpu_node_leaves_only_its_own_probe_unmeasured_within_the_shared_
 
 
 def test_log_follower_streams_only_new_lines_across_a_sliding_tail() -> None:
-    from core.validation.checks.performance import LogFollower
+    from aicr_tui.core.validation.checks.performance import LogFollower
 
     logs = ["# header", "a NCCL INFO chatter", "row 1"]
     emitted: list[str] = []
@@ -498,7 +498,7 @@ def test_cancelling_a_run_stops_the_check_and_removes_its_namespace() -> None:
             await task
         return _time.perf_counter() - started
 
-    from core.validation.events import CheckStarted
+    from aicr_tui.core.validation.events import CheckStarted
 
     took = asyncio.run(go())
     assert took < 5.0

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from core.documents.criteria import parse_criteria
-from core.recipe.catalog import load_catalog
-from core.validation.catalog import load_validator_catalog
-from core.validation.checks.base import CheckContext
-from core.validation.checks.registry import check_function
-from core.validation.recipe_view import RecipeView
+from aicr_tui.core.documents.criteria import parse_criteria
+from aicr_tui.core.recipe.catalog import load_catalog
+from aicr_tui.core.validation.catalog import load_validator_catalog
+from aicr_tui.core.validation.checks.base import CheckContext
+from aicr_tui.core.validation.checks.registry import check_function
+from aicr_tui.core.validation.recipe_view import RecipeView
 from tests.recipe_resolve import resolve
 
 SLURM = {"service": "aks", "accelerator": "h100", "os": "ubuntu", "intent": "training",

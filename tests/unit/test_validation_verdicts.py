@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.validation.events import CheckFinished, Event, RunStarted
-from core.validation.outcome import exit_code_for, unmeasured_report
-from core.validation.verdicts import CTRF_STATUS, VERDICTS, phase_verdict
+from aicr_tui.core.validation.events import CheckFinished, Event, RunStarted
+from aicr_tui.core.validation.outcome import exit_code_for, unmeasured_report
+from aicr_tui.core.validation.verdicts import CTRF_STATUS, VERDICTS, phase_verdict
 
 
 def counts(**kw: int) -> dict[str, int]:

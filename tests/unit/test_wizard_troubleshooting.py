@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.documents.snapshot import load_snapshot
-from core.recipe.troubleshooting import (
+from aicr_tui.core.documents.snapshot import load_snapshot
+from aicr_tui.core.recipe.troubleshooting import (
     GUIDE,
     Certainty,
     DiagnosisContext,
@@ -200,8 +200,8 @@ def test_core_troubleshooting_imports_no_ui():
     import sys
 
     code = (
-        "import sys, core.recipe.troubleshooting; "
-        "bad=[m for m in ('textual','rich','screens') if m in sys.modules]; print(bad)"
+        "import sys, aicr_tui.core.recipe.troubleshooting; "
+        "bad=[m for m in ('textual','rich','aicr_tui.screens') if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -235,9 +235,9 @@ def test_the_recipe_view_diagnoses_as_the_whole_recipe_does(criteria, profile, s
     """What the screens hand diagnose (recipe_view: names and overrides off the model) finds
     what the whole dumped recipe finds, here and with nvsentinel's values changed so that
     its findings show."""
-    from core.documents.criteria import parse_criteria
-    from core.recipe.catalog import load_catalog
-    from core.recipe.troubleshooting import recipe_view
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.troubleshooting import recipe_view
     from tests.recipe_resolve import resolve
 
     snapshot_doc = snap(snapshot) if snapshot else None

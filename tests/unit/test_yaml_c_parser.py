@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.foundation import yamlio
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import safe_documents
+from aicr_tui.core.foundation import yamlio
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import safe_documents
 from tests.security.test_bounds_inputs import HOSTILE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ def test_the_c_parser_is_installed_and_used() -> None:
 
 
 def test_every_yaml_file_in_the_repository_reads_the_same() -> None:
-    roots = [REPO / "recipes", REPO / "tests" / "data", REPO / "core"]
+    roots = [REPO / "aicr_tui" / "recipes", REPO / "tests" / "data", REPO / "aicr_tui" / "core"]
     files = sorted(p for root in roots for p in root.rglob("*.y*ml") if p.is_file())
     assert len(files) > 50
     # Three CRD files of 100-600 KB would take the pure parser ~6 s: the rest are the same
@@ -263,7 +263,7 @@ def test_edge_cases_skip_the_c_parser_as_the_patterns_said(text: str) -> None:
 
 
 def test_repository_yaml_skips_the_c_parser_as_the_patterns_said() -> None:
-    roots = [REPO / "recipes", REPO / "tests" / "data"]
+    roots = [REPO / "aicr_tui" / "recipes", REPO / "tests" / "data"]
     for path in sorted(p for root in roots for p in root.rglob("*.y*ml") if p.is_file()):
         text = path.read_text(encoding="utf-8")
         assert yamlio._c_may_differ(text) == old_c_may_differ(text), path

@@ -1,7 +1,7 @@
 """``dump_yaml``'s own block emitter writes exactly what ruamel writes (issue 17).
 
 ruamel's pure-Python emitter was a large share of ``recipe`` and ``bundle``; the fast path
-in ``core.foundation.yamlio`` must never change a byte. Compared here against ruamel itself
+in ``aicr_tui.core.foundation.yamlio`` must never change a byte. Compared here against ruamel itself
 on the shipped catalog, on every recipe the sample criteria resolve to and every YAML file
 of their bundles, and on random trees of awkward keys and scalars.
 """
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
 
-from core.foundation import yamlio
-from core.foundation.yamlio import dump_yaml
+from aicr_tui.core.foundation import yamlio
+from aicr_tui.core.foundation.yamlio import dump_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 CRITERIA = (
@@ -50,7 +50,7 @@ def test_catalog_files_emit_as_ruamel_does() -> None:
     from ruamel.yaml import YAML
 
     emitted = 0
-    for path in sorted((REPO / "recipes").rglob("*.yaml")):
+    for path in sorted((REPO / "aicr_tui" / "recipes").rglob("*.yaml")):
         try:
             docs = [yamlio.to_plain(d) for d in YAML(typ="safe").load_all(path.read_text())]
         except Exception:  # a Go template, not YAML until rendered
@@ -66,11 +66,11 @@ def test_catalog_files_emit_as_ruamel_does() -> None:
 def test_recipes_and_bundle_files_emit_as_ruamel_does(
     criteria: tuple[str, str, str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import core.bundler.render as render
-    from core.bundler import parse_overrides, parse_tolerations, plan_bundle
-    from core.documents.criteria import parse_criteria
-    from core.documents.recipe_result import _literal_blocks
-    from core.recipe.qualification import qualify
+    import aicr_tui.core.bundler.render as render
+    from aicr_tui.core.bundler import parse_overrides, parse_tolerations, plan_bundle
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.documents.recipe_result import _literal_blocks
+    from aicr_tui.core.recipe.qualification import qualify
 
     service, accelerator, os_name, intent = criteria
     verdict = qualify(

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.foundation import yamlio
-from core.foundation.errors import AicrError
+from aicr_tui.core.foundation import yamlio
+from aicr_tui.core.foundation.errors import AicrError
 
 # Null keys repeated in nested mappings: construction stops part-way, with steps pending.
 DUPLICATE = ": \n   : \n   : \n   : \n: \n"

@@ -61,7 +61,7 @@ def chart_dirs() -> list[Path]:
 def _profile_values(service: str) -> list[str]:
     """The gpuStack values the service's family overlay declares (``aks``; ``oke-ol``, the
     OKE root every OKE leaf inherits since issue 33)."""
-    from core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.catalog import load_catalog
 
     for overlay in load_catalog().overlays.values():
         crit = overlay.criteria
@@ -75,9 +75,9 @@ def _profile_values(service: str) -> list[str]:
 
 def cases() -> list[tuple[Case, Any]]:
     """(case, recipe) for every combination the catalog resolves."""
-    from core.documents.criteria import parse_criteria
-    from core.recipe.catalog import load_catalog
-    from core.recipe.qualification import qualify
+    from aicr_tui.core.documents.criteria import parse_criteria
+    from aicr_tui.core.recipe.catalog import load_catalog
+    from aicr_tui.core.recipe.qualification import qualify
 
     reg = load_catalog().registered
     out: list[tuple[Case, Any]] = []
@@ -104,8 +104,8 @@ def cases() -> list[tuple[Case, Any]]:
 
 
 def plan(case: Case, recipe: Any) -> Any:
-    from core.bundler import parse_overrides, plan_bundle
-    from core.bundler.tolerations import parse_selectors, parse_tolerations
+    from aicr_tui.core.bundler import parse_overrides, plan_bundle
+    from aicr_tui.core.bundler.tolerations import parse_selectors, parse_tolerations
 
     kw: dict[str, Any] = {"accelerated_tolerations": parse_tolerations(KEYED)}
     if case.flags == "every-flag":
@@ -138,8 +138,8 @@ def every_case() -> list[tuple[Case, Any]]:
 
 
 def main(argv: list[str]) -> int:
-    from core.verify.analysis import Verifier
-    from core.verify.api import _stand_ins, verify_plan
+    from aicr_tui.core.verify.analysis import Verifier
+    from aicr_tui.core.verify.api import _stand_ins, verify_plan
 
     verifier = Verifier(chart_dirs(), stand_ins=_stand_ins(None))
     total = 0

@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from core.verify.analysis import Verifier
-from core.verify.api import _stand_ins, verify_plan
-from core.verify.model import NOT_RENDERABLE, UNDEFINED_VALUE
+from aicr_tui.core.verify.analysis import Verifier
+from aicr_tui.core.verify.api import _stand_ins, verify_plan
+from aicr_tui.core.verify.model import NOT_RENDERABLE, UNDEFINED_VALUE
 from tests.verify import matrix
 
 NOT_RENDERABLE_EXPECTED = {"dynamo-platform"}
@@ -71,8 +71,8 @@ def test_a_misspelled_key_is_reported_exactly(verifier: Verifier) -> None:
     case, recipe = next(
         (c, r) for c, r in matrix.cases() if c.service == "aks" and c.platform is None
     )
-    from core.bundler import parse_overrides, plan_bundle
-    from core.bundler.tolerations import parse_tolerations
+    from aicr_tui.core.bundler import parse_overrides, plan_bundle
+    from aicr_tui.core.bundler.tolerations import parse_tolerations
 
     plan = plan_bundle(
         recipe,

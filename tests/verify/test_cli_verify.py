@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.documents.recipe_result import render_recipe
+from aicr_tui.core.documents.recipe_result import render_recipe
 from tests.conftest import run_cli
 from tests.verify import matrix
 

@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 import yaml
 
-from core.bundler.mirror import MirrorList, collect, image_fields, render_hauler, render_zarf
+from aicr_tui.core.bundler.mirror import (
+    MirrorList,
+    collect,
+    image_fields,
+    render_hauler,
+    render_zarf,
+)
 from tests.conftest import TEST_DATA, run_cli
 from tests.manifest_yaml import load_manifest
 from tests.verify.matrix import chart_dirs
@@ -99,7 +105,7 @@ def test_image_fields_find_operands_args_env_and_skip_disabled() -> None:
 
 
 def test_hauler_and_zarf_manifests() -> None:
-    from core.bundler.mirror import Chart
+    from aicr_tui.core.bundler.mirror import Chart
 
     mirror = MirrorList()
     collect(
@@ -158,8 +164,8 @@ def _pod_images(node: Any, out: set[str]) -> None:
 
 def _independent_walk(bundle: Path) -> tuple[set[str], str]:
     """Pod-template images and the whole rendered text, without the mirror code."""
-    from core.verify import helm
-    from core.verify.api import bundle_input, chart_verifier
+    from aicr_tui.core.verify import helm
+    from aicr_tui.core.verify.api import bundle_input, chart_verifier
 
     data = bundle_input(bundle)
     verifier = chart_verifier(_charts())
@@ -195,7 +201,7 @@ def _independent_walk(bundle: Path) -> tuple[set[str], str]:
 
 @pytest.fixture(scope="module")
 def h100_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from core.verify import helm
+    from aicr_tui.core.verify import helm
 
     try:
         helm.require_engine()
@@ -293,7 +299,7 @@ def test_bad_source_is_one_line(tmp_path: Path) -> None:
 
 
 def test_text_output_is_terminal_safe() -> None:
-    from core.bundler.mirror import render_text
+    from aicr_tui.core.bundler.mirror import render_text
 
     mirror = MirrorList()
     hostile = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import TabbedContent, TextArea
 
-from screens.bundle_preview import BundlePreviewScreen
+from aicr_tui.screens.bundle_preview import BundlePreviewScreen
 from tests.pilot.validate_fixtures import ScreenHost, wait_until
 from tests.verify import matrix
 

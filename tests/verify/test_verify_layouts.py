@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.bundler import write_bundle
-from core.bundler.deployers.config import DEPLOYERS, deployer_config
-from core.verify.api import verify_bundle_dir, verify_plan
+from aicr_tui.core.bundler import write_bundle
+from aicr_tui.core.bundler.deployers.config import DEPLOYERS, deployer_config
+from aicr_tui.core.verify.api import verify_bundle_dir, verify_plan
 from tests.unit.test_bundle_support import demo_recipe, plan
 from tests.verify import matrix
 

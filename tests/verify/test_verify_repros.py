@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from core.bundler import parse_overrides, plan_bundle
-from core.bundler.tolerations import parse_selectors, parse_tolerations
-from core.foundation.errors import AicrError
-from core.foundation.yamlio import dump_yaml
-from core.verify import helm
-from core.verify.analysis import Verifier
-from core.verify.api import _stand_ins, plan_input, verify_plan
-from core.verify.model import KUBE_VERSION, MISSING_CRD, TYPE_MISMATCH, UNDEFINED_VALUE
+from aicr_tui.core.bundler import parse_overrides, plan_bundle
+from aicr_tui.core.bundler.tolerations import parse_selectors, parse_tolerations
+from aicr_tui.core.foundation.errors import AicrError
+from aicr_tui.core.foundation.yamlio import dump_yaml
+from aicr_tui.core.verify import helm
+from aicr_tui.core.verify.analysis import Verifier
+from aicr_tui.core.verify.api import _stand_ins, plan_input, verify_plan
+from aicr_tui.core.verify.model import KUBE_VERSION, MISSING_CRD, TYPE_MISMATCH, UNDEFINED_VALUE
 from tests.verify import matrix
 
 

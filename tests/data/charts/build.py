@@ -10,7 +10,7 @@ the version the catalog pins, so ``helm upgrade --install --version V`` against 
 chart repository of tests/cluster/deploy_support.py finds exactly the pin. Where the vendored
 tree is a nearby tag or a stand-in, its ``Chart.yaml`` name/version are rewritten on a copy
 and PROVENANCE.md says so. ``repositories.json`` maps every upstream repository URL (as in
-recipes/registry.yaml) to the archives it serves.
+aicr_tui/recipes/registry.yaml) to the archives it serves.
 """
 
 from __future__ import annotations
