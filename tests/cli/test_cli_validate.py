@@ -64,11 +64,11 @@ def test_no_cluster_reports_every_check_skipped(cli, tmp_path: Path) -> None:  #
     assert res.returncode == 0  # a dry run measures nothing on request: no exit 8
     report = json.loads(res.stdout)
     summary = report["results"]["summary"]
-    # 19 catalog checks since issue 33 added the NVLS/NET NCCL variants
+    # 20 catalog checks: issue 33 added the NVLS/NET NCCL variants and slinky-slurm-health
     assert (summary["tests"], summary["passed"], summary["skipped"], summary["other"]) == (
-        19,
+        20,
         0,
-        19,
+        20,
         0,
     )
     tests = report["results"]["tests"]
@@ -78,11 +78,11 @@ def test_no_cluster_reports_every_check_skipped(cli, tmp_path: Path) -> None:  #
     assert all(t["message"].startswith("skipped - no-cluster mode") for t in tests)
     xml = junit.read_text()
     assert (
-        'errors="0" skipped="19"' in xml
-        and xml.count('<skipped message="skipped - no-cluster') == 19
+        'errors="0" skipped="20"' in xml
+        and xml.count('<skipped message="skipped - no-cluster') == 20
     )
     finished = [ln for ln in res.stderr.splitlines() if "- no-cluster mode" in ln]
-    assert len(finished) == 19 and all(ln.split()[0] == "SKIPPED" for ln in finished)
+    assert len(finished) == 20 and all(ln.split()[0] == "SKIPPED" for ln in finished)
 
 
 def test_recorded_run_replays_to_an_identical_ctrf_report(cli, tmp_path: Path) -> None:

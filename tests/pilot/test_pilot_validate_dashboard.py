@@ -335,8 +335,8 @@ async def test_a_live_no_cluster_run_streams_from_the_real_runner() -> None:
         summary = screen.model.summary
         assert summary.exit_code == 0
         assert (
-            summary.failed == 0 and summary.not_measured == 19
-        )  # 17 + the NVLS/NET variants (issue 33)
+            summary.failed == 0 and summary.not_measured == 20
+        )  # 17 + the NVLS/NET variants and slinky-slurm-health (issue 33)
         readiness = [r for r in screen.model.rows.values() if r.phase == "readiness"]
         assert readiness and all(r.status == "passed" for r in readiness)
         skipped = [r for r in screen.model.rows.values() if r.phase != "readiness"]

@@ -183,6 +183,15 @@ def _check_calls(
             # the labelled namespace deploy.sh makes, named by a document on stdin only
             assert positional == []
             seen += 1
+        elif (
+            argv[0] == "kubectl"
+            and words == ["get", "namespaces"]
+            and "--field-selector" not in flags
+        ):
+            # undeploy: every namespace with the Helm annotations naming its release (the ones
+            # a release of this bundle made and kept on uninstall): no value of the plan in it
+            assert positional == [] and flags["-o"][0].startswith("custom-columns="), argv
+            seen += 1
         elif argv[0] == "kubectl" and words == ["get", "namespaces"]:
             # undeploy: is the namespace one this bundle made? The name only inside the
             # field selector's one word

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from aicr_tui.core.foundation.errors import AicrError, ErrorCode
 from aicr_tui.core.validation import checks as checks_pkg
@@ -228,6 +229,11 @@ def _check_manifests() -> tuple[set[str], list[str]]:
                     kinds.add(kind.value)
                 else:
                     computed.append(f"{path.name}:{fn.name}")
+    # the manifests kept as data files (checks/manifests/*.yaml, slots filled at run time)
+    for path in sorted((Path(checks_pkg.__file__).parent / "manifests").glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if isinstance(doc, dict) and isinstance(doc.get("kind"), str) and "metadata" in doc:
+                kinds.add(doc["kind"])
     return kinds, computed
 
 

@@ -144,8 +144,9 @@ def test_no_cluster_skips_every_catalog_check_and_never_builds_an_executor() -> 
     assert result.exit_code == 0
     skipped = [e for e in events if isinstance(e, CheckFinished) and e.phase != "readiness"]
     assert (
-        len(skipped) == 19
-    )  # every catalog entry of every phase, declared or not (17 + the NVLS/NET variants, issue 33)
+        len(skipped) == 20
+    )  # every catalog entry of every phase, declared or not (17 + the NVLS/NET variants and
+    # slinky-slurm-health, issue 33)
     assert all(
         e.status == "not measured"
         and e.message == "skipped - no-cluster mode (offline dry run: nothing was measured)"
