@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,9 +21,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from aicr_tui.core.foundation.textsafe import safe_text
-from aicr_tui.core.services.errors import error_line
 from aicr_tui.screens.host import HostedScreen
 from aicr_tui.screens.markup import escape_markup
 from aicr_tui.screens.remedies import for_wizard
@@ -158,29 +158,28 @@ class DriftScreen(HostedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="drift", description="Drift")
     def _compare_files(self, files: dict[str, str], label: str) -> None:
-        try:
-            result = self.wizard.services.load_capture(files)
-            self._compare(result.snapshot, label)
-        except Exception as exc:  # shown inline; nothing else changes
-            self.post_message(DriftFailed(error_line(exc)))
+        result = self.wizard.services.load_capture(files)
+        self._compare(result.snapshot, label)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="drift", description="Drift")
     def _compare_opened(self, path: str) -> None:
         services = self.wizard.services
-        try:
-            opened = services.open_file(path, {}, None)
-            result = services.load_capture(dict(opened.capture.files))
-            self._compare(result.snapshot, Path(path).name)
-        except Exception as exc:
-            self.post_message(DriftFailed(error_line(exc)))
+        opened = services.open_file(path, {}, None)
+        result = services.load_capture(dict(opened.capture.files))
+        self._compare(result.snapshot, Path(path).name)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="drift", description="Drift")
     def _compare_live(self, request: LiveRequest) -> None:
-        try:
-            result = self.wizard.services.live_capture(request, threading.Event(), lambda _t: None)
-            self._compare(result.snapshot, "live capture")
-        except Exception as exc:
-            self.post_message(DriftFailed(error_line(exc)))
+        result = self.wizard.services.live_capture(request, threading.Event(), lambda _t: None)
+        self._compare(result.snapshot, "live capture")
+
+    def worker_failed(self, worker: Worker[Any], message: str) -> None:
+        """A capture that cannot be read, opened or fetched is shown inline; nothing else
+        changes."""
+        if worker.group == "drift":
+            self.post_message(DriftFailed(message))
+        else:
+            super().worker_failed(worker, message)
 
     # -- results ------------------------------------------------------------------------
     @on(DriftReady)

@@ -24,7 +24,8 @@ from tests.unit.test_bundle_support import demo_recipe, plan
 
 STUB = r"""#!/usr/bin/env bash
 tool="$(basename "$0")"
-{ printf '%s' "$tool"; for a in "$@"; do printf '\x1f%s' "$a"; done; printf '\n'; } >> "$STUB_DIR/calls"
+# one write per call: the two ends of a pipeline (label | annotate) run at once
+rec="$tool"; for a in "$@"; do rec+=$'\x1f'"$a"; done; printf '%s\n' "$rec" >> "$STUB_DIR/calls"
 line="$tool $*"
 case " $* " in *" -f - "*) { printf '### %s\n' "$*"; cat; } >> "$STUB_DIR/stdin" ;; esac
 n=0

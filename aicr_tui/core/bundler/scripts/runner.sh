@@ -158,6 +158,9 @@ _show() {
 
 # Without timeout(1): run "$@" in the background, SIGTERM it at the limit (or when this
 # watcher is sent SIGTERM), SIGKILL it KILL_AFTER seconds later. Runs in its own subshell.
+# No process it starts holds fd 3 (the script's stdout for --dry-run): one left behind would
+# keep a caller's pipe open (found: a watchdog sleep, orphaned by a SIGTERM that came before
+# `s=$!`, held the output of an interrupted deploy.sh open for the whole time limit).
 _watched() {
   local pid dog rc=0
   # Set before anything starts: a SIGTERM between the fork and `pid=$!` still reaches the
@@ -168,12 +171,11 @@ _watched() {
   command "$@" <&0 &
   pid=$!
   (
-    s=""
-    trap 'if [[ -n "$s" ]]; then kill "$s" 2>/dev/null; fi; exit 0' TERM
-    sleep "$TIMEOUT" & s=$!
-    wait "$s" || true
+    trap '_s="$(jobs -p)"; if [[ -n "$_s" ]]; then kill $_s 2>/dev/null; fi; exit 0' TERM
+    sleep "$TIMEOUT" &
+    wait $! || true
     kill -TERM "$pid" 2>/dev/null || exit 0
-    if (( KILL_AFTER > 0 )); then sleep "$KILL_AFTER" & s=$!; wait "$s" || true; fi
+    if (( KILL_AFTER > 0 )); then sleep "$KILL_AFTER" & wait $! || true; fi
     kill -KILL "$pid" 2>/dev/null || true
   ) </dev/null >/dev/null 2>&1 &
   dog=$!
@@ -189,13 +191,13 @@ _timed() {
   local rc=0 started=$SECONDS started_us="${EPOCHREALTIME:-}" now_us
   started_us="${started_us//[!0-9]/}"
   if (( TIMEOUT == 0 )); then
-    command "$@" <&0 &
+    command "$@" <&0 3>&- &
   elif [[ -n "$TIMEOUT_BIN" ]] && (( KILL_AFTER > 0 )); then
-    "$TIMEOUT_BIN" -k "$KILL_AFTER" "$TIMEOUT" "$@" <&0 &
+    "$TIMEOUT_BIN" -k "$KILL_AFTER" "$TIMEOUT" "$@" <&0 3>&- &
   elif [[ -n "$TIMEOUT_BIN" ]]; then
-    "$TIMEOUT_BIN" -s KILL "$TIMEOUT" "$@" <&0 &
+    "$TIMEOUT_BIN" -s KILL "$TIMEOUT" "$@" <&0 3>&- &
   else
-    _watched "$@" <&0 &
+    _watched "$@" <&0 3>&- &
   fi
   _CHILD=$!
   wait "$_CHILD" || rc=$?
