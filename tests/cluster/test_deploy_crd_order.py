@@ -52,11 +52,15 @@ def nic_cluster_policy_crd() -> dict[str, object]:
 
 
 def _step_runner(deploy_sh: Path) -> str:
-    """deploy.sh's header and step runner, without its steps: the functions it runs."""
+    """deploy.sh's header, the bundle's identity (the runner's marks read it) and its step
+    runner, without its steps: the functions it runs."""
     text = deploy_sh.read_text(encoding="utf-8")
     head, _, rest = text.partition("STEPS=(")
-    runner = rest[rest.index("# ---- step runner") : rest.index("# ---- end of step runner")]
-    return head + "STEPS=(004)\n" + runner
+    after_steps = rest.partition("\n")[2]
+    start = after_steps.index("# ---- step runner")
+    identity = after_steps[:start]
+    runner = after_steps[start : after_steps.index("# ---- end of step runner")]
+    return head + "STEPS=(004)\n" + identity + runner
 
 
 def test_a_custom_resource_before_its_crd_is_refused_and_the_scripts_wait_prevents_it(
