@@ -126,7 +126,10 @@ def test_vendored_bundle_deploys_and_undeploys_with_no_chart_repository(
             }
             installed = {r["chart"] for r in listed if f"{r['namespace']}/{r['name']}" in expected}
             assert installed <= pinned, installed - pinned
-            undeployed = run_script(cluster, None, bundle_dir / "undeploy.sh", env=env)
+            # CRDs go only when asked (issue 32): this bundle made them all, the cluster is the tier's
+            undeployed = run_script(
+                cluster, None, bundle_dir / "undeploy.sh", "--delete-crds", env=env
+            )
             assert undeployed.returncode == 0, str(undeployed)
             left = wait_gone(cluster, before)
             assert not any(left.values()), f"undeploy.sh left behind: {left}"
