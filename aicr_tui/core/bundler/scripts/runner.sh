@@ -709,8 +709,13 @@ crds_of_this_bundle() {
     -o 'custom-columns=NAME:.metadata.name,PLURAL:.spec.names.plural,GROUP:.spec.group' > "$_WORK/our-crds" || return
   while read -r name plural group; do
     [[ -n "$name" ]] || continue
-    rows="$(_timed kubectl get "$plural.$group" --all-namespaces --ignore-not-found --no-headers \
-      -o 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name,BUNDLE:.metadata.labels.aicr-tui/bundle,RNS:.metadata.annotations.meta\.helm\.sh/release-namespace,REL:.metadata.annotations.meta\.helm\.sh/release-name')" || return
+    # a CRD already going (its kind no longer served) holds nothing to list: found on the
+    # real server after agentgateway-crds' uninstall
+    if ! rows="$(_timed kubectl get "$plural.$group" --all-namespaces --ignore-not-found --no-headers \
+      -o 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name,BUNDLE:.metadata.labels.aicr-tui/bundle,RNS:.metadata.annotations.meta\.helm\.sh/release-namespace,REL:.metadata.annotations.meta\.helm\.sh/release-name' 2>"$_WORK/crs-error")"; then
+      grep -qE "$_UNSERVED" "$_WORK/crs-error" || { cat "$_WORK/crs-error" >&2; return 1; }
+      rows=""
+    fi
     foreign="" total=0
     while read -r ns cr bundle rns rel; do
       [[ -n "$cr" ]] || continue
