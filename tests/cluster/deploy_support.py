@@ -9,8 +9,11 @@ and then swept (:func:`sweep`) in a ``finally``, whatever the test's outcome.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,16 @@ SCRIPT_ENV = {
     "AICR_DEPLOY_KILL_AFTER": "5",
 }
 SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+# Churn the control plane makes on its own while a test runs, and ComponentStatus (not
+# stored objects: no uid, no resourceVersion).
+VOLATILE = frozenset(
+    {"events", "events.events.k8s.io", "leases.coordination.k8s.io", "endpoints",
+     "endpointslices.discovery.k8s.io", "componentstatuses"}
+)  # fmt: skip
+
+# An object of the API: (apiVersion, kind, namespace or "-", name) -> (uid, resourceVersion).
+Key = tuple[str, str, str, str]
+Inventory = dict[Key, tuple[str, str]]
 
 
 # The AKS H100 training criteria and the keyed GPU toleration AKS bundles need.
@@ -201,3 +214,81 @@ def wait_gone(cluster: Cluster, before: ClusterState, timeout: float = 240) -> d
         if not any(left.values()) or time.monotonic() > deadline:
             return left
         time.sleep(2)
+
+
+def inventory(cluster: Cluster) -> Inventory:
+    """Every object of every listable resource, all namespaces:
+    (apiVersion, kind, namespace, name) -> (uid, resourceVersion). A resource whose CRD is
+    deleted between the discovery and the list (undeploy --delete-crds has just run) is
+    listed again from a fresh discovery."""
+    template = (
+        '{{range .items}}{{.apiVersion}} {{.kind}} {{or .metadata.namespace "-"}} '
+        '{{.metadata.name}} {{.metadata.uid}} {{.metadata.resourceVersion}}{{"\\n"}}{{end}}'
+    )
+    for _ in range(10):
+        names = [
+            n
+            for n in cluster.kubectl("api-resources", "--verbs=list", "-o", "name").stdout.split()
+            if n not in VOLATILE
+        ]
+        listed = cluster.kubectl(
+            "get", ",".join(names), "--all-namespaces", "-o", f"go-template={template}",
+            timeout=120, check=False,
+        )  # fmt: skip
+        if listed.returncode == 0:
+            break
+        assert "the server could not find the requested resource" in listed.stderr, listed.stderr
+        time.sleep(2)
+    else:
+        raise AssertionError(f"the API could not be listed: {listed.stderr}")
+    out = listed.stdout
+    found: Inventory = {}
+    for line in out.splitlines():
+        api, kind, ns, name, uid, rv = line.split(" ")
+        found[(api, kind, ns, name)] = (uid, rv)
+    return found
+
+
+def changes(
+    before: Inventory, after: Inventory, theirs: Callable[[Key], bool] = lambda _: False
+) -> dict[str, list[Key]]:
+    """Objects gone, added, replaced (other uid), and objects ``theirs`` names (another
+    team's) modified."""
+    return {
+        "gone": sorted(set(before) - set(after)),
+        "added": sorted(set(after) - set(before)),
+        "replaced": sorted(k for k in set(before) & set(after) if before[k][0] != after[k][0]),
+        "theirs modified": sorted(
+            k for k in set(before) & set(after) if theirs(k) and before[k] != after[k]
+        ),
+    }
+
+
+def settled(
+    cluster: Cluster,
+    before: Inventory,
+    theirs: Callable[[Key], bool] = lambda _: False,
+    timeout: float = 240,
+) -> dict[str, list[Key]]:
+    """Poll until the inventory matches ``before`` (namespace and CRD deletion run on after
+    the script returns); the changes left at the end."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = changes(before, inventory(cluster), theirs)
+        if not any(found.values()) or time.monotonic() > deadline:
+            return found
+        time.sleep(3)
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session ``sid`` (the script's own, started in a new session):
+    timeout(1) runs helm in a process group of its own, which a kill of the script's group
+    misses (found: the orphaned helm finished the install after the script was killed)."""
+    out = subprocess.run(["ps", "-eo", "pid=,sid="], capture_output=True, text=True, check=False)
+    for line in out.stdout.splitlines():
+        pid, _, session = line.strip().partition(" ")
+        if session.strip() == str(sid):
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -35,9 +35,14 @@ from tests.cluster.deploy_support import (
     AKS_TRAINING,
     SCRIPT_ENV,
     ClusterState,
+    Key,
     bundle,
+    changes,
+    inventory,
+    kill_session,
     recipe,
     run_script,
+    settled,
     sweep,
 )
 from tests.cluster.livecap_support import model, modelled_cluster
@@ -58,12 +63,6 @@ TRIM = [
     "--set", "gpuoperator:driver.rdma.useHostMofed=false",
 ]  # fmt: skip
 TEAM = "team-a"
-# Churn the control plane makes on its own while the test runs, and ComponentStatus (not
-# stored objects: no uid, no resourceVersion).
-VOLATILE = frozenset(
-    {"events", "events.events.k8s.io", "leases.coordination.k8s.io", "endpoints",
-     "endpointslices.discovery.k8s.io", "componentstatuses"}
-)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -164,40 +163,7 @@ def _remove_their_objects(cluster: Cluster) -> None:
         cluster.kubectl("delete", "crd", crd["metadata"]["name"], "--ignore-not-found", check=False)
 
 
-def inventory(cluster: Cluster) -> dict[tuple[str, str, str, str], tuple[str, str]]:
-    """Every object of every listable resource, all namespaces:
-    (apiVersion, kind, namespace, name) -> (uid, resourceVersion). A resource whose CRD is
-    deleted between the discovery and the list (undeploy --delete-crds has just run) is
-    listed again from a fresh discovery."""
-    template = (
-        '{{range .items}}{{.apiVersion}} {{.kind}} {{or .metadata.namespace "-"}} '
-        '{{.metadata.name}} {{.metadata.uid}} {{.metadata.resourceVersion}}{{"\\n"}}{{end}}'
-    )
-    for _ in range(10):
-        names = [
-            n
-            for n in cluster.kubectl("api-resources", "--verbs=list", "-o", "name").stdout.split()
-            if n not in VOLATILE
-        ]
-        listed = cluster.kubectl(
-            "get", ",".join(names), "--all-namespaces", "-o", f"go-template={template}",
-            timeout=120, check=False,
-        )  # fmt: skip
-        if listed.returncode == 0:
-            break
-        assert "the server could not find the requested resource" in listed.stderr, listed.stderr
-        time.sleep(2)
-    else:
-        raise AssertionError(f"the API could not be listed: {listed.stderr}")
-    out = listed.stdout
-    found: dict[tuple[str, str, str, str], tuple[str, str]] = {}
-    for line in out.splitlines():
-        api, kind, ns, name, uid, rv = line.split(" ")
-        found[(api, kind, ns, name)] = (uid, rv)
-    return found
-
-
-def _theirs(key: tuple[str, str, str, str]) -> bool:
+def _theirs(key: Key) -> bool:
     api, kind, ns, name = key
     return (
         ns == TEAM
@@ -208,47 +174,6 @@ def _theirs(key: tuple[str, str, str, str]) -> bool:
         )
         or (kind == "Namespace" and name in (TEAM, "gpu-operator"))
     )
-
-
-def _changes(
-    before: dict[Any, tuple[str, str]], after: dict[Any, tuple[str, str]]
-) -> dict[str, Any]:
-    """Objects gone, added, replaced (other uid), and the team's objects modified."""
-    return {
-        "gone": sorted(set(before) - set(after)),
-        "added": sorted(set(after) - set(before)),
-        "replaced": sorted(k for k in set(before) & set(after) if before[k][0] != after[k][0]),
-        "theirs modified": sorted(
-            k for k in set(before) & set(after) if _theirs(k) and before[k] != after[k]
-        ),
-    }
-
-
-def _settled(
-    cluster: Cluster, before: dict[Any, tuple[str, str]], timeout: float = 240
-) -> dict[str, Any]:
-    """Poll until the inventory matches ``before`` (namespace and CRD deletion run on after
-    the script returns); the changes left at the end."""
-    deadline = time.monotonic() + timeout
-    while True:
-        changes = _changes(before, inventory(cluster))
-        if not any(changes.values()) or time.monotonic() > deadline:
-            return changes
-        time.sleep(3)
-
-
-def _kill_session(sid: int) -> None:
-    """SIGKILL every process of session ``sid`` (the script's own, started in a new session):
-    timeout(1) runs helm in a process group of its own, which a kill of the script's group
-    misses (found: the orphaned helm finished the install after the script was killed)."""
-    out = subprocess.run(["ps", "-eo", "pid=,sid="], capture_output=True, text=True, check=False)
-    for line in out.stdout.splitlines():
-        pid, _, session = line.strip().partition(" ")
-        if session.strip() == str(sid):
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def _kill_during_helm(
@@ -272,7 +197,7 @@ def _kill_during_helm(
             pending = [r for r in json.loads(listed or "[]") if r["namespace"] != TEAM]
             # a release after the first, so the killed run has done a step before it
             if pending and pending[0]["name"] != "nfd":
-                _kill_session(proc.pid)
+                kill_session(proc.pid)
                 proc.wait(timeout=30)
                 return f"{pending[0]['namespace']}/{pending[0]['name']}"
             time.sleep(0.3)
@@ -300,7 +225,7 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
             # a bundle never deployed: its undeploy (even --delete-crds) changes nothing
             run = run_script(cluster, repos, undeploy, "--delete-crds")
             assert run.returncode == 0, str(run)
-            assert not any(_changes(before, inventory(cluster)).values())
+            assert not any(changes(before, inventory(cluster), _theirs).values())
 
             # their same-named DaemonSet: deploy refuses it, with one line, before any change
             run = run_script(cluster, repos, deploy)
@@ -311,7 +236,7 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
                 "REFUSED: DaemonSet/gpu-operator/nvidia-toolkit-hardening exists and is not ours"
             )
             assert "--adopt DaemonSet/gpu-operator/nvidia-toolkit-hardening" in refused[0]
-            assert not any(_changes(before, inventory(cluster)).values())
+            assert not any(changes(before, inventory(cluster), _theirs).values())
 
             # they move it away; a deploy killed during a helm install, then rerun, converges
             cluster.kubectl("delete", "daemonset", "-n", "gpu-operator", "nvidia-toolkit-hardening")
@@ -330,7 +255,7 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
                 for r in json.loads(cluster.helm("list", "-A", "-o", "json").stdout)
             }
             assert set(statuses.values()) == {"deployed"}, statuses
-            during = _changes(before, inventory(cluster))
+            during = changes(before, inventory(cluster), _theirs)
             assert not during["gone"] and not during["replaced"], during
             assert not during["theirs modified"], during
             # their namespace was used as it is: not relabelled
@@ -343,14 +268,14 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
             assert "keeping CRD " in run.stdout and "--delete-crds" in run.stdout, str(run)
             assert "keeping namespace gpu-operator: this bundle did not create it" in run.stdout
             assert cluster.get("configmap", "their-release", TEAM) is not None
-            left = _changes(before, inventory(cluster))
+            left = changes(before, inventory(cluster), _theirs)
             assert not left["gone"] and not left["theirs modified"], left
             assert any(k[1] == "CustomResourceDefinition" for k in left["added"]), left
 
             # --delete-crds: only the CRDs the bundle created go; then nothing is left
             run = run_script(cluster, repos, undeploy, "--delete-crds")
             assert run.returncode == 0, str(run)
-            assert not any(_settled(cluster, before).values())
+            assert not any(settled(cluster, before, _theirs).values())
         finally:
             swept = sweep(cluster, state)
             _remove_their_objects(cluster)
