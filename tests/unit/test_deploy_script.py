@@ -593,4 +593,51 @@ def test_switching_bundles_lists_what_is_left_and_prune_removes_only_that(
             "kgateway",
         ]
     ]
-    assert not any("olds.example.com" in " ".join(c) for c in stubs.calls())
+    # the CRD is only ever named in the state record's list of what is left, never acted on
+    assert not any(
+        "olds.example.com" in " ".join(c)
+        for c in stubs.calls()
+        if c[:4] != ["kubectl", "patch", "configmap", "aicr-tui-state"]
+    )
+
+
+def test_what_a_switch_left_is_recorded_and_a_later_run_still_prunes_it(
+    bundle, stubs, tmp_path
+) -> None:
+    """Found on the real API server: the first run after a switch records the new bundle, so
+    the --prune its warning prints found nothing to prune on the second run (the earlier
+    inventory was gone from the record). What the switch left is now kept in the record
+    (data.left, each line with the bundle that deployed it) until --prune removes it."""
+    _releases_are_ours(stubs, tmp_path)
+    old = "0123456789abcdef0123456789abcdef"
+    crd = '{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"olds.example.com"}}'
+    recorded = _write(tmp_path, "recorded", old)
+    stubs.rule("kubectl", 'index .data "bundle"', "print", recorded)
+    stubs.rule(
+        "kubectl", 'index .data "inventory"', "print",
+        _write(tmp_path, "inventory", f"release kgateway-system kgateway\nobject {crd}\n"),
+    )  # fmt: skip
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    patches = [c for c in stubs.calls() if c[:3] == ["kubectl", "patch", "configmap"]]
+    left = [json.loads(c[-1])["data"]["left"] for c in patches if '"left"' in c[-1]]
+    assert left == [f"{old} release kgateway-system kgateway\n{old} object {crd}"], patches
+
+    # the second run: the record names this bundle, and what the first run left
+    this = _bundle_id(bundle)[:32]
+    Path(recorded).write_text(this)
+    stubs.rule("kubectl", 'index .data "left"', "print", _write(tmp_path, "left", left[0]))
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert f"switching bundles: the earlier bundle {old} deployed" in proc.stdout
+    assert "  release kgateway-system kgateway" in proc.stdout.splitlines()
+    assert f"{bundle / 'deploy.sh'} --prune" in proc.stderr
+    proc = stubs.run(bundle / "deploy.sh", "--prune")
+    assert proc.returncode == 0, proc.stderr
+    assert "pruning Helm release kgateway-system/kgateway" in proc.stdout
+    assert ["helm", "uninstall", "--namespace", "kgateway-system", "--ignore-not-found", "--",
+            "kgateway"] in stubs.calls()  # fmt: skip
+    assert not any("olds.example.com" in " ".join(c) for c in stubs.calls() if c[1] == "delete")
+    # and once pruned, the record forgets it
+    assert ["kubectl", "patch", "configmap", "aicr-tui-state", "--namespace", "aicr-tui",
+            "--type", "merge", "-p", '{"data":{"left":null}}'] in stubs.calls()  # fmt: skip

@@ -595,9 +595,8 @@ _in_namespace() {
   if [[ -z "$ctx" ]]; then "$@"; return; fi
   cluster="$(command kubectl config view --minify -o 'jsonpath={.contexts[0].context.cluster}')" || return
   user="$(command kubectl config view --minify -o 'jsonpath={.contexts[0].context.user}')" || return
-  _jq() { local v="${1//\\/\\\\}"; printf '"%s"' "${v//\"/\\\"}"; }
   printf '{"apiVersion":"v1","kind":"Config","contexts":[{"name":%s,"context":{"cluster":%s,"user":%s,"namespace":%s}}]}\n' \
-    "$(_jq "$ctx")" "$(_jq "$cluster")" "$(_jq "$user")" "$(_jq "$ns")" > "$_WORK/ns.kubeconfig"
+    "$(_json_string "$ctx")" "$(_json_string "$cluster")" "$(_json_string "$user")" "$(_json_string "$ns")" > "$_WORK/ns.kubeconfig"
   KUBECONFIG="$_WORK/ns.kubeconfig:${KUBECONFIG:-$HOME/.kube/config}" "$@"
 }
 
@@ -794,12 +793,18 @@ _record_step() {
 }
 
 # deploy.sh, before its first step: read what an earlier run recorded, say what it means,
-# prune with --prune, then record this bundle.
+# prune with --prune, then record this bundle. What a switch of bundles leaves in place is
+# kept in the record (data.left, lines "BUNDLE_ID inventory-line"), so a later run still
+# lists it and `--prune` still removes it: the record names the new bundle from the first
+# run on, and its inventory alone no longer knows what the earlier one deployed.
 state_begin() {
-  local old old_inventory stale line kind rest steps
+  local old old_inventory stale left="" recorded_left="" id line ids steps
   (( DRY_RUN )) && return 0
   old="$(_state_get bundle)" || { printf 'FAILED: cannot read the state record %s/%s\n' "$STATE_NS" "$STATE_NAME" >&2; exit 1; }
   _preflight || exit 1
+  if [[ -n "$old" ]]; then
+    recorded_left="$(_state_get left)" || exit 1
+  fi
   if [[ -n "$old" && "$old" == "$BUNDLE_ID" ]]; then
     steps="$(_timed kubectl get configmap --namespace "$STATE_NS" "$STATE_NAME" -o 'go-template={{range $k, $v := .data}}{{$k}}={{$v}}{{"\n"}}{{end}}' 2>/dev/null | grep -E '^step-[0-9]+=(started|failed)$' || true)"
     if [[ -n "$steps" ]]; then
@@ -808,21 +813,60 @@ state_begin() {
   elif [[ -n "$old" ]]; then
     old_inventory="$(_state_get inventory)" || exit 1
     stale="$(grep -vxF -f <(printf '%s\n' "$INVENTORY") <<<"$old_inventory" | grep -v '^$' || true)"
-    if [[ -n "$stale" ]]; then
-      printf 'switching bundles: the earlier bundle %s deployed these, which this bundle does not contain:\n' "$old"
-      sed 's/^/  /' <<<"$stale"
-      if (( PRUNE )); then
-        _prune "$old" "$stale" || { printf 'FAILED: pruning what the earlier bundle left\n' >&2; exit 1; }
-      else
-        printf 'they are left in place; to remove them (only what aicr-tui created; CRDs are kept): %s --prune\n' "$0" >&2
-      fi
+    while IFS= read -r line; do
+      [[ -n "$line" ]] && recorded_left+=$'\n'"$old $line"
+    done <<<"$stale"
+  fi
+  # what this bundle contains again is its own from now on
+  while read -r id line; do
+    [[ -n "$line" ]] || continue
+    grep -qxF -- "$line" <<<"$INVENTORY" || left+="$id $line"$'\n'
+  done <<<"$recorded_left"
+  left="${left%$'\n'}"
+  if [[ -n "$left" ]]; then
+    ids=""
+    while read -r id line; do
+      [[ $'\n'"$ids" == *$'\n'"$id"$'\n'* ]] || ids+="$id"$'\n'
+    done <<<"$left"
+    ids="${ids%$'\n'}"
+    while IFS= read -r id; do
+      printf 'switching bundles: the earlier bundle %s deployed these, which this bundle does not contain:\n' "$id"
+      while read -r _id line; do [[ "$_id" == "$id" ]] && printf '  %s\n' "$line"; done <<<"$left"
+    done <<<"$ids"
+    if (( PRUNE )); then
+      while IFS= read -r id; do
+        _prune "$id" "$(while read -r _id line; do [[ "$_id" == "$id" ]] && printf '%s\n' "$line"; done <<<"$left")" ||
+          { printf 'FAILED: pruning what the earlier bundle %s left\n' "$id" >&2; exit 1; }
+      done <<<"$ids"
+      left=""
+    else
+      printf 'they are left in place; to remove them (only what aicr-tui created; CRDs are kept): %s --prune\n' "$0" >&2
     fi
+  fi
+  # the list of what is left goes into the record before the record names this bundle, so
+  # an interruption between the two cannot lose it
+  if [[ -n "$left" ]]; then
+    kubectl patch configmap "$STATE_NAME" --namespace "$STATE_NS" --type merge \
+      -p "{\"data\":{\"left\":$(_json_string "$left")}}" >/dev/null || exit 1
   fi
   ensure_namespace "$STATE_NAMESPACE_DOC" >/dev/null || exit 1
   _marked - <<<"$STATE_DOC" > "$_WORK/state" || exit 1
   kubectl apply --server-side "--field-manager=$MANAGER" --force-conflicts -f - < "$_WORK/state" >/dev/null || exit 1
+  if [[ -z "$left" && -n "$recorded_left" ]]; then
+    kubectl patch configmap "$STATE_NAME" --namespace "$STATE_NS" --type merge -p '{"data":{"left":null}}' >/dev/null || exit 1
+  fi
   _STATE_READY=1
   RESUMED_STEPS="$(grep -oE '^step-[0-9]+=started$' <<<"${steps:-}" | sed -E 's/^step-([0-9]+)=started$/\1/' | tr '\n' ' ' || true)"
+}
+
+# "$1" as a JSON string (our own text: inventory lines, kubeconfig names).
+_json_string() {
+  local v="${1//\\/\\\\}"
+  v="${v//\"/\\\"}"
+  v="${v//$'\n'/\\n}"
+  v="${v//$'\t'/\\t}"
+  v="${v//$'\r'/\\r}"
+  printf '"%s"' "$v"
 }
 
 # Before anything changes: every object and release of the bundle that exists must be
