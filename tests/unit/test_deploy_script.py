@@ -604,7 +604,7 @@ def test_switching_bundles_lists_what_is_left_and_prune_removes_only_that(
 def test_what_a_switch_left_is_recorded_and_a_later_run_still_prunes_it(
     bundle, stubs, tmp_path
 ) -> None:
-    """Found on the real API server: the first run after a switch records the new bundle, so
+    """Found while writing the cluster switch case: the first run after a switch records the new bundle, so
     the --prune its warning prints found nothing to prune on the second run (the earlier
     inventory was gone from the record). What the switch left is now kept in the record
     (data.left, each line with the bundle that deployed it) until --prune removes it."""
