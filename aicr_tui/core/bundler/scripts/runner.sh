@@ -643,7 +643,7 @@ _mark_new_crds() {
 # CRDs the chart templates (helm uninstall would delete them: CRDs go only with --delete-crds,
 # at the end of the run).
 uninstall_ours() {
-  local ns="$1" rel="$2" status rc=0 owner crd kept=()
+  local ns="$1" rel="$2" status rc=0
   if (( DRY_RUN )); then
     _show helm uninstall --namespace "$ns" --ignore-not-found -- "$rel" >&3
     return 0
@@ -656,16 +656,23 @@ uninstall_ours() {
     printf 'keeping Helm release %s/%s: its release record is not this bundle'"'"'s\n' "$ns" "$rel"
     return 0
   fi
+  _keep_release_crds "$ns" "$rel" || return
+  helm uninstall --namespace "$ns" --ignore-not-found -- "$rel"
+}
+
+# Before `helm uninstall` of release $1/$2 (undeploy, --prune): the CRDs its chart templates
+# get helm.sh/resource-policy: keep and this bundle's label, so they stay (CRDs go only with
+# undeploy.sh --delete-crds) and that option finds them.
+_keep_release_crds() {
+  local ns="$1" rel="$2" owner crd kept=()
   _timed kubectl get customresourcedefinitions -o go-template='{{range .items}}{{with .metadata.annotations}}{{index . "meta.helm.sh/release-namespace"}}/{{index . "meta.helm.sh/release-name"}}{{end}} {{.metadata.name}}{{"\n"}}{{end}}' \
     > "$_WORK/release-crds" || return
   while read -r owner crd; do
     [[ "$owner" == "$ns/$rel" && -n "$crd" ]] && kept+=("customresourcedefinition/$crd")
   done < "$_WORK/release-crds"
-  if (( ${#kept[@]} )); then
-    kubectl annotate --overwrite "${kept[@]}" helm.sh/resource-policy=keep >/dev/null || return
-    kubectl label --overwrite "${kept[@]}" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null || return
-  fi
-  helm uninstall --namespace "$ns" --ignore-not-found -- "$rel"
+  (( ${#kept[@]} )) || return 0
+  kubectl annotate --overwrite "${kept[@]}" helm.sh/resource-policy=keep >/dev/null || return
+  kubectl label --overwrite "${kept[@]}" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null
 }
 
 # ---- namespaces ----
@@ -908,7 +915,8 @@ _prune() {
         printf -v a '%b' "$a"
         printf -v b '%b' "$b"
         if _release_marked "$a" "$b" "$OURS_KEY=$OURS_VALUE"; then
-          printf 'pruning Helm release %s/%s\n' "$a" "$b"
+          printf 'pruning Helm release %s/%s (the CRDs its chart made are kept)\n' "$a" "$b"
+          BUNDLE_ID="$old" _keep_release_crds "$a" "$b" || return
           helm uninstall --namespace "$a" --ignore-not-found -- "$b" || return
         fi ;;
       object)
@@ -950,11 +958,16 @@ _release_kept_namespaces() {
 }
 
 finish_undeploy() {
-  local rc=0
+  local rc=0 left
   crds_of_this_bundle || rc=1
   _bundle_namespaces || rc=1
   _release_kept_namespaces || rc=1
   if (( ! DRY_RUN )) && [[ "$(_state_get bundle)" == "$BUNDLE_ID" ]]; then
+    left="$(_state_get left)" || rc=1
+    if [[ -n "$left" ]]; then
+      printf 'not removed: an earlier switch of bundles left these in place; the undeploy.sh of the bundle named before each removes them:\n'
+      sed 's/^/  /' <<<"$left"
+    fi
     kubectl delete --ignore-not-found --namespace "$STATE_NS" "configmap/$STATE_NAME" >/dev/null || rc=1
     delete_created_namespace "$STATE_NS" "$STATE_NAMESPACE_DOC" || rc=1
   fi
