@@ -678,15 +678,25 @@ _keep_release_crds() {
 # ---- namespaces ----
 # Objects the API server or a controller makes in every namespace, or that go with an owner.
 _namespace_foreign() {
-  local ns="$1" kind name ours bundle owner
-  if [[ -z "${_NS_TYPES:-}" ]]; then
-    _timed kubectl api-resources --verbs=list --namespaced -o name > "$_WORK/types" || return 2
-    _NS_TYPES="$(grep -vxE 'events|events\.events\.k8s\.io|endpoints|endpointslices\.discovery\.k8s\.io|leases\.coordination\.k8s\.io' "$_WORK/types" | paste -sd, - || true)"
-  fi
-  [[ -n "$_NS_TYPES" ]] || return 0
-  _timed kubectl get "$_NS_TYPES" --namespace "$ns" --ignore-not-found --no-headers \
-    -o 'custom-columns=KIND:.kind,NAME:.metadata.name,OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle,OWNER:.metadata.ownerReferences[0].kind' \
-    > "$_WORK/ns-objects" || return 2
+  local ns="$1" kind name ours bundle owner tries=0
+  while :; do
+    if [[ -z "${_NS_TYPES:-}" ]]; then
+      _timed kubectl api-resources --verbs=list --namespaced -o name > "$_WORK/types" || return 2
+      _NS_TYPES="$(grep -vxE 'events|events\.events\.k8s\.io|endpoints|endpointslices\.discovery\.k8s\.io|leases\.coordination\.k8s\.io' "$_WORK/types" | paste -sd, - || true)"
+    fi
+    [[ -n "$_NS_TYPES" ]] || return 0
+    _timed kubectl get "$_NS_TYPES" --namespace "$ns" --ignore-not-found --no-headers \
+      -o 'custom-columns=KIND:.kind,NAME:.metadata.name,OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle,OWNER:.metadata.ownerReferences[0].kind' \
+      > "$_WORK/ns-objects" 2> "$_WORK/ns-error" && break
+    # a kind whose CRD went since the list of kinds was read (the run's own --delete-crds,
+    # found on the real server: thanosrulers): read the kinds again, a few times
+    if (( ++tries > 5 )) || ! grep -qE "$_UNSERVED" "$_WORK/ns-error"; then
+      cat "$_WORK/ns-error" >&2
+      return 2
+    fi
+    _NS_TYPES=""
+    sleep 1
+  done
   while read -r kind name ours bundle owner; do
     [[ -n "$name" ]] || continue
     [[ "$owner" != "<none>" ]] && continue
@@ -784,7 +794,7 @@ crds_of_this_bundle() {
 _state_get() {
   (( DRY_RUN )) && return 0
   _timed kubectl get configmap --namespace "$STATE_NS" --ignore-not-found \
-    --field-selector "metadata.name=$STATE_NAME" -o "go-template={{range .items}}{{index .data \"$1\"}}{{end}}"
+    --field-selector "metadata.name=$STATE_NAME" -o "go-template={{range .items}}{{if .data}}{{with index .data \"$1\"}}{{.}}{{end}}{{end}}{{end}}"
 }
 
 _state_patch() {  # key value (both our own words: step numbers, names, digests)
