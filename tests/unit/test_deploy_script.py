@@ -641,3 +641,51 @@ def test_what_a_switch_left_is_recorded_and_a_later_run_still_prunes_it(
     # and once pruned, the record forgets it
     assert ["kubectl", "patch", "configmap", "aicr-tui-state", "--namespace", "aicr-tui",
             "--type", "merge", "-p", '{"data":{"left":null}}'] in stubs.calls()  # fmt: skip
+
+
+def test_a_release_whose_chart_templates_crds_is_uninstalled_only_with_delete_crds(
+    bundle, stubs, tmp_path
+) -> None:
+    """Found on the real server: helm uninstall deletes the CRDs a chart templates unless the
+    manifest Helm stored says helm.sh/resource-policy: keep (agentgateway-crds' went with
+    --prune, and every custom resource in them). Such a release is kept by default, with one
+    line naming its CRDs; --delete-crds uninstalls it, unless someone else's custom resources
+    are in them (then --destroy-custom-resources is needed); a CRD whose chart says keep
+    does not hold the release back."""
+    _releases_are_ours(stubs, tmp_path)
+    stubs.rule(
+        "kubectl", "helm.sh/resource-policy", "print",
+        _write(tmp_path, "crds", "gpu-operator/gpu-operator - nvidiadrivers.nvidia.com\n"
+               "gpu-operator/gpu-operator keep clusterpolicies.nvidia.com\n"
+               "-/- - unrelated.example.com\n"),
+    )  # fmt: skip
+    uninstalls = lambda: [c for c in stubs.calls() if c[:2] == ["helm", "uninstall"]]  # noqa: E731
+    proc = stubs.run(bundle / "undeploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "keeping Helm release gpu-operator/gpu-operator: helm uninstall would delete the CRDs "
+        "its chart templates (nvidiadrivers.nvidia.com) and every custom resource in them"
+        in proc.stdout
+    )
+    assert not [c for c in uninstalls() if c[-1] == "gpu-operator"]
+    assert [c for c in uninstalls() if c[-1] == "nfd"], "the other releases go"
+    # both of the release's CRDs carry this bundle's label (--delete-crds finds the kept one)
+    label = next(c for c in stubs.calls() if c[:3] == ["kubectl", "label", "--overwrite"])
+    assert {"customresourcedefinition/nvidiadrivers.nvidia.com",
+            "customresourcedefinition/clusterpolicies.nvidia.com"} <= set(label)  # fmt: skip
+    assert not any("unrelated.example.com" in " ".join(c) for c in stubs.calls())
+
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
+    assert proc.returncode == 0, proc.stderr
+    assert [c for c in uninstalls() if c[-1] == "gpu-operator"]
+
+    # someone else's custom resource in that CRD holds the release back, exit 1
+    before = len(uninstalls())
+    stubs.rule(
+        "kubectl", "get nvidiadrivers.nvidia.com", "print",
+        _write(tmp_path, "crs", "<none> theirs <none> <none> <none>\n"),
+    )  # fmt: skip
+    proc = stubs.run(bundle / "undeploy.sh", "--delete-crds")
+    assert proc.returncode == 1
+    assert "custom resources this bundle did not create are in them: theirs" in proc.stderr
+    assert not [c for c in uninstalls()[before:] if c[-1] == "gpu-operator"]

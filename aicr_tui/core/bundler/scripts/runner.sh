@@ -643,7 +643,7 @@ _mark_new_crds() {
 # CRDs the chart templates (helm uninstall would delete them: CRDs go only with --delete-crds,
 # at the end of the run).
 uninstall_ours() {
-  local ns="$1" rel="$2" status rc=0
+  local ns="$1" rel="$2" status rc=0 crds
   if (( DRY_RUN )); then
     _show helm uninstall --namespace "$ns" --ignore-not-found -- "$rel" >&3
     return 0
@@ -656,23 +656,53 @@ uninstall_ours() {
     printf 'keeping Helm release %s/%s: its release record is not this bundle'"'"'s\n' "$ns" "$rel"
     return 0
   fi
-  _keep_release_crds "$ns" "$rel" || return
+  crds="$(_release_crds "$ns" "$rel")" || return
+  _may_uninstall "$ns" "$rel" "$crds" "$DELETE_CRDS" || { (( $? == 1 )) && return 0; return 1; }
   helm uninstall --namespace "$ns" --ignore-not-found -- "$rel"
 }
 
 # Before `helm uninstall` of release $1/$2 (undeploy, --prune): the CRDs its chart templates
-# get helm.sh/resource-policy: keep and this bundle's label, so they stay (CRDs go only with
-# undeploy.sh --delete-crds) and that option finds them.
-_keep_release_crds() {
-  local ns="$1" rel="$2" owner crd kept=()
-  _timed kubectl get customresourcedefinitions -o go-template='{{range .items}}{{with .metadata.annotations}}{{index . "meta.helm.sh/release-namespace"}}/{{index . "meta.helm.sh/release-name"}}{{end}} {{.metadata.name}}{{"\n"}}{{end}}' \
+# get this bundle's label, so undeploy.sh --delete-crds finds the ones Helm keeps; the ones
+# `helm uninstall` would delete (no helm.sh/resource-policy: keep in the chart: Helm decides
+# from the manifest it stored at install, so the annotation put on the live CRD does nothing,
+# found on the real server when --prune took agentgateway-crds' CRDs) are printed, a name a
+# line.
+_release_crds() {
+  local ns="$1" rel="$2" owner policy crd labelled=()
+  _timed kubectl get customresourcedefinitions -o go-template='{{range .items}}{{with .metadata.annotations}}{{or (index . "meta.helm.sh/release-namespace") "-"}}/{{or (index . "meta.helm.sh/release-name") "-"}} {{or (index . "helm.sh/resource-policy") "-"}}{{else}}-/- -{{end}} {{.metadata.name}}{{"\n"}}{{end}}' \
     > "$_WORK/release-crds" || return
-  while read -r owner crd; do
-    [[ "$owner" == "$ns/$rel" && -n "$crd" ]] && kept+=("customresourcedefinition/$crd")
+  while read -r owner policy crd; do
+    [[ "$owner" == "$ns/$rel" && -n "$crd" ]] || continue
+    labelled+=("customresourcedefinition/$crd")
+    [[ "$policy" == keep ]] || printf '%s\n' "$crd"
   done < "$_WORK/release-crds"
-  (( ${#kept[@]} )) || return 0
-  kubectl annotate --overwrite "${kept[@]}" helm.sh/resource-policy=keep >/dev/null || return
-  kubectl label --overwrite "${kept[@]}" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null
+  (( ${#labelled[@]} )) || return 0
+  kubectl label --overwrite "${labelled[@]}" "$OURS_KEY=$OURS_VALUE" "$BUNDLE_KEY=$BUNDLE_ID" >/dev/null
+}
+
+# Whether `helm uninstall` of release $1/$2 may run: with CRDs it would delete ($3, a name a
+# line), only under --delete-crds ($4 = 1) and when no custom resource in them is someone
+# else's (or --destroy-custom-resources); otherwise one line says why the release is kept.
+_may_uninstall() {
+  local ns="$1" rel="$2" crds="$3" delete="$4" crd total foreign all=""
+  [[ -n "$crds" ]] || return 0
+  if (( ! delete )); then
+    printf 'keeping Helm release %s/%s: helm uninstall would delete the CRDs its chart templates (%s) and every custom resource in them; CRDs go only with undeploy.sh --delete-crds\n' \
+      "$ns" "$rel" "$(tr '\n' ' ' <<<"$crds" | sed 's/ $//')"
+    return 1
+  fi
+  while IFS= read -r crd; do
+    [[ -n "$crd" ]] || continue
+    read -r total foreign <<<"$(_foreign_crs "$crd")" || return 2
+    [[ -n "$total" ]] || return 2
+    all+="${foreign:+$foreign }"
+  done <<<"$crds"
+  if [[ -n "$all" ]] && (( ! DESTROY_CRS )); then
+    printf 'keeping Helm release %s/%s: helm uninstall would delete the CRDs its chart templates, and custom resources this bundle did not create are in them: %s (add --destroy-custom-resources to accept that)\n' \
+      "$ns" "$rel" "${all% }" >&2
+    KEPT_CRDS_WITH_DATA=1
+    return 1
+  fi
 }
 
 # ---- namespaces ----
@@ -744,8 +774,31 @@ _our_release() {
   [[ "$1" != "<none>" && "$2" != "<none>" ]] || return 1
   grep -qxF "release $1 $2" <<<"$INVENTORY"
 }
+# The custom resources of CRD $1 (plural.group): "TOTAL NS/NAME NAME ...", the count of all
+# of them, then the ones this bundle did not create (NAME alone when cluster-scoped).
+_foreign_crs() {
+  local rows ns cr bundle rns rel foreign="" total=0
+  # a CRD already going (its kind no longer served) holds nothing to list: found on the
+  # real server after agentgateway-crds' uninstall
+  if ! rows="$(_timed kubectl get "$1" --all-namespaces --ignore-not-found --no-headers \
+    -o 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name,BUNDLE:.metadata.labels.aicr-tui/bundle,RNS:.metadata.annotations.meta\.helm\.sh/release-namespace,REL:.metadata.annotations.meta\.helm\.sh/release-name' 2>"$_WORK/crs-error")"; then
+    grep -qE "$_UNSERVED" "$_WORK/crs-error" || { cat "$_WORK/crs-error" >&2; return 1; }
+    rows=""
+  fi
+  while read -r ns cr bundle rns rel; do
+    [[ -n "$cr" ]] || continue
+    total=$((total + 1))
+    [[ "$bundle" == "$BUNDLE_ID" ]] && continue
+    # made by one of this bundle's own releases (a chart template Helm keeps on uninstall,
+    # helm.sh/resource-policy: keep, such as kai-scheduler's default Queue): ours too
+    _our_release "$rns" "$rel" && continue
+    foreign+="$( [[ "$ns" == "<none>" ]] && printf '%s' "$cr" || printf '%s/%s' "$ns" "$cr") "
+  done <<<"$rows"
+  printf '%d %s\n' "$total" "${foreign% }"
+}
+
 crds_of_this_bundle() {
-  local name plural group rows foreign ours_n total kept=0 ns cr bundle
+  local name plural group foreign total kept=0
   if (( DRY_RUN )); then
     _show kubectl get customresourcedefinitions -l "$BUNDLE_KEY=$BUNDLE_ID" >&3
     return 0
@@ -754,23 +807,8 @@ crds_of_this_bundle() {
     -o 'custom-columns=NAME:.metadata.name,PLURAL:.spec.names.plural,GROUP:.spec.group' > "$_WORK/our-crds" || return
   while read -r name plural group; do
     [[ -n "$name" ]] || continue
-    # a CRD already going (its kind no longer served) holds nothing to list: found on the
-    # real server after agentgateway-crds' uninstall
-    if ! rows="$(_timed kubectl get "$plural.$group" --all-namespaces --ignore-not-found --no-headers \
-      -o 'custom-columns=NS:.metadata.namespace,NAME:.metadata.name,BUNDLE:.metadata.labels.aicr-tui/bundle,RNS:.metadata.annotations.meta\.helm\.sh/release-namespace,REL:.metadata.annotations.meta\.helm\.sh/release-name' 2>"$_WORK/crs-error")"; then
-      grep -qE "$_UNSERVED" "$_WORK/crs-error" || { cat "$_WORK/crs-error" >&2; return 1; }
-      rows=""
-    fi
-    foreign="" total=0
-    while read -r ns cr bundle rns rel; do
-      [[ -n "$cr" ]] || continue
-      total=$((total + 1))
-      [[ "$bundle" == "$BUNDLE_ID" ]] && continue
-      # made by one of this bundle's own releases (a chart template Helm keeps on uninstall,
-      # helm.sh/resource-policy: keep, such as kai-scheduler's default Queue): ours too
-      _our_release "$rns" "$rel" && continue
-      foreign+="$( [[ "$ns" == "<none>" ]] && printf '%s' "$cr" || printf '%s/%s' "$ns" "$cr") "
-    done <<<"$rows"
+    read -r total foreign <<<"$(_foreign_crs "$plural.$group")" || return 1
+    [[ -n "$total" ]] || return 1
     if (( ! DELETE_CRDS )); then
       printf 'keeping CRD %s (created by this bundle): %d custom resource(s) in it%s\n' "$name" "$total" \
         "$( [[ -n "$foreign" ]] && printf ', not ours: %s' "${foreign% }")"
@@ -851,11 +889,12 @@ state_begin() {
       while read -r _id line; do [[ "$_id" == "$id" ]] && printf '  %s\n' "$line"; done <<<"$left"
     done <<<"$ids"
     if (( PRUNE )); then
+      : > "$_WORK/still-left"
       while IFS= read -r id; do
         _prune "$id" "$(while read -r _id line; do [[ "$_id" == "$id" ]] && printf '%s\n' "$line"; done <<<"$left")" ||
           { printf 'FAILED: pruning what the earlier bundle %s left\n' "$id" >&2; exit 1; }
       done <<<"$ids"
-      left=""
+      left="$(cat "$_WORK/still-left")"
     else
       printf 'they are left in place; to remove them (only what aicr-tui created; CRDs are kept): %s --prune\n' "$0" >&2
     fi
@@ -918,15 +957,21 @@ _preflight() {
 # releases whose record is aicr-tui's, objects labelled aicr-tui's (never a CRD), then
 # namespaces that are aicr-tui's and hold nothing else.
 _prune() {
-  local old="$1" what a b id="$BUNDLE_ID"
+  local old="$1" what a b id="$BUNDLE_ID" crds
   while read -r what a b; do
     case "$what" in
       release)
         printf -v a '%b' "$a"
         printf -v b '%b' "$b"
         if _release_marked "$a" "$b" "$OURS_KEY=$OURS_VALUE"; then
-          printf 'pruning Helm release %s/%s (the CRDs its chart made are kept)\n' "$a" "$b"
-          BUNDLE_ID="$old" _keep_release_crds "$a" "$b" || return
+          crds="$(BUNDLE_ID="$old" _release_crds "$a" "$b")" || return
+          # never with its CRDs: such a release stays listed as left (its bundle's
+          # undeploy.sh --delete-crds removes it)
+          if ! _may_uninstall "$a" "$b" "$crds" 0; then
+            printf '%s release %s %s\n' "$old" "$a" "$b" >> "$_WORK/still-left"
+            continue
+          fi
+          printf 'pruning Helm release %s/%s\n' "$a" "$b"
           helm uninstall --namespace "$a" --ignore-not-found -- "$b" || return
         fi ;;
       object)
