@@ -61,7 +61,7 @@ cluster-down:
 # be reached fails the run (AICR_CLUSTER_REQUIRED=1), it is never skipped.
 test-cluster: $(STAMP)
 	cluster/up.sh
-	AICR_CLUSTER_REQUIRED=1 $(PY) -m pytest -p no:cacheprovider --run-cluster tests/cluster
+	AICR_CLUSTER_REQUIRED=1 $(PY) -m pytest -p no:cacheprovider --run-cluster --durations=30 tests/cluster
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache .mypy_cache .ruff_cache .grimp_cache .import_linter_cache

@@ -68,12 +68,13 @@ def repos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[chart_repository
 
 
 def shape(found: Inventory) -> set[Key]:
-    """The objects a deploy defines, to compare two deploys: without Pods, ReplicaSets and
-    ControllerRevisions (names their controllers draw, and history an upgrade adds), and
-    with the revision of Helm's release records dropped (a recovered release has more)."""
+    """The objects a deploy defines, to compare two deploys: without Pods, ReplicaSets,
+    ControllerRevisions and IPAddresses (names their controllers draw or allocate, and
+    history an upgrade adds), and with the revision of Helm's release records dropped (a
+    recovered release has more)."""
     out: set[Key] = set()
     for api, kind, ns, name in found:
-        if kind in ("Pod", "ReplicaSet", "ControllerRevision"):
+        if kind in ("Pod", "ReplicaSet", "ControllerRevision", "IPAddress"):
             continue
         if kind == "Secret" and name.startswith("sh.helm.release.v1."):
             name = re.sub(r"\.v\d+$", "", name)
@@ -82,7 +83,7 @@ def shape(found: Inventory) -> set[Key]:
 
 
 def _releases(cluster: Cluster) -> dict[str, str]:
-    listed = cluster.helm("list", "-A", "-a", "-o", "json").stdout
+    listed = cluster.helm("list", "-A", "--deployed", "--failed", "--pending", "-o", "json").stdout
     return {f"{r['namespace']}/{r['name']}": r["status"] for r in json.loads(listed)}
 
 
@@ -126,6 +127,19 @@ class ApiServer:
         )
 
 
+def _helm_upgrades(sid: int) -> list[tuple[int, str]]:
+    """(pid, args) of each ``helm upgrade --install`` running in session ``sid``."""
+    out = subprocess.run(
+        ["ps", "-ww", "-eo", "pid=,sid=,args="], capture_output=True, text=True, check=False
+    ).stdout
+    found = []
+    for line in out.splitlines():
+        pid, session, args = line.split(None, 2)
+        if int(session) == sid and re.search(r"(^|/)helm upgrade --install ", args):
+            found.append((int(pid), args))
+    return found
+
+
 def _run_with_fault(
     cluster: Cluster,
     repos: chart_repository.ChartRepositories,
@@ -136,9 +150,11 @@ def _run_with_fault(
     *args: str,
     env: dict[str, str] | None = None,
 ) -> int | None:
-    """Run ``script`` and call ``fault`` once ``release`` ("namespace/name") is pending (its
-    helm call is running); wait for the script to end. Its exit status, or None when the run
-    ended before the release was caught pending (its output is in ``log``)."""
+    """Run ``script`` and call ``fault`` while the helm of ``release`` ("namespace/name")
+    runs (seen in the script's session; a poll of ``helm list --pending`` missed installs
+    that take 3 s); wait for the script to end. Its exit status, or None when the run ended
+    before that helm was seen (its output is in ``log``)."""
+    namespace, name = release.split("/")
     full = dict(cluster.env)
     full.update(SCRIPT_ENV)
     full.update(repos.env())
@@ -151,11 +167,13 @@ def _run_with_fault(
     try:
         deadline = time.monotonic() + 600
         while proc.poll() is None and time.monotonic() < deadline:
-            pending = cluster.helm("list", "-A", "--pending", "-o", "json", check=False).stdout
-            if release in {f"{r['namespace']}/{r['name']}" for r in json.loads(pending or "[]")}:
+            if any(
+                f" --namespace {namespace} " in a and f" -- {name} " in a
+                for _, a in _helm_upgrades(proc.pid)
+            ):
                 fault(proc)
                 return proc.wait(timeout=600)
-            time.sleep(0.3)
+            time.sleep(0.05)
         return None
     finally:
         if proc.poll() is None:
@@ -165,13 +183,8 @@ def _run_with_fault(
 
 def _kill_helm(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the helm upgrade the script (session ``proc.pid``) is running, nothing else."""
-    out = subprocess.run(
-        ["ps", "-eo", "pid=,sid=,args="], capture_output=True, text=True, check=False
-    ).stdout
-    for line in out.splitlines():
-        pid, sid, args = line.split(None, 2)
-        if int(sid) == proc.pid and re.search(r"(^|/)helm upgrade --install ", args):
-            os.kill(int(pid), signal.SIGKILL)
+    for pid, _ in _helm_upgrades(proc.pid):
+        os.kill(pid, signal.SIGKILL)
 
 
 def _converged(cluster: Cluster, want: set[Key], timeout: float = 120) -> set[Key]:
@@ -189,6 +202,8 @@ def test_faults_converge_in_one_rerun_and_switches_prune_exactly_what_is_left(
     cluster: Cluster, repos: chart_repository.ChartRepositories, tmp_path: Path
 ) -> None:
     flags = [*AKS_TOLERATION, *TRIM]
+    for name in "abc":
+        (tmp_path / name).mkdir()
     a = bundle(recipe(tmp_path / "a", *AKS_H100, "--intent", "inference"), tmp_path / "A", *flags)
     b = bundle(
         recipe(tmp_path / "b", *AKS_H100, "--intent", "inference",
@@ -220,13 +235,13 @@ def test_faults_converge_in_one_rerun_and_switches_prune_exactly_what_is_left(
                 lambda _: api.pause(20),
             )  # fmt: skip
             out = log.read_text()
-            print(f"paused: deploy.sh exit {rc}")
+            print(f"paused: deploy.sh exit {rc}", *out.splitlines()[-6:], sep="\n  ")
             assert rc is not None, out[-4000:]
             if rc != 0:
                 assert "INTERRUPTED at step" in out or "FAILED" in out, out[-4000:]
                 run = run_script(cluster, repos, a / "deploy.sh")
                 assert run.returncode == 0, str(run)
-            assert not _converged(cluster, clean_a)
+            assert not (diff := _converged(cluster, clean_a)), sorted(diff)
 
             # B over A, the API server killed during the GPU Operator's upgrade and down
             # until the run ends: an INTERRUPTED line naming the API server, exit 1; the
@@ -247,7 +262,7 @@ def test_faults_converge_in_one_rerun_and_switches_prune_exactly_what_is_left(
                 if argv:
                     api.start(argv)
             out = log.read_text()
-            print(f"API server killed: deploy.sh exit {rc}")
+            print(f"API server killed: deploy.sh exit {rc}", *out.splitlines()[-6:], sep="\n  ")
             assert rc == 1, out[-4000:]
             assert "the API server does not answer" in out, out[-4000:]
             assert re.search(r"^INTERRUPTED at step \d{3}", out, re.M), out[-4000:]
@@ -258,13 +273,13 @@ def test_faults_converge_in_one_rerun_and_switches_prune_exactly_what_is_left(
             assert run.returncode == 0, str(run)
             # the DaemonSet B no longer contains is left, and still listed on this rerun
             assert "switching bundles" in run.stdout and "nvidia-toolkit-hardening" in run.stdout
-            assert not _converged(cluster, clean_a)
+            assert not (diff := _converged(cluster, clean_a)), sorted(diff)
 
             # --prune removes exactly what was left: the hardening DaemonSet
             run = run_script(cluster, repos, b / "deploy.sh", "--prune")
             assert run.returncode == 0, str(run)
             clean_b = clean_a - {HARDENING}
-            assert not _converged(cluster, clean_b)
+            assert not (diff := _converged(cluster, clean_b)), sorted(diff)
 
             # C (training) --prune over B, helm killed during cert-manager's upgrade: the
             # agentgateway release is pruned; agentgateway-crds is kept, as its chart
