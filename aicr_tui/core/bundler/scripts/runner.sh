@@ -600,8 +600,6 @@ _in_namespace() {
   KUBECONFIG="$_WORK/ns.kubeconfig:${KUBECONFIG:-$HOME/.kube/config}" "$@"
 }
 
-# The CRD names before step $1's helm, kept in the state record so a rerun after a kill
-# still knows which CRDs the step added.
 # The CRDs on the server, named as `kubectl get -o name` names them, read from the server's
 # table: its rows carry no schemas, so a listing takes a tenth of the time -o name took
 # (which fetches every CRD whole: half a second a call with a chart's 60 CRDs).
@@ -614,6 +612,8 @@ _crd_names() {
   return 0
 }
 
+# The CRD names before step $1's helm, kept in the state record so a rerun after a kill
+# still knows which CRDs the step added.
 _note_crds() {
   local num="$1" noted=""
   if [[ " ${RESUMED_STEPS:-} " == *" $num "* ]]; then
@@ -639,9 +639,8 @@ _mark_new_crds() {
   kubectl annotate --overwrite "${new[@]}" "$DIGEST_KEY=$BUNDLE_DIGEST" >/dev/null
 }
 
-# undeploy: uninstalls the release only when its record is this bundle's; first keeps the
-# CRDs the chart templates (helm uninstall would delete them: CRDs go only with --delete-crds,
-# at the end of the run).
+# undeploy: uninstalls the release only when its record is this bundle's, and only when
+# that deletes no CRD its chart templates unless --delete-crds allows it (_may_uninstall).
 uninstall_ours() {
   local ns="$1" rel="$2" status rc=0 crds
   if (( DRY_RUN )); then
@@ -688,13 +687,13 @@ _may_uninstall() {
   [[ -n "$crds" ]] || return 0
   if (( ! delete )); then
     printf 'keeping Helm release %s/%s: helm uninstall would delete the CRDs its chart templates (%s) and every custom resource in them; CRDs go only with undeploy.sh --delete-crds\n' \
-      "$ns" "$rel" "$(tr '\n' ' ' <<<"$crds" | sed 's/ $//')"
+      "$ns" "$rel" "${crds//$'\n'/ }"
     return 1
   fi
   while IFS= read -r crd; do
     [[ -n "$crd" ]] || continue
-    read -r total foreign <<<"$(_foreign_crs "$crd")" || return 2
-    [[ -n "$total" ]] || return 2
+    read -r total foreign <<<"$(_foreign_crs "$crd")"
+    [[ -n "$total" ]] || return 2  # the listing failed (its error is printed)
     all+="${foreign:+$foreign }"
   done <<<"$crds"
   if [[ -n "$all" ]] && (( ! DESTROY_CRS )); then
@@ -807,8 +806,8 @@ crds_of_this_bundle() {
     -o 'custom-columns=NAME:.metadata.name,PLURAL:.spec.names.plural,GROUP:.spec.group' > "$_WORK/our-crds" || return
   while read -r name plural group; do
     [[ -n "$name" ]] || continue
-    read -r total foreign <<<"$(_foreign_crs "$plural.$group")" || return 1
-    [[ -n "$total" ]] || return 1
+    read -r total foreign <<<"$(_foreign_crs "$plural.$group")"
+    [[ -n "$total" ]] || return 1  # the listing failed (its error is printed)
     if (( ! DELETE_CRDS )); then
       printf 'keeping CRD %s (created by this bundle): %d custom resource(s) in it%s\n' "$name" "$total" \
         "$( [[ -n "$foreign" ]] && printf ', not ours: %s' "${foreign% }")"
