@@ -11,10 +11,11 @@ Three bundles of the AKS H100 catalog, trimmed with ``--set C:enabled=false`` to
 that exercise each path quickly: A is inference with the azure-managed GPU stack (its GPU
 Operator step applies the hardening DaemonSet), B the same with the operator-managed stack
 (no DaemonSet), C training (no agentgateway). One cluster run is shared by every case, in
-order: clean A (the reference), B over A with the API server killed, B --prune, C --prune
-with helm killed, then C's and B's undeploys. (A 20 s SIGSTOP of the API server was tried
-too: the rerun after it hung once in three on nfd's readiness under kwok, a fault of the
-stand-in's node heartbeats rather than of the scripts, so it is not in the tier.)
+order: clean A (the reference), B over A with the API server killed, B --prune, B with the
+API server paused for longer than the run's time limit, C --prune with helm killed, then C's
+and B's undeploys. (The pause first left pods NotReady for good under kwok: the
+node-lifecycle controller marked them when it lost touch with the nodes, and nothing in the
+stand-in made them ready again, as a kubelet does; cluster/kwok-stages.yaml now does.)
 
 The API server is the tier's own process (``.cluster/pids/kube-apiserver.pid``): killed
 with SIGKILL and started again with the argv it ran with.
@@ -255,6 +256,32 @@ def test_faults_converge_in_one_rerun_and_switches_prune_exactly_what_is_left(
             run = run_script(cluster, repos, b / "deploy.sh", "--prune")
             assert run.returncode == 0, str(run)
             clean_b = clean_a - {HARDENING}
+            assert not (diff := _converged(cluster, clean_b)), sorted(diff)
+
+            # B again, the API server paused (SIGSTOP) for 30 s during the GPU Operator's
+            # upgrade, longer than the run's time limit (20 s): the run must not exit 0 (the
+            # defect: it did, with the cluster not deployed); one rerun converges
+            log = tmp_path / "paused-api.log"
+
+            def pause_api(proc: subprocess.Popen[bytes]) -> None:
+                os.kill(api.pid, signal.SIGSTOP)
+                try:
+                    time.sleep(30)
+                finally:
+                    os.kill(api.pid, signal.SIGCONT)
+
+            rc = _run_with_fault(
+                cluster, repos, b / "deploy.sh", log, "gpu-operator/gpu-operator", pause_api,
+                env={"AICR_DEPLOY_TIMEOUT": "20"},
+            )  # fmt: skip
+            out = log.read_text()
+            print(f"API server paused: deploy.sh exit {rc}", *out.splitlines()[-6:], sep="\n  ")
+            assert rc is not None and rc != 0, out[-4000:]
+            assert re.search(
+                r"^(TIMEOUT: no result within 20s|INTERRUPTED at step \d{3})", out, re.M
+            ), out[-4000:]
+            run = run_script(cluster, repos, b / "deploy.sh")
+            assert run.returncode == 0, str(run)
             assert not (diff := _converged(cluster, clean_b)), sorted(diff)
 
             # C (training) --prune over B, helm killed during cert-manager's upgrade: the
