@@ -51,17 +51,18 @@ from tests.cluster.livecap_support import model, modelled_cluster
 # CRDs, the hardening DaemonSet) and kai-scheduler (its chart makes custom resources Helm
 # keeps on uninstall); the rest of the leaf is dropped to keep the tier in its time budget.
 # nvidia-dra-driver-gpu and nvsentinel stay: the azure-managed profile owns them. The team
-# runs its own Prometheus operator, so prometheus-operator-crds is dropped as its users would
-# (its chart templates the CRDs, and Helm refuses to import the team's: invalid ownership
-# metadata); the bundle's monitors then live in the team's CRDs.
+# runs its own Prometheus operator: a bundle with prometheus-operator-crds (its chart templates
+# the CRDs the team has) is refused before any change; the deployed one drops it, as its
+# users would, and its monitors then live in the team's CRDs.
 DROPPED = [
-    "kube-prometheus-stack", "prometheus-operator-crds", "k8s-ephemeral-storage-metrics", "network-operator",
+    "kube-prometheus-stack", "k8s-ephemeral-storage-metrics", "network-operator",
     "nodewright-operator", "nodewright-customizations", "prometheus-adapter",
 ]  # fmt: skip
-TRIM = [
+TRIM_KEEPING_CRDS = [
     *(f for c in DROPPED for f in ("--set", f"{c}:enabled=false")),
     "--set", "gpuoperator:driver.rdma.useHostMofed=false",
 ]  # fmt: skip
+TRIM = [*TRIM_KEEPING_CRDS, "--set", "prometheus-operator-crds:enabled=false"]
 TEAM = "team-a"
 
 
@@ -211,10 +212,10 @@ def _kill_during_helm(
 def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
     cluster: Cluster, repos: chart_repository.ChartRepositories, tmp_path: Path
 ) -> None:
-    bundle_dir = bundle(
-        recipe(tmp_path, *AKS_TRAINING), tmp_path / "bundle", *AKS_TOLERATION, *TRIM
-    )
+    leaf = recipe(tmp_path, *AKS_TRAINING)
+    bundle_dir = bundle(leaf, tmp_path / "bundle", *AKS_TOLERATION, *TRIM)
     deploy, undeploy = bundle_dir / "deploy.sh", bundle_dir / "undeploy.sh"
+    with_crds = bundle(leaf, tmp_path / "bundle-crds", *AKS_TOLERATION, *TRIM_KEEPING_CRDS)
     with modelled_cluster(cluster, model("aks-h100-install.yaml").nodes):
         state = ClusterState.read(cluster)
         started = time.monotonic()
@@ -225,6 +226,24 @@ def test_the_bundle_touches_only_what_it_created_and_a_killed_deploy_converges(
             # a bundle never deployed: its undeploy (even --delete-crds) changes nothing
             run = run_script(cluster, repos, undeploy, "--delete-crds")
             assert run.returncode == 0, str(run)
+            assert not any(changes(before, inventory(cluster), _theirs).values())
+
+            # the chart prometheus-operator-crds templates CRDs they have: refused with one
+            # line each (and their DaemonSet) before any step, where Helm refused only at
+            # its step, after the earlier steps had run
+            run = run_script(cluster, repos, with_crds / "deploy.sh")
+            assert run.returncode == 1, str(run)
+            refused = sorted(ln for ln in run.stderr.splitlines() if ln.startswith("REFUSED: "))
+            assert [ln.split(" exists and is not ")[0] for ln in refused] == [
+                "REFUSED: CustomResourceDefinition/podmonitors.monitoring.coreos.com",
+                "REFUSED: CustomResourceDefinition/prometheusrules.monitoring.coreos.com",
+                "REFUSED: CustomResourceDefinition/servicemonitors.monitoring.coreos.com",
+                "REFUSED: DaemonSet/gpu-operator/nvidia-toolkit-hardening",
+            ], str(run)
+            assert all(
+                "not Helm release monitoring/prometheus-operator-crds's" in ln for ln in refused[:3]
+            ), refused
+            assert "deploy.sh: nothing was changed" in run.stderr, str(run)
             assert not any(changes(before, inventory(cluster), _theirs).values())
 
             # their same-named DaemonSet: deploy refuses it, with one line, before any change

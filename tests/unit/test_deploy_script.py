@@ -3,8 +3,9 @@
 The stubs stand in for the real tools on a real cluster: first on ``PATH``, they record
 every call and follow rules the test writes (fail the first N matching calls, sleep, serve
 a CRD's kind in API discovery only after N polls, refuse a custom resource whose kind is
-not served yet: the CRD-establishment race). Delays are 0 and time limits 1-2 s, so the
-whole module runs in a few seconds.
+not served yet: the CRD-establishment race). A rule applies to ``helm template``, the
+preflight's offline render of a chart, only when its match names ``template``. Delays are
+0 and time limits 1-2 s, so the whole module runs in a few seconds.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ while IFS='|' read -r rtool match action arg; do
   n=$((n + 1))
   [ "$rtool" = "$tool" ] || continue
   case "$line" in *"$match"*) ;; *) continue ;; esac
+  # a rule about a release's helm calls is not about the preflight's offline render of its
+  # chart (`helm template`), unless it names it
+  case "$1 $match" in "template "*template*) ;; "template "*) continue ;; esac
   c=$(cat "$STUB_DIR/count.$n" 2>/dev/null || echo 0); c=$((c + 1)); echo "$c" > "$STUB_DIR/count.$n"
   case "$action" in
     fail) if [ "$c" -le "$arg" ]; then echo "stub: $line fails (call $c)" >&2; exit 1; fi ;;
@@ -544,7 +548,9 @@ def test_a_release_of_someone_else_is_refused_before_anything_changes(
         "record has no app.kubernetes.io/created-by=aicr-tui label); leave it, remove it, or "
         "take it over with --adopt release/gpu-operator/gpu-operator"
     ]
-    assert not [c for c in stubs.calls() if c[0] == "helm" and c[1] != "list"]
+    # helm only read: the releases, and each chart rendered offline (the preflight's check
+    # of what the charts template)
+    assert not [c for c in stubs.calls() if c[0] == "helm" and c[1] not in ("list", "template")]
     assert not [
         c for c in stubs.calls() if c[0] == "kubectl" and c[1] in ("create", "apply", "patch")
     ]
@@ -552,6 +558,97 @@ def test_a_release_of_someone_else_is_refused_before_anything_changes(
     assert proc.returncode == 0, proc.stderr
     proc = stubs.run(bundle / "deploy.sh", "--adopt", "gpu-operator")
     assert proc.returncode == 2 and "--adopt needs KIND/NAMESPACE/NAME" in proc.stderr
+
+
+def test_an_object_a_chart_templates_that_is_someone_elses_is_refused_before_any_step(
+    bundle, stubs, tmp_path
+) -> None:
+    """The preflight renders each chart offline (``helm template``) and looks its objects up:
+    one that exists without Helm's ownership marks for this release (label
+    app.kubernetes.io/managed-by=Helm, annotations naming the release and its namespace) is
+    refused with one line naming it and its owner, before any step (Helm itself refused
+    only at the step, after the earlier steps had run); one this release owns passes;
+    ``--adopt`` takes it over with helm's --take-ownership, for that release alone."""
+    rendered = _write(
+        tmp_path, "rendered.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: gpu-operator\n"
+        "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: gpu-operator\n",
+    )  # fmt: skip
+    objects = _write(
+        tmp_path, "objects.json",
+        '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"gpu-operator"}}\n'
+        '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"gpu-operator"}}\n'
+        '{"apiVersion":"nvidia.com/v1","kind":"ClusterPolicy","metadata":{"name":"cluster-policy"}}',
+    )  # fmt: skip
+    rows = _write(
+        tmp_path, "rows",
+        "ClusterRole <none> gpu-operator <none> <none> <none> kubectl-client-side-apply\n"
+        "ServiceAccount gpu-operator gpu-operator Helm gpu-operator gpu-operator helm\n",
+    )  # fmt: skip
+    served = _write(
+        tmp_path, "served",
+        "clusterroles                                   rbac.authorization.k8s.io/v1  false  ClusterRole\n"
+        "serviceaccounts                    sa          v1                            true   ServiceAccount\n",
+    )  # fmt: skip
+    stubs.rule("kubectl", "api-resources --no-headers", "print", served)
+    stubs.rule("helm", "template --namespace gpu-operator ", "print", rendered)
+    stubs.rule("kubectl", "templated.yaml", "print", objects)
+    # (only gpu-operator's chart renders objects here, so only its are looked up)
+    stubs.rule("kubectl", "custom-columns=KIND:.kind,NS:", "print", rows)
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 1, proc.stderr
+    refused = [ln for ln in proc.stderr.splitlines() if ln.startswith("REFUSED")]
+    assert refused == [
+        "REFUSED: ClusterRole/gpu-operator exists and is not Helm release "
+        "gpu-operator/gpu-operator's (owner: field manager kubectl-client-side-apply); "
+        "deploy.sh changes only what aicr-tui created: leave it, remove it, or take it over "
+        "with --adopt ClusterRole/gpu-operator"
+    ]
+    assert "deploy.sh: nothing was changed" in proc.stderr
+    # a kind the server does not serve yet (its CRD comes with a step) is not looked up
+    looked_up = [
+        b for b in (stubs.dir / "stdin").read_text().split("### ") if "columns=KIND:.kind" in b
+    ]  # fmt: skip
+    assert len(looked_up) == 1 and '"kind":"ServiceAccount"' in looked_up[0], looked_up
+    assert "ClusterPolicy" not in looked_up[0]
+    template = next(
+        c for c in stubs.calls() if c[:2] == ["helm", "template"] and "gpu-operator" in c
+    )
+    assert {"--skip-crds", "--no-hooks", "--skip-tests"} <= set(template)
+    assert template[template.index("--") + 1 :][0] == "gpu-operator"
+    assert not [c for c in stubs.calls() if c[0] == "helm" and c[1] not in ("list", "template")]
+    assert not [
+        c for c in stubs.calls() if c[0] == "kubectl" and c[1] in ("create", "apply", "patch")
+    ]
+
+    (stubs.dir / "calls").unlink()
+    proc = stubs.run(bundle / "deploy.sh", "--adopt", "ClusterRole/gpu-operator")
+    assert proc.returncode == 0, proc.stderr
+    taking = [
+        c[c.index("--") + 1] for c in stubs.calls()
+        if c[:2] == ["helm", "upgrade"] and "--take-ownership" in c
+    ]  # fmt: skip
+    assert taking == ["gpu-operator"]
+
+
+def test_a_chart_that_does_not_render_offline_is_said_to_be_unchecked(bundle, stubs) -> None:
+    """The preflight cannot measure a chart it cannot render: it says so (a line naming the
+    release and helm's error), never counts it as checked, and the deploy goes on (Helm
+    still checks that chart's objects at its step)."""
+    stubs.rule("helm", "template --namespace gpu-operator ", "fail", 1)
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    unchecked = [ln for ln in proc.stdout.splitlines() if ln.startswith("not checked")]
+    assert len(unchecked) == 1, proc.stdout
+    assert unchecked[0].startswith(
+        "not checked before the first step: Helm release gpu-operator/gpu-operator: its chart "
+        "does not render offline (stub: helm template --namespace gpu-operator --skip-crds "
+        "--no-hooks --skip-tests --version "
+    ), unchecked
+    assert unchecked[0].endswith(
+        "-- gpu-operator gpu-operator fails (call 1) ); Helm checks its objects at its step"
+    ), unchecked
+    assert "gpu-operator" in _upgrades(stubs.calls())
 
 
 def test_switching_bundles_lists_what_is_left_and_prune_removes_only_that(

@@ -175,11 +175,31 @@ def _ensure_namespace_line(namespace: str, identity: Identity) -> str:
     return _command("kubectl-namespace.cmd", namespace_document=shell.quote(document))
 
 
+def _values_options(c: ComponentPlan, prefix: str) -> list[str]:
+    options = ["-f", shell.quote(f"{prefix}values.yaml")]
+    if c.cluster_values is not None:
+        options += ["-f", shell.quote(f"{prefix}cluster-values.yaml")]
+    return options
+
+
+def _objects_check(c: ComponentPlan, prefix: str) -> str:
+    """deploy.sh's preflight for the component's chart (``chart_objects``: what it templates
+    that exists and is not this release's), with the options its helm step gives."""
+    q = shell.quote
+    repo, chart = _chart_source(c, prefix)
+    options = ["--version", q(c.version), *_values_options(c, prefix), *repo]
+    return _command(
+        "chart-objects.cmd",
+        namespace=q(c.namespace),
+        release=q(c.name),
+        options=" ".join(options),
+        chart=chart,
+    )
+
+
 def _helm_lines(c: ComponentPlan, prefix: str, identity: Identity) -> list[str]:
     q = shell.quote
-    options = ["-f", q(f"{prefix}values.yaml")]
-    if c.cluster_values is not None:
-        options += ["-f", q(f"{prefix}cluster-values.yaml")]
+    options = _values_options(c, prefix)
     repo, chart = _chart_source(c, prefix)
     where = {"namespace": q(c.namespace), "release": q(c.name), "number": f"{c.index:03d}"}
     line = _command(
@@ -475,9 +495,12 @@ def deploy_sh(
     reading and writing the state record (``state_begin``)."""
     identity = identity or bundle_identity(components, readiness)
     steps: list[tuple[int, str, str, list[str]]] = []
+    checks: list[str] = []
     for c in components:
         commands = install_commands(c, f"{c.folder}/", identity, wait_kinds=True)
         steps.append((c.index, c.name, f"==> [{c.index:03d}] {c.name}", commands))
+        if c.has_chart:
+            checks.append(f"_objects_{c.index:03d}() {{\n{_objects_check(c, f'{c.folder}/')}\n}}")
         r = (readiness or {}).get(c.name)
         if r is not None:
             banner = f"==> [{r.index:03d}] {r.release}"
@@ -487,6 +510,7 @@ def deploy_sh(
         numbers=_numbers(steps),
         identity=_identity_lines(identity, components, readiness),
         runner=shell.template("runner.sh").rstrip("\n"),
+        objects="\n".join(checks) or ":",
         steps=_steps(steps),
     )
 

@@ -15,10 +15,11 @@ Usage: ./deploy.sh [--no-wait] [--best-effort] [--from NNN] [--dry-run] [--prune
 Installs every step in the recipe's deploymentOrder, each after the previous one.
 Shared clusters: every object it creates is marked as this bundle's (label
 app.kubernetes.io/created-by=aicr-tui, label aicr-tui/bundle, field manager aicr-tui); an
-existing object without that label is never changed (one REFUSED line, exit 1). A release
-left pending by an interrupted run is recovered (rollback, or uninstall of a first install)
-and each step is checked on the API server; the state record is the ConfigMap
-aicr-tui/aicr-tui-state.
+existing object without that label is never changed (one REFUSED line, exit 1), nor one
+a chart templates that is not that release's (every chart is rendered before the first
+step). A release left pending by an interrupted run is recovered (rollback, or uninstall of
+a first install) and each step is checked on the API server; the state record is the
+ConfigMap aicr-tui/aicr-tui-state.
   --no-wait      do not wait for each release to become ready (helm without --wait)
   --best-effort  carry on past a failed step; list the failures at the end (exit 1)
   --from NNN     resume at step NNN (the steps before it are skipped)
@@ -36,6 +37,7 @@ _before() { (( 10#$1 < 10#$FROM )); }
 STEPS=(@NUMBERS@)
 @IDENTITY@
 @RUNNER@
+@OBJECTS@
 state_begin
 @STEPS@
 

@@ -349,7 +349,11 @@ MANAGER=aicr-tui
 STATE_NS=aicr-tui
 STATE_NAME=aicr-tui-state
 HELM_LABELS=(--labels "$OURS_KEY=$OURS_VALUE,$BUNDLE_KEY=$BUNDLE_ID")
+# releases whose chart templates an object --adopt named (the preflight's chart_objects), a
+# "NAMESPACE/RELEASE" line each; release_ready sets HELM_TAKE for the step's helm
+_TAKE_OVER="" HELM_TAKE=()
 _COLUMNS='API:.apiVersion,KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name,OURS:.metadata.labels.app\.kubernetes\.io/created-by,BUNDLE:.metadata.labels.aicr-tui/bundle,HELM:.metadata.annotations.meta\.helm\.sh/release-name,MANAGER:.metadata.managedFields[0].manager'
+_HELM_COLUMNS='KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name,MANAGED:.metadata.labels.app\.kubernetes\.io/managed-by,HNS:.metadata.annotations.meta\.helm\.sh/release-namespace,HELM:.metadata.annotations.meta\.helm\.sh/release-name,MANAGER:.metadata.managedFields[0].manager'
 _UNSERVED='no matches for kind|the server doesn.t have a resource type|resource mapping not found|could not find the requested resource'
 
 # Documents go to kubectl on stdin as here-strings, not `printf | kubectl`: under pipefail a
@@ -361,13 +365,13 @@ _api_answers() {
 
 # The objects of the JSON documents in $1 (one a line) that exist, one row each:
 # apiVersion kind namespace name created-by bundle helm-release first-manager (<none> when
-# unset). A kind the API server does not serve has no objects.
+# unset), or the columns $2. A kind the API server does not serve has no objects.
 _existing() {
-  local objs="$1" out rc=0 line
+  local objs="$1" columns="${2:-$_COLUMNS}" out rc=0 line
   (( DRY_RUN )) && return 0
   [[ -n "$objs" ]] || return 0
   out="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
-    -o "custom-columns=$_COLUMNS" -f - <<<"$objs" 2>"$_WORK/err")" || rc=$?
+    -o "custom-columns=$columns" -f - <<<"$objs" 2>"$_WORK/err")" || rc=$?
   if (( rc == 0 )); then
     [[ -z "$out" ]] || printf '%s\n' "$out"
     return 0
@@ -380,7 +384,7 @@ _existing() {
     [[ -n "$line" ]] || continue
     rc=0
     out="$(_timed kubectl get --ignore-not-found --no-headers --show-managed-fields \
-      -o "custom-columns=$_COLUMNS" -f - <<<"$line" 2>"$_WORK/err")" || rc=$?
+      -o "custom-columns=$columns" -f - <<<"$line" 2>"$_WORK/err")" || rc=$?
     if (( rc == 0 )); then
       [[ -z "$out" ]] || printf '%s\n' "$out"
     elif ! grep -qE "$_UNSERVED" "$_WORK/err"; then
@@ -517,6 +521,85 @@ chart_crds() {
   done
 }
 
+# deploy.sh's preflight, for the chart of Helm release $2 in namespace $1 (the rest: the
+# step's helm options, --, the release and the chart): the objects the chart templates
+# (`helm template`, offline, hooks and tests left out as Helm checks only the others) that
+# exist and that `helm upgrade --install` would refuse to take, one REFUSED line each,
+# before any step changes anything. Helm's rule: the object carries the label
+# app.kubernetes.io/managed-by=Helm and annotations naming this release and its namespace.
+# An object named with --adopt is taken (helm --take-ownership for that release). A chart
+# that does not render offline is said to be unchecked: Helm still checks it at its step.
+# The kinds the API server serves, "apiVersion kind" a line, read once a run into
+# $_WORK/served: the preflight looks up only objects of those (kubectl get -f fails on a
+# kind it cannot map, and one call per object after that took most of a preflight).
+_served_kinds() {
+  local f i
+  [[ -s "$_WORK/served" ]] && return 0
+  _timed kubectl api-resources --no-headers > "$_WORK/api-resources" || return
+  # NAME [SHORTNAMES] APIVERSION NAMESPACED KIND: the columns around true/false
+  while read -r -a f; do
+    for i in "${!f[@]}"; do
+      if [[ "${f[i]}" == true || "${f[i]}" == false ]] && (( i > 0 )) && [[ -n "${f[i+1]:-}" ]]; then
+        printf '%s %s\n' "${f[i-1]}" "${f[i+1]}"
+        break
+      fi
+    done
+  done < "$_WORK/api-resources" > "$_WORK/served"
+}
+
+# The JSON lines of file $1 ("apiVersion" and "kind" first, as chart_objects writes them)
+# whose kind the API server serves.
+_of_served_kinds() {
+  local line api kind
+  local -A served=()
+  while read -r api kind; do served["$api $kind"]=1; done < "$_WORK/served"
+  while IFS= read -r line; do
+    [[ "$line" =~ ^\{\"apiVersion\":\"([^\"]*)\",\"kind\":\"([^\"]*)\" ]] || continue
+    [[ -n "${served["${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"]:-}" ]] && printf '%s\n' "$line"
+  done < "$1"
+  return 0
+}
+
+_unchecked() {  # namespace release why (the error in $_WORK/err): a check that did not measure
+  printf 'not checked before the first step: Helm release %s/%s: %s (%s); Helm checks its objects at its step\n' \
+    "$1" "$2" "$3" "$(head -c 300 "$_WORK/err" | tr '\n' ' ')"
+}
+
+chart_objects() {
+  local ns="$1" rel="$2" kind ons name managed hns hrel manager key rows refused=0
+  shift 2
+  (( DRY_RUN )) && return 0
+  if ! _timed helm template --namespace "$ns" --skip-crds --no-hooks --skip-tests "$@" \
+      > "$_WORK/templated.yaml" 2> "$_WORK/err"; then
+    _unchecked "$ns" "$rel" "its chart does not render offline"
+    return 0
+  fi
+  grep -q '^kind:' "$_WORK/templated.yaml" || return 0
+  # an object the chart leaves without a namespace goes to the release's (Helm's rule; on
+  # a cluster-scoped kind kubectl ignores it)
+  command kubectl label --local --overwrite -f "$_WORK/templated.yaml" "$OURS_KEY=$OURS_VALUE" \
+    -o "go-template={\"apiVersion\":\"{{.apiVersion}}\",\"kind\":\"{{.kind}}\",\"metadata\":{\"name\":\"{{.metadata.name}}\",\"namespace\":\"{{or .metadata.namespace \"$ns\"}}\"}}{{\"\\n\"}}" \
+    > "$_WORK/templated.json" 2> "$_WORK/err" || {
+    _unchecked "$ns" "$rel" "the objects its chart renders could not be read"
+    return 0
+  }
+  _served_kinds || return
+  rows="$(_existing "$(_of_served_kinds "$_WORK/templated.json")" "$_HELM_COLUMNS")" || return
+  while read -r kind ons name managed hns hrel manager; do
+    [[ -n "$name" ]] || continue
+    [[ "$managed" == Helm && "$hns" == "$ns" && "$hrel" == "$rel" ]] && continue
+    key="$(_key "$kind" "$ons" "$name")"
+    if _adopted "$key"; then
+      _TAKE_OVER+="$ns/$rel"$'\n'
+      continue
+    fi
+    printf 'REFUSED: %s exists and is not Helm release %s/%s'"'"'s (owner: %s); %s changes only what aicr-tui created: leave it, remove it, or take it over with --adopt %s\n' \
+      "$key" "$ns" "$rel" "$(_owner "$( [[ "$hrel" != "<none>" ]] && printf '%s/%s' "$hns" "$hrel" || printf '<none>')" "$manager")" "$SCRIPT" "$key" >&2
+    refused=1
+  done <<<"$rows"
+  (( refused == 0 )) || return 3
+}
+
 # ---- Helm releases ----
 # $1 namespace, $2 release: the release's status (empty when there is none).
 _release_status() {
@@ -538,6 +621,8 @@ _release_marked() {
 # that never completed); note the CRDs that exist, so the ones helm adds are marked ours.
 release_ready() {
   local ns="$1" rel="$2" num="$3" status hist last rc=0
+  HELM_TAKE=()
+  [[ $'\n'"$_TAKE_OVER" != *$'\n'"$ns/$rel"$'\n'* ]] || HELM_TAKE=(--take-ownership)
   (( DRY_RUN )) && return 0
   _note_crds "$num" || return
   status="$(_release_status "$ns" "$rel")" || return
@@ -927,7 +1012,7 @@ _json_string() {
 # Before anything changes: every object and release of the bundle that exists must be
 # ours (or adopted); otherwise one REFUSED line each and nothing is done.
 _preflight() {
-  local what a b docs="" rows rc=0 status
+  local what a b docs="" rows rc=0 status n
   while read -r what a b; do
     case "$what" in
       object) docs+="$a"$'\n' ;;
@@ -946,6 +1031,12 @@ _preflight() {
   done <<<"$INVENTORY"
   rows="$(_existing "${docs%$'\n'}")" || return
   _refuse_foreign "$rows" || rc=3
+  # the objects each chart templates (the steps this run will take)
+  for n in "${STEPS[@]}"; do
+    [[ -n "$FROM" ]] && _before "$n" && continue
+    declare -F "_objects_$n" >/dev/null || continue
+    "_objects_$n" || { status=$?; (( status == 3 )) || return "$status"; rc=3; }
+  done
   if (( rc )); then
     printf '%s: nothing was changed\n' "$SCRIPT" >&2
   fi

@@ -1,0 +1,1 @@
+chart_objects @NAMESPACE@ @RELEASE@ @OPTIONS@ -- @RELEASE@ @CHART@
