@@ -31,7 +31,7 @@ from aicr_tui.core.foundation.errors import AicrError
 # Flags of the commands the scripts run: value-taking ones and booleans.
 VALUE_FLAGS = {
     "--version", "--namespace", "-f", "--repo", "-o", "--timeout", "--raw", "--field-selector", "-l",
-    "--filter", "--selector", "--labels", "--type", "-p", "--max",
+    "--filter", "--selector", "--labels", "--type", "-p", "--max", "--api-versions",
 }  # fmt: skip
 BOOL_FLAGS = {
     "--install", "--create-namespace", "--wait", "--ignore-not-found", "--dry-run=client",

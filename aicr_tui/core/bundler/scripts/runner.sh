@@ -566,10 +566,14 @@ _unchecked() {  # namespace release why (the error in $_WORK/err): a check that 
 }
 
 chart_objects() {
-  local ns="$1" rel="$2" kind ons name managed hns hrel manager key rows refused=0
+  local ns="$1" rel="$2" api kind ons name managed hns hrel manager key rows refused=0 apis=()
   shift 2
   (( DRY_RUN )) && return 0
-  if ! _timed helm template --namespace "$ns" --skip-crds --no-hooks --skip-tests "$@" \
+  # rendered with the API versions this server serves, as helm upgrade renders it (a chart
+  # that makes an object only when its kind is served is checked for it)
+  _served_kinds || return
+  while read -r api kind; do apis+=(--api-versions "$api" --api-versions "$api/$kind"); done < "$_WORK/served"
+  if ! _timed helm template --namespace "$ns" --skip-crds --no-hooks --skip-tests ${apis[@]+"${apis[@]}"} "$@" \
       > "$_WORK/templated.yaml" 2> "$_WORK/err"; then
     _unchecked "$ns" "$rel" "its chart does not render offline"
     return 0
@@ -583,7 +587,6 @@ chart_objects() {
     _unchecked "$ns" "$rel" "the objects its chart renders could not be read"
     return 0
   }
-  _served_kinds || return
   rows="$(_existing "$(_of_served_kinds "$_WORK/templated.json")" "$_HELM_COLUMNS")" || return
   while read -r kind ons name managed hns hrel manager; do
     [[ -n "$name" ]] || continue
