@@ -180,6 +180,30 @@ class Cluster:
             args += ["-n", namespace]
         return self.kubectl(*args, input_text=payload, check=check)
 
+    def wait_established(self, crd: str, timeout: float = 60) -> None:
+        """Until CRD ``crd`` is Established and its kind is in the API server's discovery
+        (what helm's capabilities and kubectl's mappings read). Not ``kubectl wait``: it
+        fails at once on a CRD whose status has no conditions yet (".status.conditions
+        accessor error: <nil>", a CI failure on a CRD created a moment before)."""
+
+        def established() -> bool:
+            found = self.get("customresourcedefinitions", crd)
+            if found is None:
+                return False
+            conditions = found.get("status", {}).get("conditions") or []
+            if not any(
+                c.get("type") == "Established" and c.get("status") == "True" for c in conditions
+            ):
+                return False
+            spec = found["spec"]
+            served = [v["name"] for v in spec["versions"] if v.get("served")]
+            listed = self.kubectl(
+                "get", "--raw", f"/apis/{spec['group']}/{served[0]}", check=False
+            ).stdout
+            return f'"name":"{spec["names"]["plural"]}"' in listed
+
+        self.wait_until(f"CRD {crd} established and served", established, timeout=timeout)
+
     def wait_until(
         self,
         what: str,

@@ -51,7 +51,7 @@ def gitops_crds(cluster: Cluster) -> Iterator[set[str]]:
     try:
         cluster.apply(docs, server_side=True)
         for name in sorted(names):
-            cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
+            cluster.wait_established(name)
         yield names
     finally:
         cluster.kubectl(
@@ -188,7 +188,7 @@ def test_the_argocd_helm_root_chart_installs_with_helm(
             in status["info"]["notes"]
         )
         cluster.apply(nic_cluster_policy_crd(), server_side=True)
-        cluster.kubectl("wait", "--for=condition=Established", f"crd/{CRD_NAME}", "--timeout=60s")
+        cluster.wait_established(CRD_NAME)
         cluster.helm(
             "upgrade", "aicr-stack", str(bundle_dir), "--namespace", "argocd", "--wait", timeout=180
         )

@@ -128,7 +128,7 @@ def _their_objects(cluster: Cluster, tmp: Path) -> None:
     """What the other team runs before the bundle comes."""
     cluster.apply(THEIR_CRDS)
     for crd in THEIR_CRDS:
-        cluster.kubectl("wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}")
+        cluster.wait_established(crd["metadata"]["name"])
     for ns in (TEAM, "gpu-operator"):
         cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
         cluster.apply(

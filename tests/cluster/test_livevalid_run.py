@@ -122,12 +122,7 @@ def deployed(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iter
         if cluster.get("crd", S.CLUSTER_POLICY_CRD) is None:
             cluster.apply(CLUSTER_POLICY_CRD, server_side=True)
             own_crd = True
-            cluster.kubectl(
-                "wait",
-                "--for=condition=Established",
-                f"crd/{S.CLUSTER_POLICY_CRD}",
-                "--timeout=60s",
-            )
+            cluster.wait_established(S.CLUSTER_POLICY_CRD)
             cluster.apply(
                 {
                     "apiVersion": "nvidia.com/v1",

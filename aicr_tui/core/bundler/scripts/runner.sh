@@ -521,14 +521,6 @@ chart_crds() {
   done
 }
 
-# deploy.sh's preflight, for the chart of Helm release $2 in namespace $1 (the rest: the
-# step's helm options, --, the release and the chart): the objects the chart templates
-# (`helm template`, offline, hooks and tests left out as Helm checks only the others) that
-# exist and that `helm upgrade --install` would refuse to take, one REFUSED line each,
-# before any step changes anything. Helm's rule: the object carries the label
-# app.kubernetes.io/managed-by=Helm and annotations naming this release and its namespace.
-# An object named with --adopt is taken (helm --take-ownership for that release). A chart
-# that does not render offline is said to be unchecked: Helm still checks it at its step.
 # The kinds the API server serves, "apiVersion kind" a line, read once a run into
 # $_WORK/served: the preflight looks up only objects of those (kubectl get -f fails on a
 # kind it cannot map, and one call per object after that took most of a preflight).
@@ -565,6 +557,14 @@ _unchecked() {  # namespace release why (the error in $_WORK/err): a check that 
     "$1" "$2" "$3" "$(head -c 300 "$_WORK/err" | tr '\n' ' ')"
 }
 
+# deploy.sh's preflight, for the chart of Helm release $2 in namespace $1 (the rest: the
+# step's helm options, --, the release and the chart): the objects the chart templates
+# (`helm template`, offline, hooks and tests left out as Helm checks only the others) that
+# exist and that `helm upgrade --install` would refuse to take, one REFUSED line each,
+# before any step changes anything. Helm's rule: the object carries the label
+# app.kubernetes.io/managed-by=Helm and annotations naming this release and its namespace.
+# An object named with --adopt is taken (helm --take-ownership for that release). A chart
+# that does not render offline is said to be unchecked: Helm still checks it at its step.
 chart_objects() {
   local ns="$1" rel="$2" api kind ons name managed hns hrel manager key rows refused=0 apis=()
   shift 2
