@@ -651,6 +651,17 @@ def test_a_chart_that_does_not_render_offline_is_said_to_be_unchecked(bundle, st
     assert "gpu-operator" in _upgrades(stubs.calls())
 
 
+def test_the_unchecked_line_carries_no_control_characters_from_helm(bundle, stubs) -> None:
+    """helm's error may quote the chart: its control characters (an ESC sequence here) never
+    reach the terminal."""
+    stubs.rule("helm", "template --namespace gpu-operator ", "fail-with", "\x1b[2J\x07")
+    proc = stubs.run(bundle / "deploy.sh")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("not checked")]
+    assert "(Error from server ([2J): stub );" in line, line
+    assert not any(ord(ch) < 32 or ord(ch) == 127 for ch in line), repr(line)
+
+
 def test_switching_bundles_lists_what_is_left_and_prune_removes_only_that(
     bundle, stubs, tmp_path
 ) -> None:

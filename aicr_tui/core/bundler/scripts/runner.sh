@@ -552,9 +552,11 @@ _of_served_kinds() {
   return 0
 }
 
-_unchecked() {  # namespace release why (the error in $_WORK/err): a check that did not measure
+# A check that did not measure: namespace release why, with helm's or kubectl's error (in
+# $_WORK/err; it may quote the chart, so control characters go before the terminal).
+_unchecked() {
   printf 'not checked before the first step: Helm release %s/%s: %s (%s); Helm checks its objects at its step\n' \
-    "$1" "$2" "$3" "$(head -c 300 "$_WORK/err" | tr '\n' ' ')"
+    "$1" "$2" "$3" "$(head -c 300 "$_WORK/err" | tr '\n' ' ' | tr -d '[:cntrl:]')"
 }
 
 # deploy.sh's preflight, for the chart of Helm release $2 in namespace $1 (the rest: the
